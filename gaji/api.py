@@ -1,0 +1,120 @@
+"""The Python API: one object that holds an index, a retriever and an LLM, and answers questions.
+
+    from gaji import Gaji
+    g = Gaji(index="runs/hotpot", llm="local")
+    trace = g.ask("Which battle occurred first, the Battle of Manila or the Battle of Guam?", method="toq")
+    print(trace.answer, trace.usage())
+
+The CLI (`gaji ask`), the evaluator (`gaji eval`) and the HTTP service (`gaji serve`) all go through here.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from gaji.config import Settings, load_settings
+from gaji.errors import ConfigError
+from gaji.index.base import Retriever
+from gaji.llm.base import LLMBackend
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.base import EventSink, Method, RunContext
+from gaji.registry import METHODS
+from gaji.types import Trace
+
+
+class Gaji:
+    def __init__(
+        self,
+        index: str | None = None,
+        llm: str | LLMBackend | None = None,
+        retriever: str | Retriever | None = None,
+        settings: Settings | None = None,
+        **overrides: Any,
+    ):
+        s = settings or load_settings({})
+        for k, v in overrides.items():
+            if v is not None:
+                setattr(s, k, v)
+        if index is not None:
+            s.index = index
+        self.settings = s
+        self._backend: LLMBackend | None = llm if isinstance(llm, LLMBackend) else None
+        self._llm_spec = llm if isinstance(llm, str) else s.llm
+        self._retriever_obj = retriever if isinstance(retriever, Retriever) else None
+        self._retriever_name = retriever if isinstance(retriever, str) else s.retriever
+        self._index = None
+        self._retrievers: dict[str, Retriever] = {}
+        self._lock = threading.Lock()
+
+    # -- lazily built parts --------------------------------------------------
+    @property
+    def backend(self) -> LLMBackend:
+        with self._lock:
+            if self._backend is None:
+                from gaji.llm.factory import make_llm
+
+                s = self.settings
+                self._backend = make_llm(
+                    self._llm_spec,
+                    cache=s.cache,
+                    cache_dir=s.cache_dir,
+                    base_url=s.base_url,
+                    parallel=s.parallel,
+                    ctx_size=s.ctx_size,
+                    threads=s.threads,
+                    timeout_s=s.timeout_s,
+                )
+            return self._backend
+
+    @property
+    def index(self):
+        if self._index is None and self.settings.index:
+            from gaji.index.store import open_index
+
+            self._index = open_index(self.settings.index)
+        return self._index
+
+    def retriever(self, name: str | None = None) -> Retriever | None:
+        if self._retriever_obj is not None and name is None:
+            return self._retriever_obj
+        name = name or self._retriever_name
+        if self.index is None:
+            return None
+        with self._lock:
+            if name not in self._retrievers:
+                self._retrievers[name] = self.index.retriever(name)
+            return self._retrievers[name]
+
+    # -- asking --------------------------------------------------------------
+    def make_method(self, method: str, options: dict[str, Any] | None = None) -> Method:
+        cls = METHODS.get(method)
+        opts = cls.parse_options(dict(options or {}))
+        if "k" in {f for f in opts.__dataclass_fields__} and "k" not in (options or {}):
+            opts.k = self.settings.k
+        return cls(opts)
+
+    def ask(
+        self,
+        question: str,
+        method: str | None = None,
+        options: dict[str, Any] | None = None,
+        retriever: str | None = None,
+        on_event: EventSink | None = None,
+        parallel: bool = True,
+    ) -> Trace:
+        m = self.make_method(method or self.settings.method, options)
+        r = self.retriever(retriever) if m.needs_retriever else None
+        if m.needs_retriever and r is None:
+            raise ConfigError(f"method {m.name!r} needs an index: pass --index DIR (build one with `gaji index build`)")
+        ctx = RunContext(
+            llm=TrackedLLM(self.backend, retries=self.settings.retries),
+            retriever=r,
+            lang=self.settings.lang,
+            on_event=on_event,
+            parallel=parallel,
+        )
+        return m.run(question, ctx)
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()

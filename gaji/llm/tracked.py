@@ -1,0 +1,192 @@
+"""TrackedLLM: the LLM as methods see it. Every call is recorded on a trace Node as an LLMCall
+(tokens, wall time, cache hits), failed calls are retried with backoff and then reported, and JSON
+outputs are schema-constrained, parsed and validated.
+
+    llm = TrackedLLM(backend)
+    text = llm.chat(node, "answer", [{"role": "user", "content": "..."}], max_tokens=128)
+    obj  = llm.json(node, "evaluate", messages, schema=EVAL_SCHEMA)
+
+Both raise `LLMError` after the last retry; the failed attempt is still recorded on the node
+(ok=False, error=...), so a method can mark the node failed and carry on.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from typing import Any
+
+from gaji.errors import LLMError
+from gaji.llm.base import LLMBackend, Request, Result
+from gaji.types import LLMCall, Node
+
+
+class TrackedLLM:
+    def __init__(self, backend: LLMBackend, retries: int = 2, backoff_s: float = 0.5, keep_prompts: bool = True):
+        self.backend = backend
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.keep_prompts = keep_prompts
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    @property
+    def parallel_slots(self) -> int:
+        return self.backend.parallel_slots
+
+    def count_tokens(self, text: str) -> int:
+        return self.backend.count_tokens(text)
+
+    # -- core -------------------------------------------------------------
+    def call(self, node: Node, purpose: str, request: Request) -> Result:
+        attempts = 0
+        t0 = time.perf_counter()
+        last_err: Exception | None = None
+        while attempts <= self.retries:
+            attempts += 1
+            try:
+                res = self.backend.generate(request)
+            except LLMError as e:  # backend says: transient or not, we retry up to the limit
+                last_err = e
+            except Exception as e:  # noqa: BLE001 - any backend failure is reported, not raised raw
+                last_err = e
+            else:
+                self._record(node, purpose, request, res, attempts, t0)
+                return res
+            if attempts <= self.retries:
+                time.sleep(self.backoff_s * (2 ** (attempts - 1)))
+        call = LLMCall(
+            model=self.backend.name,
+            purpose=purpose,
+            wall_ms=(time.perf_counter() - t0) * 1000,
+            ok=False,
+            error=f"{type(last_err).__name__}: {last_err}",
+            attempts=attempts,
+            prompt=self._prompt_of(request),
+        )
+        with self._lock:
+            node.calls.append(call)
+        raise LLMError(f"LLM call for {purpose!r} failed after {attempts} attempt(s): {last_err}")
+
+    def _prompt_of(self, request: Request) -> Any:
+        if not self.keep_prompts:
+            return None
+        return request.messages if request.messages is not None else request.prompt
+
+    def _record(self, node: Node, purpose: str, request: Request, res: Result, attempts: int, t0: float) -> None:
+        call = LLMCall(
+            model=res.model or self.backend.name,
+            purpose=purpose,
+            prompt_tokens=res.prompt_tokens,
+            completion_tokens=res.completion_tokens,
+            cached_tokens=res.cached_tokens,
+            wall_ms=(time.perf_counter() - t0) * 1000,
+            cache_hit=res.cache_hit,
+            attempts=attempts,
+            finish_reason=res.finish_reason,
+            prompt=self._prompt_of(request),
+            output=res.text,
+        )
+        with self._lock:
+            node.calls.append(call)
+
+    # -- conveniences -----------------------------------------------------
+    def chat(self, node: Node, purpose: str, messages: list[dict], **params: Any) -> str:
+        return self.call(node, purpose, Request(messages=messages, **params)).text
+
+    def complete(self, node: Node, purpose: str, prompt: str, **params: Any) -> str:
+        return self.call(node, purpose, Request(prompt=prompt, **params)).text
+
+    def json(self, node: Node, purpose: str, messages: list[dict], schema: dict, **params: Any) -> dict:
+        """Schema-constrained chat call, parsed and validated; retried on invalid JSON."""
+        params.setdefault("max_tokens", 512)
+        last = ""
+        for attempt in range(self.retries + 1):
+            # a different seed on retry: the same greedy prompt would give the same bad output
+            req = Request(messages=messages, json_schema=schema, **{**params, "seed": params.get("seed", 0) + attempt})
+            res = self.call(node, purpose, req)
+            last = res.text
+            try:
+                obj = parse_json(res.text)
+                validate(obj, schema)
+                return obj
+            except ValueError as e:
+                node.calls[-1].ok = False
+                node.calls[-1].error = f"invalid JSON: {e}"
+        raise LLMError(f"LLM output for {purpose!r} was not valid JSON for its schema after retries: {last[:200]!r}")
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.M)
+
+
+def parse_json(text: str) -> Any:
+    """Parse a model's JSON output, tolerating code fences and text around one object."""
+    t = _FENCE.sub("", text.strip())
+    try:
+        return json.loads(t)
+    except json.JSONDecodeError:
+        pass
+    start = min([i for i in (t.find("{"), t.find("[")) if i >= 0], default=-1)
+    if start < 0:
+        raise ValueError("no JSON object in output")
+    dec = json.JSONDecoder()
+    try:
+        obj, _ = dec.raw_decode(t[start:])
+        return obj
+    except json.JSONDecodeError as e:
+        raise ValueError(str(e)) from None
+
+
+_TYPES = {
+    "object": dict,
+    "array": list,
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "null": type(None),
+}
+
+
+def validate(obj: Any, schema: dict, path: str = "$") -> None:
+    """A small JSON-schema validator (type, required, properties, items, enum, min/max).
+
+    Enough for the schemas gaji's prompts use; raises ValueError naming the path that failed."""
+    t = schema.get("type")
+    if t:
+        types = t if isinstance(t, list) else [t]
+        ok = False
+        for ty in types:
+            py = _TYPES.get(ty)
+            if py is None:
+                ok = True
+            elif isinstance(obj, py) and not (ty in ("integer", "number") and isinstance(obj, bool)):
+                ok = True
+        if not ok:
+            raise ValueError(f"{path}: expected {t}, got {type(obj).__name__}")
+    if "enum" in schema and obj not in schema["enum"]:
+        raise ValueError(f"{path}: {obj!r} not in {schema['enum']}")
+    if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        if "minimum" in schema and obj < schema["minimum"]:
+            raise ValueError(f"{path}: {obj} < minimum {schema['minimum']}")
+        if "maximum" in schema and obj > schema["maximum"]:
+            raise ValueError(f"{path}: {obj} > maximum {schema['maximum']}")
+    if isinstance(obj, dict):
+        for k in schema.get("required", []):
+            if k not in obj:
+                raise ValueError(f"{path}: missing field {k!r}")
+        for k, sub in schema.get("properties", {}).items():
+            if k in obj:
+                validate(obj[k], sub, f"{path}.{k}")
+    if isinstance(obj, list):
+        if "minItems" in schema and len(obj) < schema["minItems"]:
+            raise ValueError(f"{path}: fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(obj) > schema["maxItems"]:
+            raise ValueError(f"{path}: more than {schema['maxItems']} items")
+        if "items" in schema:
+            for i, it in enumerate(obj):
+                validate(it, schema["items"], f"{path}[{i}]")

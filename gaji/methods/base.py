@@ -1,0 +1,184 @@
+"""The method contract: a method answers one question and leaves a Trace of everything it did.
+
+A method is a class registered in `gaji.registry.METHODS`, with an `Options` dataclass of its
+hyperparameters (the papers' defaults) and a `solve(trace, ctx)` that reads like the paper's
+algorithm. `Method.run` does the shared parts: language, timing, failure capture.
+
+    @METHODS.register("oner", help="...")
+    class OneR(Method):
+        @dataclass
+        class Options:
+            k: int = 5
+        def solve(self, trace, ctx):
+            root = trace.root
+            passages = ctx.retrieve(root, trace.question, self.opts.k)
+            trace.answer = ctx.llm.chat(root, "answer", [...])
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+import typing
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+from gaji.errors import ConfigError, GajiError, LLMError
+from gaji.index.base import Retriever
+from gaji.llm.tracked import TrackedLLM
+from gaji.text.lang import detect_lang
+from gaji.types import Node, Passage, Trace
+
+EventSink = Callable[[str, dict], None]
+
+
+@dataclass
+class RunContext:
+    """What a method may use: the tracked LLM, a retriever, the language, an event sink."""
+
+    llm: TrackedLLM
+    retriever: Retriever | None = None
+    lang: str = "auto"  # "auto" follows the question; "ko" / "en" force prompts
+    on_event: EventSink | None = None  # ("node", node_dict) as nodes are created/updated; used by serve
+    trace: Trace | None = None  # set by Method.run
+    parallel: bool = True  # run independent sibling nodes concurrently
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def retrieve(self, node: Node, query: str, k: int) -> list[Passage]:
+        """Search, and record the query and the passages on the node and the trace."""
+        if self.retriever is None:
+            raise ConfigError("this method needs a retriever: pass --index DIR")
+        t0 = time.perf_counter()
+        passages = self.retriever.search(query, k)
+        node.query = query
+        with self._lock:
+            ids = self.trace.remember(passages) if self.trace is not None else [p.id for p in passages]
+        node.passage_ids.extend(i for i in ids if i not in node.passage_ids)
+        node.data.setdefault("retrieval_ms", 0.0)
+        node.data["retrieval_ms"] += round((time.perf_counter() - t0) * 1000, 2)
+        self.emit(node)
+        return passages
+
+    def emit(self, node: Node, event: str = "node") -> None:
+        if self.on_event is not None:
+            d = node.to_dict()
+            d.pop("children", None)
+            d["child_ids"] = [c.id for c in node.children]
+            self.on_event(event, d)
+
+    def map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        """Run independent work (sibling nodes) on the LLM's parallel slots; order preserved."""
+        if not self.parallel or len(items) <= 1 or self.llm.parallel_slots <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=min(len(items), self.llm.parallel_slots)) as ex:
+            return list(ex.map(fn, items))
+
+
+class Method:
+    name: ClassVar[str] = "method"
+    needs_retriever: ClassVar[bool] = True
+
+    @dataclass
+    class Options:
+        pass
+
+    def __init__(self, options: Any = None, **overrides: Any):
+        if options is None:
+            options = self.Options()
+        if overrides:
+            options = dataclasses.replace(options, **overrides)
+        self.opts = options
+
+    # -- options from strings (CLI `-o key=value`, HTTP params) -------------
+    @classmethod
+    def parse_options(cls, raw: dict[str, Any]) -> Any:
+        hints = typing.get_type_hints(cls.Options)
+        known = {f.name for f in dataclasses.fields(cls.Options)}
+        vals: dict[str, Any] = {}
+        for k, v in raw.items():
+            key = k.replace("-", "_")
+            if key not in known:
+                raise ConfigError(
+                    f"method {cls.name!r} has no option {k!r}; options: {', '.join(sorted(known)) or '(none)'}"
+                )
+            vals[key] = _coerce(v, hints.get(key, str), f"option {k!r} of method {cls.name!r}")
+        return cls.Options(**vals)
+
+    @classmethod
+    def option_help(cls) -> list[tuple[str, str, Any]]:
+        hints = typing.get_type_hints(cls.Options)
+        out = []
+        for f in dataclasses.fields(cls.Options):
+            default = f.default if f.default is not dataclasses.MISSING else (
+                f.default_factory() if f.default_factory is not dataclasses.MISSING else None)  # type: ignore[misc]
+            out.append((f.name, getattr(hints.get(f.name), "__name__", str(hints.get(f.name))), default))
+        return out
+
+    # -- running ------------------------------------------------------------
+    def run(self, question: str, ctx: RunContext) -> Trace:
+        question = question.strip()
+        if not question:
+            raise ConfigError("empty question")
+        if self.needs_retriever and ctx.retriever is None:
+            raise ConfigError(f"method {self.name!r} needs a retriever: pass --index DIR")
+        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(question)
+        trace = Trace(
+            question=question,
+            method=self.name,
+            params=dataclasses.asdict(self.opts),
+            lang=lang,
+            model=ctx.llm.name,
+            retriever=getattr(ctx.retriever, "name", "") if ctx.retriever else "",
+        )
+        ctx = dataclasses.replace(ctx, trace=trace, lang=lang)
+        t0 = time.perf_counter()
+        ctx.emit(trace.root)
+        try:
+            self.solve(trace, ctx)
+        except (LLMError, GajiError) as e:
+            # a failure after retries is reported in the trace; the run keeps its best answer
+            trace.status = "failed"
+            trace.error = str(e)
+            if trace.root.status == "ok":
+                trace.root.status = "failed"
+                trace.root.error = str(e)
+        trace.wall_ms = (time.perf_counter() - t0) * 1000
+        trace.root.wall_ms = trace.root.wall_ms or trace.wall_ms
+        if not trace.root.answer:
+            trace.root.answer = trace.answer
+        ctx.emit(trace.root, "final")
+        return trace
+
+    def solve(self, trace: Trace, ctx: RunContext) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _coerce(value: Any, ty: Any, what: str) -> Any:
+    if not isinstance(value, str):
+        return value
+    origin = typing.get_origin(ty)
+    args = typing.get_args(ty)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        non_none = [a for a in args if a is not type(None)]
+        if value.lower() in ("none", "null", ""):
+            return None
+        ty = non_none[0] if non_none else str
+    try:
+        if ty is bool:
+            v = value.strip().lower()
+            if v in ("1", "true", "yes", "on"):
+                return True
+            if v in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(value)
+        if ty is int:
+            return int(value)
+        if ty is float:
+            return float(value)
+        if typing.get_origin(ty) is list or ty is list:
+            inner = (typing.get_args(ty) or (str,))[0]
+            return [_coerce(x.strip(), inner, what) for x in value.split(",") if x.strip()]
+        return value
+    except ValueError:
+        raise ConfigError(f"{what}: cannot read {value!r} as {getattr(ty, '__name__', ty)}") from None

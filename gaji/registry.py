@@ -1,0 +1,85 @@
+"""Explicit registries: methods, retrievers and LLM backends are looked up by name, never guessed.
+
+    from gaji.registry import METHODS
+    @METHODS.register("oner", help="retrieve once with the question, answer from the passages")
+    class OneR(Method): ...
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, TypeVar
+
+from gaji.errors import ConfigError
+
+T = TypeVar("T")
+
+
+@dataclass
+class Entry(Generic[T]):
+    name: str
+    obj: T
+    help: str = ""
+
+
+class Registry(Generic[T]):
+    def __init__(self, kind: str, modules: tuple[str, ...] = ()):
+        self.kind = kind
+        self._entries: dict[str, Entry[T]] = {}
+        self._modules = modules  # imported on first lookup so their @register lines run
+        self._loaded = False
+
+    def register(self, name: str, help: str = "") -> Callable[[T], T]:
+        def deco(obj: T) -> T:
+            if name in self._entries and self._entries[name].obj is not obj:
+                raise ValueError(f"{self.kind} {name!r} registered twice")
+            self._entries[name] = Entry(name, obj, help or (getattr(obj, "__doc__", "") or "").strip().split("\n")[0])
+            return obj
+
+        return deco
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for m in self._modules:
+            importlib.import_module(m)
+
+    def get(self, name: str) -> T:
+        self._load()
+        if name not in self._entries:
+            known = ", ".join(sorted(self._entries)) or "(none)"
+            raise ConfigError(f"unknown {self.kind} {name!r}; known: {known}")
+        return self._entries[name].obj
+
+    def names(self) -> list[str]:
+        self._load()
+        return sorted(self._entries)
+
+    def entries(self) -> list[Entry[T]]:
+        self._load()
+        return [self._entries[n] for n in sorted(self._entries)]
+
+    def __contains__(self, name: str) -> bool:
+        self._load()
+        return name in self._entries
+
+
+# Modules listed here are imported when a registry is first used; adding a method = adding its module here.
+METHODS: Registry[Any] = Registry(
+    "method",
+    (
+        "gaji.methods.nor",
+        "gaji.methods.oner",
+        "gaji.methods.cot",
+        "gaji.methods.ircot",
+        "gaji.methods.self_ask",
+        "gaji.methods.iter_retgen",
+        "gaji.methods.toq.method",
+        "gaji.methods.contregen.method",
+    ),
+)
+RETRIEVERS: Registry[Any] = Registry("retriever", ("gaji.index.retrievers",))
+LLM_BACKENDS: Registry[Any] = Registry(
+    "LLM backend", ("gaji.llm.local", "gaji.llm.openai_compat", "gaji.llm.scripted")
+)

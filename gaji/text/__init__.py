@@ -1,0 +1,1 @@
+"""Text utilities: language detection, analysers (Korean morphology, English stemming), sentence splitting."""

@@ -1,0 +1,22 @@
+"""Language of a text, by script: Hangul share among letters. Enough to route prompts and analysers."""
+from __future__ import annotations
+
+
+def _is_hangul(ch: str) -> bool:
+    o = ord(ch)
+    return 0xAC00 <= o <= 0xD7A3 or 0x1100 <= o <= 0x11FF or 0x3130 <= o <= 0x318F
+
+
+def hangul_ratio(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(1 for c in letters if _is_hangul(c)) / len(letters)
+
+
+def detect_lang(text: str, threshold: float = 0.2) -> str:
+    """'ko' when at least `threshold` of the letters are Hangul, else 'en'.
+
+    Korean text routinely mixes in Latin names (BMW i5, KBO), so a low threshold is right.
+    """
+    return "ko" if hangul_ratio(text) >= threshold else "en"
