@@ -82,7 +82,8 @@ class Gaji:
             return None
         with self._lock:
             if name not in self._retrievers:
-                self._retrievers[name] = self.index.retriever(name)
+                # retriever factories take the index and may use the LLM (e.g. ConTRe)
+                self._retrievers[name] = self.index.retriever(name, llm=self.backend)
             return self._retrievers[name]
 
     # -- asking --------------------------------------------------------------

@@ -50,7 +50,11 @@ class RunContext:
         if self.retriever is None:
             raise ConfigError("this method needs a retriever: pass --index DIR")
         t0 = time.perf_counter()
-        passages = self.retriever.search(query, k)
+        if hasattr(self.retriever, "search_traced"):
+            # retrievers that call the LLM themselves (ConTRe) record their work under this node
+            passages = self.retriever.search_traced(query, k, node=node, llm=self.llm)
+        else:
+            passages = self.retriever.search(query, k)
         node.query = query
         with self._lock:
             ids = self.trace.remember(passages) if self.trace is not None else [p.id for p in passages]

@@ -1,0 +1,26 @@
+"""`gaji bench …`: benchmarks are commands. Each benchmark module under gaji/bench/ has a
+`register(subparsers)` adding its own sub-command (retrieval, run, check, …)."""
+from __future__ import annotations
+
+import importlib
+
+BENCH_MODULES = (
+    "gaji.bench.retrieval",  # gaji bench retrieval
+    "gaji.bench.runner",  # gaji bench run CONFIG / gaji bench check
+    "gaji.bench.methods",  # method sweeps (K, depth, …)
+    "gaji.bench.serve",  # gaji bench serve (load test)
+)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="run a benchmark (results go to BENCHMARKS.md / benchmarks/)")
+    bsub = p.add_subparsers(dest="bench_command", metavar="BENCHMARK")
+    for name in BENCH_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name == name:
+                continue
+            raise
+        mod.register(bsub)
+    p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
