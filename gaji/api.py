@@ -83,7 +83,7 @@ class Gaji:
         with self._lock:
             if name not in self._retrievers:
                 # retriever factories take the index and may use the LLM (e.g. ConTRe)
-                self._retrievers[name] = self.index.retriever(name, llm=self.backend)
+                self._retrievers[name] = self.index.retriever(name, get_llm=lambda: self.backend)
             return self._retrievers[name]
 
     # -- asking --------------------------------------------------------------
