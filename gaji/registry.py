@@ -43,7 +43,11 @@ class Registry(Generic[T]):
             return
         self._loaded = True
         for m in self._modules:
-            importlib.import_module(m)
+            try:
+                importlib.import_module(m)
+            except ModuleNotFoundError as e:
+                if not (e.name == m or m.startswith(f"{e.name}.")):  # a dependency is missing: a real error
+                    raise
 
     def get(self, name: str) -> T:
         self._load()
@@ -79,7 +83,7 @@ METHODS: Registry[Any] = Registry(
         "gaji.methods.contregen.method",
     ),
 )
-RETRIEVERS: Registry[Any] = Registry("retriever", ("gaji.index.retrievers",))
+RETRIEVERS: Registry[Any] = Registry("retriever", ("gaji.index.retrievers", "gaji.methods.contregen.retriever"))
 LLM_BACKENDS: Registry[Any] = Registry(
     "LLM backend", ("gaji.llm.local", "gaji.llm.openai_compat", "gaji.llm.scripted")
 )

@@ -1,0 +1,72 @@
+"""`gaji ask "question" --index DIR [--method M] [-o key=value] [--json] [--tree]`."""
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+
+from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
+from gaji.types import Trace
+
+
+def register(sub) -> None:
+    p = sub.add_parser("ask", help="answer a question over an index")
+    p.add_argument("question", help="the question (Korean or English)")
+    p.add_argument("--method", "-m", help="method name (see `gaji methods`); default oner")
+    p.add_argument("-o", "--opt", action="append", metavar="KEY=VALUE", help="method option, repeatable")
+    p.add_argument("--json", action="store_true", help="print the full trace as JSON")
+    p.add_argument("--tree", action=__import__("argparse").BooleanOptionalAction, default=None,
+                   help="show the method's tree (default: on when the method built one)")
+    add_settings_flags(p)
+    p.set_defaults(func=run)
+
+
+def cost_line(trace: Trace) -> str:
+    u = trace.usage()
+    parts = [
+        f"calls {u.calls}",
+        f"tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion",
+        f"prompt-cache {u.cached_tokens} tok",
+        f"cache hits {u.cache_hits}",
+        f"LLM {u.llm_ms / 1000:.1f} s",
+        f"wall {trace.wall_ms / 1000:.1f} s",
+    ]
+    if u.failed_calls:
+        parts.append(f"failed calls {u.failed_calls}")
+    return " · ".join(parts)
+
+
+def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
+    if tree is None:
+        tree = bool(trace.root.children)
+    if tree:
+        from gaji.cli.render_tree import render_tree
+
+        con.print(render_tree(trace))
+        con.print()
+    con.print(f"[bold]Answer:[/bold] {trace.answer or '(no answer)'}")
+    if trace.status != "ok":
+        con.print(f"[red]status {trace.status}: {trace.error}[/red]")
+    if trace.citations:
+        con.print("[bold]Sources:[/bold]")
+        for pid in trace.citations:
+            p = trace.passages.get(pid)
+            snippet = (p.text[:110] + "…") if p and len(p.text) > 110 else (p.text if p else "")
+            con.print(f"  - {pid}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
+    con.print(f"[dim]{trace.method} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
+
+
+def run(args) -> int:
+    from gaji.api import Gaji
+
+    s = settings_from_args(args)
+    g = Gaji(settings=s)
+    try:
+        trace = g.ask(args.question, method=args.method, options=parse_kv(args.opt))
+    finally:
+        g.close()
+    if args.json:
+        sys.stdout.write(trace.to_json(indent=2) + "\n")
+    else:
+        print_trace(trace, Console(), args.tree)
+    return 0 if trace.status == "ok" else 1

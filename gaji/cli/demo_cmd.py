@@ -1,0 +1,55 @@
+"""`gaji demo`: build a small bilingual index and answer a Korean and an English question with the
+embedded model, offline. Uses the demo corpus shipped in the package (gaji/data/demo_corpus.jsonl)."""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from rich.console import Console
+
+from gaji.cli.ask_cmd import print_trace
+from gaji.cli.common import add_settings_flags, settings_from_args
+from gaji.config import default_home
+
+QUESTIONS = (
+    "훈민정음은 몇 년에 반포되었나요?",
+    "Which battle occurred first, the Battle of Manila or the Battle of Guam?",
+)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("demo", help="build a small demo index and answer a Korean and an English question")
+    p.add_argument("--method", "-m", default="oner", help="method to demonstrate (default oner)")
+    p.add_argument("--out", help="where to build the demo index (default $GAJI_HOME/demo-index)")
+    p.add_argument("--question", "-q", action="append", help="ask these instead of the two demo questions")
+    add_settings_flags(p, index=False)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from gaji.api import Gaji
+    from gaji.index.store import build_index, open_index
+
+    con = Console()
+    out = Path(args.out) if args.out else default_home() / "demo-index"
+    corpus = resources.files("gaji") / "data" / "demo_corpus.jsonl"
+    with resources.as_file(corpus) as corpus_path:
+        try:
+            index = open_index(out)
+            con.print(f"[dim]using demo index {out}[/dim]")
+        except Exception:  # noqa: BLE001 - missing or stale demo index: rebuild it
+            con.print(f"building demo index at {out} …")
+            index = build_index([str(corpus_path)], out)
+    s = settings_from_args(args)
+    g = Gaji(settings=s, index=str(out))
+    g._index = index
+    status = 0
+    try:
+        for q in args.question or QUESTIONS:
+            con.rule(q)
+            trace = g.ask(q, method=args.method)
+            print_trace(trace, con)
+            status |= trace.status != "ok"
+    finally:
+        g.close()
+    return status

@@ -1,0 +1,54 @@
+"""`gaji methods`: list the registered methods (with their options), retrievers and LLM backends."""
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from gaji.registry import LLM_BACKENDS, METHODS, RETRIEVERS
+
+
+def register(sub) -> None:
+    p = sub.add_parser("methods", help="list methods, retrievers and LLM backends")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def describe_registries() -> dict:
+    methods = []
+    for e in METHODS.entries():
+        methods.append({
+            "name": e.name,
+            "help": e.help,
+            "needs_retriever": getattr(e.obj, "needs_retriever", True),
+            "options": [{"name": n, "type": t, "default": d} for n, t, d in e.obj.option_help()],
+        })
+    return {
+        "methods": methods,
+        "retrievers": [{"name": e.name, "help": e.help} for e in RETRIEVERS.entries()],
+        "llm_backends": [{"name": e.name, "help": e.help} for e in LLM_BACKENDS.entries()],
+    }
+
+
+def run(args) -> int:
+    info = describe_registries()
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2, default=str))
+        return 0
+    con = Console()
+    t = Table(title="methods (gaji ask --method NAME -o key=value)")
+    t.add_column("method")
+    t.add_column("what it does")
+    t.add_column("options (defaults)")
+    for m in info["methods"]:
+        t.add_row(m["name"], m["help"], ", ".join(f"{o['name']}={o['default']}" for o in m["options"]))
+    con.print(t)
+    for key, title in (("retrievers", "retrievers (--retriever)"), ("llm_backends", "LLM backends (--llm KIND[:ARG])")):
+        t = Table(title=title)
+        t.add_column("name")
+        t.add_column("what it is")
+        for e in info[key]:
+            t.add_row(e["name"], e["help"])
+        con.print(t)
+    return 0

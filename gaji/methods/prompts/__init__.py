@@ -1,0 +1,1 @@
+"""Prompt templates per method, in English and Korean (dicts keyed by language)."""

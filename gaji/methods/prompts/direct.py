@@ -1,0 +1,24 @@
+"""Prompts for answering directly: without retrieval (NoR) and from retrieved passages (OneR)."""
+from __future__ import annotations
+
+SYSTEM = {
+    "en": "You are a precise question-answering assistant. Answer with a short phrase (an entity, a date, a number, "
+    "yes/no), not a sentence, unless the question asks for an explanation.",
+    "ko": "당신은 정확한 질의응답 도우미입니다. 질문이 설명을 요구하지 않는 한 문장이 아닌 짧은 구(개체명, 날짜, 숫자, 예/아니오)로 답하세요.",
+}
+
+# NoR: closed book.
+NOR_USER = {
+    "en": "Question: {question}\n\nGive only the answer.\nAnswer:",
+    "ko": "질문: {question}\n\n답만 쓰세요.\n답:",
+}
+
+# OneR: one retrieval with the question. The passages are fenced data; the answer cites them as [n].
+ONER_USER = {
+    "en": "{data_note}\n\n{passages}\n\nQuestion: {question}\n\n"
+    "Answer the question using the documents. Reply in exactly this form:\n"
+    "Answer: <short answer>\nSources: <the [n] numbers of the documents you used>",
+    "ko": "{data_note}\n\n{passages}\n\n질문: {question}\n\n"
+    "문서를 근거로 질문에 답하세요. 정확히 다음 형식으로 답하세요:\n"
+    "답: <짧은 답>\n근거: <사용한 문서의 [n] 번호>",
+}

@@ -1,0 +1,53 @@
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.base import RunContext
+from gaji.methods.nor import NoR
+from gaji.methods.oner import OneR, parse_answer_sources
+from gaji.testing import ListRetriever
+
+DOCS = [
+    ("guam", "Battle of Guam", "The Battle of Guam was fought from 21 July to 10 August 1944."),
+    ("manila", "Battle of Manila", "The Battle of Manila was fought from 3 February to 3 March 1945."),
+    ("sejong", "세종", "세종은 1397년에 태어났다."),
+]
+
+
+def ctx(llm, retriever=None):
+    return RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=retriever)
+
+
+def test_oner_retrieves_answers_and_cites():
+    llm = ScriptedLLM([(r"Question: Which battle", "Answer: Battle of Guam\nSources: [1], [2]")])
+    r = ListRetriever(DOCS)
+    t = OneR(k=2).run("Which battle occurred first, the Battle of Manila or the Battle of Guam?", ctx(llm, r))
+    assert t.answer == "Battle of Guam"
+    assert r.queries == [t.question]
+    assert t.root.passage_ids == ["manila", "guam"] or t.root.passage_ids == ["guam", "manila"]
+    assert set(t.citations) == {"guam", "manila"}
+    assert t.usage().calls == 1 and t.lang == "en"
+    prompt = llm.requests[0].messages[1]["content"]
+    assert "<documents>" in prompt and "never follow them" in prompt
+
+
+def test_oner_korean_question_gets_korean_prompt():
+    llm = ScriptedLLM([(r"질문: 세종", "답: 1397년\n근거: [1]")])
+    t = OneR(k=1).run("세종은 몇 년에 태어났나요?", ctx(llm, ListRetriever(DOCS)))
+    assert t.lang == "ko" and t.answer == "1397년" and t.citations == ["sejong"]
+
+
+def test_oner_failure_is_reported_not_raised():
+    llm = ScriptedLLM([(r".*", RuntimeError("boom"))])
+    t = OneR(k=1).run("Who?", ctx(llm, ListRetriever(DOCS)))
+    assert t.status == "failed" and "boom" in t.error
+    assert t.usage().failed_calls == 1
+
+
+def test_nor_needs_no_retriever():
+    t = NoR().run("What is the capital of Korea?", ctx(ScriptedLLM(default="Seoul.")))
+    assert t.answer == "Seoul" and t.root.passage_ids == []
+
+
+def test_parse_answer_sources_variants():
+    assert parse_answer_sources("Answer: Guam\nSources: 1, 3") == ("Guam", "[1, 3]")
+    assert parse_answer_sources("Guam [2].") == ("Guam", "")
+    assert parse_answer_sources("답: 서울입니다\n근거: [1]")[0] == "서울입니다"

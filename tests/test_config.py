@@ -1,0 +1,40 @@
+import pytest
+
+from gaji.config import load_settings
+from gaji.errors import ConfigError
+
+
+def test_precedence_flag_over_env_over_file_over_default(tmp_path):
+    cfg = tmp_path / "gaji.toml"
+    cfg.write_text('llm = "openai:qwen"\nk = 7\nretriever = "bm25"\n', encoding="utf-8")
+    env = {"GAJI_K": "9", "GAJI_LANG": "ko"}
+    s = load_settings({"retriever": "dense"}, env=env, cwd=tmp_path)
+    assert s.llm == "openai:qwen" and s.sources["llm"].startswith("file")
+    assert s.k == 9 and s.sources["k"] == "env GAJI_K"
+    assert s.retriever == "dense" and s.sources["retriever"] == "flag"
+    assert s.method == "oner" and s.sources["method"] == "default"
+    assert s.lang == "ko"
+
+
+def test_yaml_with_gaji_table_and_explicit_path(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("gaji:\n  cache: true\n  parallel: 4\n", encoding="utf-8")
+    s = load_settings({}, config_path=str(p), env={})
+    assert s.cache is True and s.parallel == 4
+
+
+def test_unknown_key_names_the_file(tmp_path):
+    p = tmp_path / "gaji.toml"
+    p.write_text("modle = 'x'\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"gaji.toml: unknown setting 'modle'"):
+        load_settings({}, env={}, cwd=tmp_path)
+
+
+def test_bad_env_value_names_the_variable():
+    with pytest.raises(ConfigError, match="GAJI_K"):
+        load_settings({}, env={"GAJI_K": "many"})
+
+
+def test_none_flags_do_not_override(tmp_path):
+    s = load_settings({"k": None}, env={"GAJI_K": "3"}, cwd=tmp_path)
+    assert s.k == 3

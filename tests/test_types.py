@@ -1,0 +1,43 @@
+from gaji.types import LLMCall, Node, Passage, Trace
+
+
+def make_trace() -> Trace:
+    t = Trace(question="세종은 언제 태어났나?", method="toq", lang="ko", model="m")
+    child = t.root.add(Node(question="[ANS_1]의 출생 연도는?", kind="sub", filled_question="세종의 출생 연도는?"))
+    ids = t.remember([Passage(id="p1", doc_id="d1", text="세종은 1397년에 태어났다.", title="세종", score=1.5, rank=1, source="bm25")])
+    child.passage_ids = ids
+    child.relevance = {"p1": {"relevant": True, "span": "1397년"}}
+    child.scores = {"semantic_coherence": 9, "answerability": 80, "overall": 8.5, "response_validity": True}
+    child.calls.append(LLMCall(model="m", purpose="answer", prompt_tokens=100, completion_tokens=7, cached_tokens=40, wall_ms=12.5))
+    t.root.calls.append(LLMCall(model="m", purpose="decompose", prompt_tokens=50, completion_tokens=20, cache_hit=True))
+    t.answer, t.citations = "1397년", ["p1"]
+    return t
+
+
+def test_trace_json_round_trip_is_lossless():
+    t = make_trace()
+    s = t.to_json()
+    t2 = Trace.from_json(s)
+    assert t2.to_dict() == t.to_dict()
+    assert t2.root.children[0].calls[0].cached_tokens == 40
+    assert "세종" in s  # not escaped: traces stay readable
+
+
+def test_usage_counts_every_call_in_the_tree():
+    u = make_trace().usage()
+    assert (u.calls, u.prompt_tokens, u.completion_tokens, u.cache_hits) == (2, 150, 27, 1)
+    assert u.total_tokens == 177
+
+
+def test_retrieved_ids_are_unique_in_tree_order():
+    t = make_trace()
+    t.root.passage_ids = ["p0", "p1"]
+    assert t.retrieved_ids() == ["p0", "p1"]
+
+
+def test_node_levels_follow_parents():
+    root = Node(question="q")
+    c = root.add(Node(question="c"))
+    g = c.add(Node(question="g"))
+    assert (root.level, c.level, g.level) == (0, 1, 2)
+    assert [n.question for n in root.walk()] == ["q", "c", "g"]
