@@ -1,1 +1,10 @@
+"""The evaluation harness (`gaji eval`):
 
+- `datasets`  question sets: gaji JSONL, KorQuAD/SQuAD JSON, HotpotQA/2Wiki JSON, MuSiQue JSONL
+- `metrics`   EM/F1 (English and Korean normalisation), recall@k/Top@k, ROUGE-L, cost (ATC)
+- `judge`     LLM-judge pass/fail of retrieved chunks (paper 001, A.4)
+- `toq_eval`  ToQ query-evaluator scores (S.Coh, Ans., O.Ass, R.Val)
+- `runner`    runs a method over a set: resumable, concurrent, run.json / results.jsonl / traces.jsonl
+- `summary`   aggregation and display of metrics
+- `compare`   `gaji eval compare`: runs side by side, markdown + plots
+"""

@@ -1,0 +1,459 @@
+"""Recorded benchmarks: `gaji bench run CONFIG [--record]`, `gaji bench check`, `gaji bench report`.
+
+A benchmark is a YAML file under benchmarks/configs/ naming an eval run and the scores measured
+when it was recorded:
+
+    # hand-written comments are kept
+    dataset: hotpotqa          # name or path (see `gaji eval --help`)
+    method: oner
+    options: {}                # method options (-o key=value)
+    retriever: hybrid
+    k: 5
+    model: local               # LLM spec
+    limit: 50
+    cheap: false               # `gaji bench check` re-runs the cheap ones
+    tolerance:                 # allowed drift: a number is absolute (0.05 = 5 points of EM),
+      default: 0.05            #   "10%" is relative to the recorded value; `default` covers the
+      tokens: 10%              #   quality metrics not listed (EM, F1, ROUGE-L, R@k, Top@k, …)
+    recorded:                  # written by --record (keep it the last key: it is regenerated)
+      date: …
+      scores: {em: …, f1: …, tokens: …}
+
+`run` evaluates into .gaji/bench/<name> (a fresh run each time) and prints the scores next to the
+recorded ones; `--record` then writes the scores into the YAML (atomically, only the `recorded:`
+block is rewritten) and copies the run files to benchmarks/results/<name>/. `check` runs the cheap
+configs within `--max-minutes` and exits 1 when a score drifts beyond its tolerance. `report`
+regenerates the block between `<!-- bench:begin -->` and `<!-- bench:end -->` in BENCHMARKS.md.
+The LLM response cache is off for benchmarks (they measure time and cost), unless `--cache`.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gaji import __version__
+from gaji.errors import ConfigError
+from gaji.eval.summary import format_value, is_quality, markdown_table, means, metric_label
+from gaji.io import atomic_write_text
+
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+_KEYS = {"name", "description", "dataset", "method", "options", "retriever", "k", "model", "limit", "cheap",
+         "concurrency", "tolerance", "recorded", "toq_eval", "judge", "judge_llm"}
+REPORT_COLUMNS = ("em", "f1", "rouge_l", "recall@5", "tokens", "calls", "wall_s")
+LICENCES = {
+    "hotpotqa": "HotpotQA (CC BY-SA 4.0)",
+    "2wikimultihopqa": "2WikiMultihopQA (Apache-2.0 per its card)",
+    "musique": "MuSiQue (CC BY 4.0)",
+    "bamboogle": "Bamboogle (licence unstated; released with Self-Ask)",
+    "asqa": "ASQA (Apache-2.0)",
+    "odsum_story": "ODSum-Story (MIT; stories from SQuALITY)",
+    "koblex": "KoBLEX (CC BY-NC 4.0)",
+    "korquad": "KorQuAD 1.0 (CC BY-ND 2.0 KR)",
+}
+
+
+@dataclass
+class BenchConfig:
+    path: Path
+    name: str
+    dataset: str
+    method: str
+    options: dict[str, Any] = field(default_factory=dict)
+    retriever: str | None = None
+    k: int | None = None
+    model: str = "local"
+    limit: int | None = None
+    cheap: bool = False
+    concurrency: int | None = None
+    tolerance: dict[str, Any] = field(default_factory=dict)
+    recorded: dict[str, Any] | None = None
+    description: str = ""
+    toq_eval: bool = False
+    judge: bool = False
+    judge_llm: str | None = None
+
+
+def load_config(path: str | Path) -> BenchConfig:
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"benchmark config not found: {p}")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{p}: cannot parse YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: a benchmark config is a mapping")
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{p}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
+    for req in ("dataset", "method"):
+        if not data.get(req):
+            raise ConfigError(f"{p}: missing {req!r}")
+    tol = data.get("tolerance") or {}
+    if not isinstance(tol, dict):
+        raise ConfigError(f"{p}: tolerance must be a mapping of metric -> number or 'N%'")
+    for m, v in tol.items():
+        _parse_tolerance(v, f"{p}: tolerance of {m!r}")
+    opts = data.get("options") or {}
+    if not isinstance(opts, dict):
+        raise ConfigError(f"{p}: options must be a mapping")
+    rec = data.get("recorded")
+    if rec is not None and not isinstance(rec, dict):
+        raise ConfigError(f"{p}: recorded must be a mapping (or absent)")
+    try:
+        return BenchConfig(
+            path=p,
+            name=str(data.get("name") or p.stem),
+            dataset=str(data["dataset"]),
+            method=str(data["method"]),
+            options={str(k): v for k, v in opts.items()},
+            retriever=data.get("retriever"),
+            k=int(data["k"]) if data.get("k") is not None else None,
+            model=str(data.get("model") or "local"),
+            limit=int(data["limit"]) if data.get("limit") is not None else None,
+            cheap=bool(data.get("cheap", False)),
+            concurrency=int(data["concurrency"]) if data.get("concurrency") is not None else None,
+            tolerance=dict(tol),
+            recorded=rec,
+            description=str(data.get("description") or ""),
+            toq_eval=bool(data.get("toq_eval", False)),
+            judge=bool(data.get("judge", False)),
+            judge_llm=data.get("judge_llm"),
+        )
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{p}: bad value: {e}") from None
+
+
+def _parse_tolerance(v: Any, what: str) -> tuple[float, bool]:
+    """(amount, relative)."""
+    if isinstance(v, bool):
+        raise ConfigError(f"{what}: must be a number or 'N%'")
+    if isinstance(v, (int, float)):
+        return float(v), False
+    if isinstance(v, str) and v.strip().endswith("%"):
+        try:
+            return float(v.strip()[:-1]) / 100.0, True
+        except ValueError:
+            pass
+    raise ConfigError(f"{what}: must be a number or 'N%', not {v!r}")
+
+
+# -- paths -----------------------------------------------------------------------
+def project_root() -> Path:
+    """The folder holding benchmarks/: the cwd or a parent of it, else the source checkout."""
+    for base in (Path.cwd(), *Path.cwd().parents):
+        if (base / "benchmarks" / "configs").is_dir():
+            return base
+    return Path(__file__).resolve().parents[2]
+
+
+def configs_dir(root: Path | None = None) -> Path:
+    return (root or project_root()) / "benchmarks" / "configs"
+
+
+def find_config(spec: str, root: Path | None = None) -> Path:
+    p = Path(spec)
+    if p.exists():
+        return p
+    cand = configs_dir(root) / (spec if spec.endswith((".yaml", ".yml")) else f"{spec}.yaml")
+    if cand.exists():
+        return cand
+    names = ", ".join(sorted(x.stem for x in configs_dir(root).glob("*.y*ml"))) or "(none)"
+    raise ConfigError(f"no benchmark config {spec!r}; known: {names}")
+
+
+def all_configs(root: Path | None = None) -> list[BenchConfig]:
+    d = configs_dir(root)
+    return [load_config(p) for p in sorted(list(d.glob("*.yaml")) + list(d.glob("*.yml")))]
+
+
+# -- running ---------------------------------------------------------------------
+def run_config(cfg: BenchConfig, out_dir: Path, *, cache: bool = False, progress: bool = True,
+               console: Any = None) -> dict:
+    """Run the benchmark's eval from scratch in out_dir; returns the eval summary."""
+    from gaji.config import load_settings
+    from gaji.eval.runner import EvalConfig, EvalRun
+
+    flags: dict[str, Any] = {"llm": cfg.model, "method": cfg.method, "cache": cache}
+    if cfg.retriever:
+        flags["retriever"] = cfg.retriever
+    if cfg.k is not None:
+        flags["k"] = cfg.k
+    settings = load_settings(flags)
+    ecfg = EvalConfig(
+        data=cfg.dataset, method=cfg.method, options={k: str(v) for k, v in cfg.options.items()},
+        out=str(out_dir), limit=cfg.limit, concurrency=cfg.concurrency, toq_eval=cfg.toq_eval,
+        judge=cfg.judge, judge_llm=cfg.judge_llm, overwrite=True, progress=progress,
+    )
+    run = EvalRun(ecfg, settings, console=console)
+    try:
+        return run.run()
+    finally:
+        run.close()
+
+
+@dataclass
+class Drift:
+    metric: str
+    recorded: float
+    measured: float | None
+    allowed: float  # absolute allowed difference
+    ok: bool
+
+
+def tolerance_for(metric: str, tol: dict[str, Any]) -> tuple[float, bool] | None:
+    if metric in tol:
+        return _parse_tolerance(tol[metric], f"tolerance of {metric!r}")
+    if "default" in tol and is_quality(metric):
+        return _parse_tolerance(tol["default"], "default tolerance")
+    return None
+
+
+def check_drift(recorded: dict[str, float], measured: dict[str, float], tol: dict[str, Any]) -> list[Drift]:
+    """One Drift per recorded metric that has a tolerance; a metric that disappeared is a drift."""
+    out = []
+    for m, r in recorded.items():
+        t = tolerance_for(m, tol)
+        if t is None or not isinstance(r, (int, float)):
+            continue
+        amount, relative = t
+        allowed = amount * abs(float(r)) if relative else amount
+        v = measured.get(m)
+        ok = v is not None and abs(float(v) - float(r)) <= allowed + 1e-12
+        out.append(Drift(m, float(r), v, allowed, ok))
+    return out
+
+
+def _git_commit(root: Path) -> str | None:
+    try:
+        r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if r.returncode != 0 or not r.stdout.strip():
+        return None
+    commit = r.stdout.strip()
+    try:
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        dirty = ""
+    return commit + ("-dirty" if dirty else "")
+
+
+def recorded_block(summary: dict, minutes: float, root: Path) -> dict[str, Any]:
+    from gaji.eval.runner import machine_info, now_iso
+
+    scores = {}
+    for k, v in means(summary).items():
+        scores[k] = round(v, 4) if is_quality(k) else round(v, 2)
+    return {
+        "date": now_iso(),
+        "gaji_version": __version__,
+        "commit": _git_commit(root),
+        "machine": machine_info(),
+        "questions": summary.get("questions"),
+        "errors": summary.get("errors"),
+        "minutes": round(minutes, 2),
+        "questions_per_hour": summary.get("questions_per_hour"),
+        "scores": scores,
+    }
+
+
+_TOP_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
+
+
+def write_recorded(path: Path, recorded: dict[str, Any]) -> None:
+    """Replace (or append) the top-level `recorded:` block of a config, keeping every other line and
+    comment as written; atomic, and checked to parse back to the same config."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, ln in enumerate(lines) if re.match(r"^recorded\s*:", ln)), None)
+    if start is None:
+        head, tail = lines, []
+    else:
+        end = start + 1
+        while end < len(lines) and not _TOP_KEY.match(lines[end]):
+            end += 1
+        head, tail = lines[:start], lines[end:]
+    if head and not head[-1].endswith("\n"):
+        head[-1] += "\n"
+    block = yaml.safe_dump({"recorded": recorded}, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    new = "".join(head) + block + "".join(tail)
+    before = yaml.safe_load(text) or {}
+    after = yaml.safe_load(new) or {}
+    before["recorded"] = recorded
+    if yaml.safe_dump(before, sort_keys=True) != yaml.safe_dump(after, sort_keys=True):
+        raise ConfigError(f"{path}: could not rewrite the recorded block safely; edit the file by hand")
+    atomic_write_text(path, new)
+
+
+def copy_results(run_dir: Path, dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("run.json", "summary.json", "results.jsonl", "traces.jsonl"):
+        src = run_dir / name
+        if src.exists():
+            tmp = dest / f".{name}.tmp"
+            shutil.copyfile(src, tmp)
+            tmp.replace(dest / name)
+
+
+def drift_table(drifts: list[Drift]) -> str:
+    rows = [[metric_label(d.metric), format_value(d.metric, d.recorded), format_value(d.metric, d.measured),
+             format_value(d.metric, d.allowed), "ok" if d.ok else "DRIFT"] for d in drifts]
+    return markdown_table(["metric", "recorded", "measured", "± allowed", ""], rows)
+
+
+# -- commands --------------------------------------------------------------------
+def cmd_run(args: argparse.Namespace) -> int:
+    root = project_root()
+    cfg = load_config(find_config(args.config, root))
+    out = Path(args.out) if args.out else Path(".gaji") / "bench" / cfg.name
+    t0 = time.perf_counter()
+    summary = run_config(cfg, out, cache=args.cache, progress=not args.quiet)
+    minutes = (time.perf_counter() - t0) / 60
+    measured = means(summary)
+    if cfg.recorded and cfg.recorded.get("scores"):
+        drifts = check_drift(cfg.recorded["scores"], measured, cfg.tolerance)
+        if drifts:
+            print(f"{cfg.name}: against the record of {cfg.recorded.get('date')}")
+            print(drift_table(drifts))
+    else:
+        print(f"{cfg.name}: no recorded scores yet")
+    if args.record:
+        write_recorded(cfg.path, recorded_block(summary, minutes, root))
+        dest = root / "benchmarks" / "results" / cfg.name
+        copy_results(out, dest)
+        print(f"recorded scores in {cfg.path}; results in {dest}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    root = project_root()
+    cheap = [c for c in all_configs(root) if c.cheap]
+    if not cheap:
+        print("no cheap benchmark configs (cheap: true) to check")
+        return 0
+    budget = args.max_minutes * 60 if args.max_minutes is not None else None
+    t0 = time.perf_counter()
+    failed, lines = [], []
+    for cfg in cheap:
+        if budget is not None and time.perf_counter() - t0 >= budget:
+            lines.append(f"- {cfg.name}: skipped (over --max-minutes {args.max_minutes})")
+            continue
+        if not (cfg.recorded and cfg.recorded.get("scores")):
+            lines.append(f"- {cfg.name}: not recorded yet (`gaji bench run {cfg.path} --record`); skipped")
+            continue
+        summary = run_config(cfg, Path(".gaji") / "bench" / f"check-{cfg.name}", cache=args.cache, progress=not args.quiet)
+        drifts = check_drift(cfg.recorded["scores"], means(summary), cfg.tolerance)
+        bad = [d for d in drifts if not d.ok]
+        if bad:
+            failed.append(cfg.name)
+        lines.append(f"- {cfg.name}: {'DRIFT' if bad else 'ok'} ({len(drifts)} metric(s) checked)")
+        if drifts:
+            lines.append(drift_table(drifts))
+    print("\n".join(lines))
+    if failed:
+        print(f"drift beyond tolerance in: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _retrieval_label(c: BenchConfig) -> str:
+    if c.method == "nor":
+        return "–"
+    from gaji.config import Settings
+
+    d = Settings()
+    return f"{c.retriever or d.retriever}@{c.k or d.k}"
+
+
+def report_block(configs: list[BenchConfig]) -> str:
+    rows = []
+    datasets = []
+    for c in configs:
+        rec = c.recorded or {}
+        scores = rec.get("scores") or {}
+        ds = c.dataset
+        if ds not in datasets:
+            datasets.append(ds)
+        rows.append([
+            f"`{c.name}`", ds, c.method + (f" ({', '.join(f'{k}={v}' for k, v in c.options.items())})" if c.options else ""),
+            f"`{c.model}`", _retrieval_label(c),
+            str(rec.get("questions") or c.limit or "all"),
+            *[format_value(m, scores.get(m)) for m in REPORT_COLUMNS],
+            (str(rec.get("date", ""))[:10] or "not recorded"),
+        ])
+    header = ["benchmark", "dataset", "method", "model", "retrieval", "n", *[metric_label(m) for m in REPORT_COLUMNS], "recorded"]
+    machines = sorted({f"{(c.recorded or {}).get('machine', {}).get('cores', '?')} cores, "
+                       f"{(c.recorded or {}).get('machine', {}).get('platform', '?')}"
+                       for c in configs if c.recorded})
+    out = [BEGIN,
+           "<!-- generated by `gaji bench report` from benchmarks/configs/*.yaml: edit those, not this block -->",
+           "", markdown_table(header, rows, align_right_from=5), "",
+           "Reproduce one with `gaji bench run benchmarks/configs/<benchmark>.yaml` (add `--record` to update it); "
+           "`gaji bench check` re-runs the cheap ones. EM/F1/ROUGE-L/R@5 in %, ATC = tokens per question "
+           "(prompt + completion, every LLM call), calls and wall seconds per question. Full results: "
+           "benchmarks/results/<benchmark>/."]
+    if machines:
+        out += ["", "Machines: " + "; ".join(machines) + "."]
+    attrib = [LICENCES.get(d, d) for d in datasets]
+    if attrib:
+        out += ["", "Data: " + ", ".join(attrib) + "."]
+    out += [END]
+    return "\n".join(out)
+
+
+def update_report(md_path: Path, configs: list[BenchConfig]) -> None:
+    """Regenerate the marked block, leaving the text outside it alone (appended if absent)."""
+    block = report_block(configs)
+    if md_path.exists():
+        text = md_path.read_text(encoding="utf-8")
+    else:
+        text = "# Benchmarks\n\nRecorded with `gaji bench run CONFIG --record`; the table below is generated.\n\n"
+    b, e = text.find(BEGIN), text.find(END)
+    if b >= 0 and e > b:
+        new = text[:b] + block + text[e + len(END):]
+    elif b >= 0 or e >= 0:
+        raise ConfigError(f"{md_path}: only one of the markers {BEGIN} / {END} is present; fix the file")
+    else:
+        sep = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        new = text + sep + block + "\n"
+    atomic_write_text(md_path, new)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    root = project_root()
+    md = Path(args.file) if args.file else root / "BENCHMARKS.md"
+    update_report(md, all_configs(root))
+    print(f"updated {md}")
+    return 0
+
+
+def register(bsub: Any) -> None:
+    r = bsub.add_parser("run", help="run one benchmark config (benchmarks/configs/NAME.yaml); --record writes its scores")
+    r.add_argument("config", help="config file or name")
+    r.add_argument("--record", action="store_true", help="write the scores into the YAML and results into benchmarks/results/")
+    r.add_argument("--out", help="run directory (default .gaji/bench/<name>)")
+    r.add_argument("--cache", action="store_true", help="use the LLM response cache (off: benchmarks measure time and cost)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run)
+
+    c = bsub.add_parser("check", help="re-run the cheap benchmarks; exit 1 if a score drifts beyond tolerance")
+    c.add_argument("--max-minutes", type=float, help="stop starting new benchmarks after this many minutes")
+    c.add_argument("--cache", action="store_true", help="use the LLM response cache")
+    c.add_argument("--quiet", action="store_true", help="no progress bar")
+    c.set_defaults(func=cmd_check)
+
+    p = bsub.add_parser("report", help="regenerate the recorded-benchmarks block of BENCHMARKS.md")
+    p.add_argument("--file", help="markdown file (default BENCHMARKS.md at the project root)")
+    p.set_defaults(func=cmd_report)
+

@@ -1,0 +1,139 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchfakes import write_questions
+from gaji.bench.runner import (
+    BEGIN,
+    END,
+    check_drift,
+    load_config,
+    report_block,
+    update_report,
+    write_recorded,
+)
+from gaji.cli.main import main
+from gaji.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+
+CONFIG = """# a hand-written comment that must survive
+dataset: {data}
+method: bench_fake   # inline comment
+options: {{}}
+model: "scripted:Battle of Guam"
+limit: 2
+cheap: true
+tolerance:
+  default: 0.01
+  tokens: 10%
+"""
+
+
+def test_repo_configs_are_valid():
+    configs = [load_config(p) for p in sorted((REPO / "benchmarks" / "configs").glob("*.yaml"))]
+    names = {c.name for c in configs}
+    assert {"nor-hotpotqa-local", "oner-hotpotqa-local", "nor-koblex-local", "oner-koblex-local"} <= names
+    cheap = [c for c in configs if c.cheap]
+    assert len(cheap) >= 1 and all(c.limit <= 5 and c.model == "local:small" for c in cheap)
+    for c in configs:
+        assert c.tolerance and (c.limit or 0) > 0
+
+
+def test_config_errors_name_the_file(tmp_path):
+    p = tmp_path / "x.yaml"
+    p.write_text("dataset: hotpotqa\nmethod: nor\nlimt: 5\n")
+    with pytest.raises(ConfigError, match="x.yaml: unknown key"):
+        load_config(p)
+    p.write_text("dataset: hotpotqa\n")
+    with pytest.raises(ConfigError, match="missing 'method'"):
+        load_config(p)
+    p.write_text("dataset: hotpotqa\nmethod: nor\ntolerance: {em: lots}\n")
+    with pytest.raises(ConfigError, match="tolerance"):
+        load_config(p)
+
+
+def test_drift_absolute_relative_default_and_missing():
+    recorded = {"em": 0.40, "f1": 0.50, "tokens": 1000.0, "wall_s": 3.0, "rouge_l": 0.3}
+    measured = {"em": 0.44, "f1": 0.58, "tokens": 1090.0, "wall_s": 9.0}
+    d = {x.metric: x for x in check_drift(recorded, measured, {"default": 0.05, "tokens": "10%"})}
+    assert d["em"].ok and not d["f1"].ok and d["tokens"].ok and d["tokens"].allowed == pytest.approx(100.0)
+    assert "wall_s" not in d  # time is not checked unless asked
+    assert not d["rouge_l"].ok and d["rouge_l"].measured is None  # a metric that vanished is a drift
+
+
+def test_write_recorded_keeps_comments_and_other_keys(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text(CONFIG.format(data="x.jsonl") + "recorded:\n  scores: {em: 0.1}\n")
+    write_recorded(p, {"date": "today", "scores": {"em": 0.5, "f1": 0.6}})
+    text = p.read_text()
+    assert "# a hand-written comment that must survive" in text and "# inline comment" in text
+    cfg = load_config(p)
+    assert cfg.recorded == {"date": "today", "scores": {"em": 0.5, "f1": 0.6}} and cfg.method == "bench_fake"
+    # a recorded block in the middle: the keys after it are kept
+    p.write_text("recorded: null\n# note\ndataset: d\nmethod: m\n")
+    write_recorded(p, {"scores": {"em": 1.0}})
+    assert yaml.safe_load(p.read_text()) == {"dataset": "d", "method": "m", "recorded": {"scores": {"em": 1.0}}}
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_report_regenerates_only_the_marked_block(tmp_path):
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(CONFIG.format(data="hotpotqa"))
+    write_recorded(cfg_path, {"date": "2025-01-02T00:00:00", "questions": 2,
+                              "machine": {"cores": 2, "platform": "Linux"}, "scores": {"em": 0.5, "tokens": 12.0}})
+    cfg = load_config(cfg_path)
+    md = tmp_path / "BENCHMARKS.md"
+    md.write_text(f"# Benchmarks\n\nhand text above\n\n{BEGIN}\nold stuff\n{END}\n\nhand text below\n")
+    update_report(md, [cfg])
+    text = md.read_text()
+    assert text.startswith("# Benchmarks\n\nhand text above\n\n" + BEGIN) and text.endswith(END + "\n\nhand text below\n")
+    assert "old stuff" not in text and "| `c` | hotpotqa | bench_fake |" in text and "| 50.0 |" in text
+    assert "2025-01-02" in text and "HotpotQA (CC BY-SA 4.0)" in text
+    update_report(md, [cfg])
+    assert md.read_text() == text  # idempotent
+    fresh = tmp_path / "NEW.md"
+    update_report(fresh, [cfg])
+    assert BEGIN in fresh.read_text() and END in fresh.read_text()
+    md.write_text(f"{BEGIN}\nno end marker\n")
+    with pytest.raises(ConfigError, match="markers"):
+        update_report(md, [cfg])
+    assert "not recorded" in report_block([load_config(REPO / "benchmarks" / "configs" / "nor-hotpotqa-local.yaml")])
+
+
+def test_bench_run_record_check_and_report_end_to_end(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GAJI_HOME", str(tmp_path / "home"))
+    data = write_questions(tmp_path / "mini.jsonl")
+    cdir = tmp_path / "benchmarks" / "configs"
+    cdir.mkdir(parents=True)
+    cfg_path = cdir / "tiny.yaml"
+    cfg_path.write_text(CONFIG.format(data=data))
+
+    assert main(["bench", "check", "--quiet"]) == 0  # not recorded yet: skipped, not failed
+    assert "not recorded yet" in capsys.readouterr().out
+
+    assert main(["bench", "run", "tiny", "--record", "--quiet"]) == 0
+    cfg = load_config(cfg_path)
+    assert cfg.recorded["scores"]["em"] == 0.5 and cfg.recorded["questions"] == 2
+    assert cfg.recorded["machine"]["cores"] >= 1 and cfg.recorded["gaji_version"]
+    assert "# a hand-written comment that must survive" in cfg_path.read_text()
+    res = tmp_path / "benchmarks" / "results" / "tiny"
+    assert {p.name for p in res.iterdir()} >= {"run.json", "results.jsonl", "summary.json", "traces.jsonl"}
+
+    assert main(["bench", "check", "--quiet"]) == 0
+    assert "tiny: ok" in capsys.readouterr().out
+
+    rec = dict(cfg.recorded)
+    rec["scores"] = {**rec["scores"], "em": 0.0}
+    write_recorded(cfg_path, rec)
+    assert main(["bench", "check", "--quiet"]) == 1
+    assert "DRIFT" in capsys.readouterr().out
+
+    assert main(["bench", "check", "--max-minutes", "0", "--quiet"]) == 0
+    assert "skipped (over --max-minutes" in capsys.readouterr().out
+
+    assert main(["bench", "report"]) == 0
+    text = (tmp_path / "BENCHMARKS.md").read_text()
+    assert BEGIN in text and "`tiny`" in text

@@ -1,0 +1,166 @@
+import json
+import os
+
+import pytest
+
+from evalfakes import QUESTIONS, RULES, write_jsonl
+from gaji.errors import ConfigError
+from gaji.eval.summary import read_jsonl_tolerant
+from gaji.llm.scripted import ScriptedLLM
+
+
+def lines(path):
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def test_run_writes_results_traces_and_run_json(make_run, qfile, tmp_path):
+    run = make_run(qfile, concurrency=2)
+    summary = run.run()
+    out = tmp_path / "run"
+    res = {r["id"]: r for r in lines(out / "results.jsonl")}
+    assert set(res) == {"q1", "q2", "q3", "q4"}
+    q1, q2, q3, q4 = (res[k] for k in ("q1", "q2", "q3", "q4"))
+    assert q1["prediction"] == "the Battle of Guam." and q1["metrics"]["em"] == 1.0 and q1["status"] == "ok"
+    assert q1["metrics"]["calls"] == 1 and q1["metrics"]["tokens"] > 0 and q1["summary"]["method"] == "eval_fake"
+    assert q2["metrics"]["em"] == 1.0 and q2["lang"] == "ko"  # 1989년 2월 15일에 vs 1989년 2월 15일
+    assert "em" not in q3["metrics"] and "tokens" in q3["metrics"]  # no gold: cost metrics only
+    assert q4["status"] == "error" and "method exploded" in q4["error"] and q4["metrics"]["em"] == 0.0
+    assert "recall@5" not in q1["metrics"]  # the method does not retrieve
+    traces = {t["id"]: t for t in lines(out / "traces.jsonl")}
+    assert set(traces) == {"q1", "q2", "q3"} and traces["q1"]["trace"]["answer"] == "the Battle of Guam."
+    info = json.loads((out / "run.json").read_text())
+    assert info["status"] == "finished" and info["method"] == "eval_fake" and info["options"] == {"style": "plain"}
+    assert info["dataset"]["sha256"] and info["dataset"]["questions"] == 4 and info["machine"]["cores"] >= 1
+    assert info["gaji_version"] and info["created_at"] and info["concurrency"] == 2 and info["model"] == "scripted"
+    assert summary["questions"] == 4 and summary["errors"] == 1
+    assert summary["metrics"]["em"]["n"] == 3 and summary["metrics"]["em"]["mean"] == pytest.approx(2 / 3)
+    assert summary["questions_per_hour"] > 0 and summary["atc"] > 0
+    assert json.loads((out / "summary.json").read_text())["questions"] == 4
+
+
+def test_resume_skips_finished_questions(make_run, qfile, tmp_path):
+    llm = ScriptedLLM(RULES)
+    make_run(qfile, llm=llm, limit=2).run()
+    assert len(llm.requests) == 2
+    llm2 = ScriptedLLM(RULES)
+    summary = make_run(qfile, llm=llm2).run()
+    assert len(llm2.requests) == 1  # q3 only: q1, q2 done; q4 crashes before calling the LLM
+    assert summary["questions"] == 4 and summary["questions_this_session"] == 2
+    assert len(lines(tmp_path / "run" / "results.jsonl")) == 4
+
+
+def test_resume_tolerates_a_torn_last_line_and_retries_errors(make_run, qfile, tmp_path):
+    make_run(qfile).run()
+    results = tmp_path / "run" / "results.jsonl"
+    with open(results, "a", encoding="utf-8") as f:
+        f.write('{"id": "q9", "trunc')
+    assert len(read_jsonl_tolerant(results)) == 4
+    llm = ScriptedLLM(RULES)
+    summary = make_run(qfile, llm=llm).run()
+    assert summary["questions_this_session"] == 0 and len(llm.requests) == 0
+    summary = make_run(qfile, llm=llm, retry_errors=True).run()
+    assert summary["questions_this_session"] == 1 and summary["errors"] == 1  # q4 crashes again
+
+
+def test_other_configuration_in_the_same_dir_is_refused(make_run, qfile):
+    make_run(qfile, limit=1).run()
+    with pytest.raises(ConfigError, match="options"):
+        make_run(qfile, options={"style": "fancy"}).run()
+    s = make_run(qfile, options={"style": "fancy"}, overwrite=True, limit=1).run()
+    assert s["questions"] == 1
+
+
+def test_bad_method_option_fails_before_any_work(make_run, qfile, tmp_path):
+    with pytest.raises(ConfigError, match="no option"):
+        make_run(qfile, options={"nope": "1"}).run()
+    assert not (tmp_path / "run" / "results.jsonl").exists()
+
+
+def test_retrieval_metrics_with_a_retrieving_method(make_run, qfile, tmp_path):
+    summary = make_run(qfile, method="eval_fake_ret", ks=(1, 2)).run()
+    res = {r["id"]: r for r in lines(tmp_path / "run" / "results.jsonl")}
+    m1 = res["q1"]["metrics"]
+    assert m1["recall@2"] == 1.0 and m1["top@1"] == 1.0 and res["q1"]["retrieved"][:2] in (["d-manila", "d-guam"], ["d-guam", "d-manila"])
+    assert "recall@1" not in res["q3"]["metrics"]  # no gold passages
+    assert summary["metrics"]["recall@2"]["n"] == 2
+
+
+def test_long_form_sets_get_rouge(make_run, tmp_path):
+    rows = [{"id": "l1", "question": "Which battle was first?", "answers": ["the Battle of Guam was first, in 1944 " * 3]}]
+    p = write_jsonl(tmp_path / "asqa_like.jsonl", rows)
+    make_run(p).run()
+    m = lines(tmp_path / "run" / "results.jsonl")[0]["metrics"]
+    assert 0 < m["rouge_l"] < 1
+
+
+class FakeEvaluator:
+    def __init__(self, llm):
+        self.llm = llm
+
+    def evaluate(self, node, question, answer, lang, passages=None):
+        self.llm.chat(node, "evaluate", [{"role": "user", "content": "EVAL " + question}])
+        return {"semantic_coherence": 8, "answerability": 70, "overall": 7.5, "response_validity": True}
+
+
+def test_judge_and_toq_eval_use_their_own_calls(make_run, qfile, tmp_path):
+    judge = ScriptedLLM([(r"EVAL", "ok"), (r"Guam", "has it\npass\npass"), (r".*", "no\nfail\nfail")], name="judge-model")
+    summary = make_run(qfile, method="eval_fake_ret", judge=True, judge_k=2, toq_eval=True, judge_backend=judge,
+                       toq_factory=FakeEvaluator).run()
+    res = {r["id"]: r for r in lines(tmp_path / "run" / "results.jsonl")}
+    m = res["q1"]["metrics"]
+    assert m["judge_top@2"] == 1.0 and m["toq_scoh"] == 8 and m["toq_rval"] == 1.0 and m["toq_oass"] == 7.5
+    assert m["calls"] == 1 and m["eval_calls"] == 3  # 2 judged chunks + 1 evaluation, not in the method's ATC
+    tr = {t["id"]: t for t in lines(tmp_path / "run" / "traces.jsonl")}
+    assert [n["kind"] for n in tr["q1"]["eval"]] == ["judge", "toq_eval"]
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["evaluator"]["self_judging"] is False and not info["notes"]
+    assert summary["metrics"]["toq_rval"]["mean"] == 1.0
+
+
+def test_self_judging_is_flagged(make_run, qfile, tmp_path):
+    make_run(qfile, toq_eval=True, toq_factory=FakeEvaluator, limit=1).run()
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["evaluator"]["self_judging"] is True
+    assert any("self-judging is biased" in n for n in info["notes"])
+
+
+def test_index_built_once_from_the_dataset_corpus(make_run, qfile, tmp_path, monkeypatch):
+    from gaji.eval.runner import EvalRun
+
+    built = []
+
+    def fake_build(src, out_dir, lexical=True, dense=True, progress=True):
+        built.append((src, out_dir))
+        os.makedirs(out_dir, exist_ok=True)
+
+    monkeypatch.setattr(EvalRun, "_open_index", lambda self, d: None)
+    for _ in range(2):
+        run = make_run(qfile, method="eval_fake_ret", index_cache=str(tmp_path / "cache"))
+        run._build_index = fake_build
+        run.gaji._retriever_obj = None  # as from the CLI: no retriever given in code
+        from gaji.eval.datasets import load_dataset
+
+        idx = run._resolve_index(load_dataset(str(qfile)))
+        assert idx.startswith(str(tmp_path / "cache" / "tiny-"))  # not a known set: name + corpus hash
+    assert len(built) == 1 and built[0][0] == [str(qfile.with_name("tiny.corpus.jsonl"))]
+
+
+def test_no_corpus_and_no_index_is_an_error(make_run, tmp_path):
+    p = write_jsonl(tmp_path / "closed.jsonl", QUESTIONS[:1])
+    run = make_run(p, method="eval_fake_ret")
+    run.gaji._retriever_obj = None
+    with pytest.raises(ConfigError, match="--index"):
+        run.run()
+
+
+def test_a_scoring_crash_is_recorded_with_the_trace(make_run, qfile, tmp_path, monkeypatch):
+    import gaji.eval.runner as runner
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("bad metric")
+
+    monkeypatch.setattr(runner, "cost_metrics", boom)
+    summary = make_run(qfile, limit=2).run()
+    res = lines(tmp_path / "run" / "results.jsonl")
+    assert summary["errors"] == 2 and all("scoring: ZeroDivisionError" in r["error"] for r in res)
+    assert res[0]["prediction"] and len(lines(tmp_path / "run" / "traces.jsonl")) == 2
