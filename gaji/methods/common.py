@@ -12,11 +12,15 @@ DATA_NOTE = {
 }
 
 
-def format_passages(passages: list[Passage], style: str = "numbered", max_chars: int = 1200) -> str:
+def format_passages(
+    passages: list[Passage], style: str = "numbered", max_chars: int = 1200, numbers: list[int] | None = None
+) -> str:
     """numbered: `[1] (Title) text` blocks inside <documents>…</documents>.
-    wiki: IRCoT's `Wikipedia Title: <title>\\n<text>` blocks."""
+    wiki: IRCoT's `Wikipedia Title: <title>\\n<text>` blocks.
+    numbers: the [n] label of each passage (default 1, 2, …), for citations numbered across prompts."""
     blocks = []
-    for i, p in enumerate(passages, 1):
+    labels = numbers if numbers is not None else range(1, len(passages) + 1)
+    for i, p in zip(labels, passages):
         text = p.text if len(p.text) <= max_chars else p.text[:max_chars] + " …"
         if style == "wiki":
             blocks.append(f"Wikipedia Title: {p.title}\n{text}")

@@ -1,0 +1,5 @@
+"""ConTReGen: context-driven tree-structured retrieval (ConTRe) and bottom-up long-form generation.
+
+method.py (the method), tree.py (top-down planning and retrieval), planner.py, verifier.py,
+synthesizer.py (bottom-up synthesis), prompts.py (en/ko), retriever.py (ConTRe retrieval only).
+"""
