@@ -9,6 +9,7 @@ BENCH_MODULES = (
     "gaji.bench.runner",  # gaji bench run CONFIG / gaji bench check
     "gaji.bench.methods",  # method sweeps (K, depth, …)
     "gaji.bench.serve",  # gaji bench serve (load test)
+    "gaji.bench.injection",  # gaji bench injection (prompt-injection check)
 )
 
 

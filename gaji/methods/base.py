@@ -59,6 +59,10 @@ class RunContext:
         with self._lock:
             ids = self.trace.remember(passages) if self.trace is not None else [p.id for p in passages]
         node.passage_ids.extend(i for i in ids if i not in node.passage_ids)
+        # a passage is stored once per trace; its score/rank in *this* search belong to the node
+        scores = node.data.setdefault("passage_scores", {})
+        for p in passages:
+            scores.setdefault(p.id, {"score": round(float(p.score), 6), "rank": p.rank, "source": p.source})
         node.data.setdefault("retrieval_ms", 0.0)
         node.data["retrieval_ms"] += round((time.perf_counter() - t0) * 1000, 2)
         self.emit(node)

@@ -12,6 +12,10 @@ DATA_NOTE = {
 }
 
 
+# A passage must not be able to close (or reopen) the <documents> fence it is quoted in.
+_FENCE_TAG = re.compile(r"</?\s*documents\s*>", re.I)
+
+
 def format_passages(
     passages: list[Passage], style: str = "numbered", max_chars: int = 1200, numbers: list[int] | None = None
 ) -> str:
@@ -22,6 +26,7 @@ def format_passages(
     labels = numbers if numbers is not None else range(1, len(passages) + 1)
     for i, p in zip(labels, passages):
         text = p.text if len(p.text) <= max_chars else p.text[:max_chars] + " …"
+        text = _FENCE_TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
         if style == "wiki":
             blocks.append(f"Wikipedia Title: {p.title}\n{text}")
         else:

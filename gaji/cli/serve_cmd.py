@@ -1,0 +1,93 @@
+"""`gaji serve --index [NAME=]DIR … [--host 127.0.0.1 --port 8000]`: the HTTP API and the web page.
+
+The API key comes from the environment (`GAJI_API_KEY`), never from the command line (argv is
+visible to every user of the machine). Binding to anything but loopback without a key is refused
+unless `--insecure` says so.
+"""
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+
+from gaji.cli.common import add_settings_flags, settings_from_args
+from gaji.errors import ConfigError
+
+
+def register(sub) -> None:
+    p = sub.add_parser("serve", help="serve the HTTP API and the web page over one or more indexes")
+    p.add_argument("--index", dest="indexes", action="append", metavar="[NAME=]DIR",
+                   help="an index directory, named NAME (default: the directory's name); repeatable")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--method", "-m", help="default method (default: from settings, oner)")
+    p.add_argument("--retriever", help="default retriever: bm25 | dense | hybrid")
+    p.add_argument("-k", "--k", type=int, dest="k", help="default passages per retrieval")
+    p.add_argument("--timeout", type=float, default=300.0, help="time limit per question in seconds, queue wait included")
+    p.add_argument("--slots", type=int, help="questions answered at once (default: the LLM's parallel slots)")
+    p.add_argument("--queue", type=int, default=8, help="questions that may wait for a slot before 503 (default 8)")
+    p.add_argument("--max-upload-mb", type=float, default=8.0, help="document upload size limit (default 8 MiB)")
+    p.add_argument("--max-body-kb", type=float, default=64.0, help="size limit of other request bodies (default 64 KiB)")
+    p.add_argument("--cors-origin", action="append", metavar="ORIGIN",
+                   help="allow cross-origin requests from this origin (repeatable; default: CORS off)")
+    p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without GAJI_API_KEY")
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    add_settings_flags(p, index=False)
+    p.set_defaults(func=run)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from gaji.serve.app import ServeConfig, create_app
+    except ModuleNotFoundError as e:
+        raise ConfigError(f"gaji serve needs the 'serve' extra ({e.name} is missing): pip install 'gaji[serve]'") from None
+    from gaji.api import Gaji
+    from gaji.serve.indexes import IndexSet
+
+    key = os.environ.get("GAJI_API_KEY") or None
+    if not is_loopback(args.host) and key is None and not args.insecure:
+        raise ConfigError(f"--host {args.host} is reachable from other machines: set GAJI_API_KEY "
+                          "(or pass --insecure to serve without a key)")
+    settings = settings_from_args(args)
+    print(f"loading LLM {settings.llm} …", file=sys.stderr, flush=True)
+    backend = Gaji(settings=settings).backend  # one model, shared by every index
+    indexes = IndexSet.from_specs(args.indexes or [], settings, backend)
+    try:
+        for name in indexes.names():  # open each index now: a bad one is an error at start, not per question
+            g = indexes.gaji(name)
+            print(f"opening index {name} …", file=sys.stderr, flush=True)
+            g.retriever()
+        cfg = ServeConfig(
+            api_key=key,
+            cors_origins=list(args.cors_origin or []),
+            timeout_s=args.timeout,
+            slots=args.slots,
+            queue_max=args.queue,
+            max_body_bytes=int(args.max_body_kb * 1024),
+            max_upload_bytes=int(args.max_upload_mb * 1024 * 1024),
+            default_method=settings.method,
+        )
+        app = create_app(indexes, cfg)
+        runner = app.state.runner
+        print(
+            f"gaji serve: http://{args.host}:{args.port}/  indexes: {', '.join(indexes.names()) or '(none)'}  "
+            f"llm: {backend.name} ({runner.slots} slot(s), queue {runner.queue_max})  "
+            f"auth: {'API key' if key else 'off'}  CORS: {', '.join(cfg.cors_origins) or 'off'}",
+            file=sys.stderr, flush=True,
+        )
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=5)
+    finally:
+        indexes.close()
+    return 0

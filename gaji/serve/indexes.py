@@ -1,0 +1,307 @@
+"""The indexes a server answers over, by name. Clients never see or send a path.
+
+    gaji serve --index hotpot=runs/hotpot --index runs/koblex     # names: hotpot, koblex
+
+Each name holds one `Gaji` (its index, its retrievers); every `Gaji` shares the server's one LLM
+backend. Uploads (`add_documents`) take an index's write lock; questions take its read lock, so a
+search never runs while documents are being added.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from contextlib import contextmanager
+from dataclasses import asdict, is_dataclass, replace
+from pathlib import Path
+from typing import Any, Iterator
+
+from gaji.api import Gaji
+from gaji.config import Settings
+from gaji.errors import ConfigError, InputError
+from gaji.llm.base import LLMBackend
+from gaji.types import Document
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MAX_UPLOAD_ERRORS = 20
+
+
+class UnknownIndex(ConfigError):
+    """A request named an index the server does not have (HTTP 404)."""
+
+
+class UploadInvalid(InputError):
+    """A JSONL upload with bad lines; `errors` lists them (line, field, message), first ones first."""
+
+    def __init__(self, errors: list[dict[str, Any]]):
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(first["message"] + more, path="upload", line=first["line"], field=first.get("field"))
+        self.errors = errors
+
+
+class RWLock:
+    """Many readers or one writer; a waiting writer stops new readers (uploads are not starved)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+        self._writers_waiting = 0
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._cond:
+            while self._writer or self._writers_waiting:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self._cond:
+            self._writers_waiting += 1
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._writers_waiting -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+def parse_index_spec(spec: str) -> tuple[str, str]:
+    """`NAME=DIR` or `DIR` (named after its last path component) -> (name, dir)."""
+    name, sep, path = spec.partition("=")
+    if not sep or not NAME_RE.match(name) or Path(spec).exists():
+        path = spec
+        name = Path(spec.rstrip("/\\")).name
+    if not NAME_RE.match(name):
+        raise ConfigError(f"--index {spec!r}: cannot make an index name from it; write NAME=DIR "
+                          "(NAME: letters, digits, '_', '-', '.')")
+    return name, path
+
+
+class IndexSet:
+    """Named `Gaji` objects. The first is the default; with none, retrieval-free methods still work."""
+
+    def __init__(self, gajis: dict[str, Gaji], fallback: Gaji | None = None, backend: LLMBackend | None = None):
+        """`fallback` answers when no index is named and there is none; `backend` is closed by `close`."""
+        for n in gajis:
+            if not NAME_RE.match(n):
+                raise ConfigError(f"bad index name {n!r}")
+        self._gajis = dict(gajis)
+        self._locks = {n: RWLock() for n in gajis}
+        self._fallback = fallback
+        self._backend = backend
+
+    @classmethod
+    def from_specs(cls, specs: list[str], settings: Settings, backend: LLMBackend) -> "IndexSet":
+        gajis: dict[str, Gaji] = {}
+        for spec in specs:
+            name, path = parse_index_spec(spec)
+            if name in gajis:
+                raise ConfigError(f"two indexes are named {name!r}: write NAME=DIR to tell them apart")
+            gajis[name] = Gaji(index=path, llm=backend, settings=replace(settings, index=path))
+        return cls(gajis, fallback=Gaji(llm=backend, settings=replace(settings, index=None)), backend=backend)
+
+    # -- lookup ------------------------------------------------------------------------------
+    def names(self) -> list[str]:
+        return list(self._gajis)
+
+    @property
+    def default(self) -> str | None:
+        return next(iter(self._gajis), None)
+
+    def resolve(self, name: str | None) -> str | None:
+        """The index a request means: its name, else the default; UnknownIndex if there is no such."""
+        if name is None:
+            return self.default
+        if name not in self._gajis:
+            raise UnknownIndex(f"unknown index {name!r}; known: {', '.join(self._gajis) or '(none)'}")
+        return name
+
+    def gaji(self, name: str | None) -> Gaji:
+        resolved = self.resolve(name)
+        if resolved is None:
+            if self._fallback is None:
+                raise UnknownIndex("this server has no index")
+            return self._fallback
+        return self._gajis[resolved]
+
+    def lock(self, name: str | None) -> RWLock:
+        """The index's read/write lock (a private, never-written one for the index-less fallback)."""
+        return self._locks[name] if name in self._locks else _FALLBACK_LOCK
+
+    def scrub(self, name: str | None, message: str) -> str:
+        """A message for clients, with the index directory and other absolute paths hidden."""
+        g = self._gajis.get(name) if name else None
+        return scrub_text(message, g.settings.index if g is not None else None)
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+
+    # -- status and uploads --------------------------------------------------------------------
+    def status(self, name: str) -> dict[str, Any]:
+        """Chunks, documents and configuration of an index, with any filesystem path removed."""
+        g = self.gaji(self.resolve(name))
+        out: dict[str, Any] = {"name": name, "status": "ok", "config": {}}
+        try:
+            index = g.index
+        except Exception as e:  # noqa: BLE001 - a broken index is reported, not raised
+            return {**out, "status": "unavailable", "error": scrub_text(str(e), g.settings.index)}
+        if index is not None:
+            out.update(describe_index(index))
+            out["config"] = scrub(out.get("config", {}), g.settings.index)
+        return out
+
+    def add_documents(self, name: str, docs: list[Document]) -> dict[str, Any]:
+        """Add documents to a named index (`Index.add`) under its write lock; returns what the index
+        reports it did (chunks added / replaced / unchanged …) when it says."""
+        resolved = self.resolve(name)
+        index = self.gaji(resolved).index
+        if index is None or not hasattr(index, "add"):
+            raise ConfigError(f"index {name!r} does not accept documents")
+        with self.lock(resolved).write():
+            result = index.add(docs)
+        to_dict = getattr(result, "to_dict", None)
+        return to_dict() if callable(to_dict) else {}
+
+
+_FALLBACK_LOCK = RWLock()
+
+
+INFO_KEYS = ("created", "updated", "build_seconds", "counts", "versions")
+
+
+def describe_index(index: Any) -> dict[str, Any]:
+    """Chunks, documents and configuration of an opened index (`Index.info()` where it has one)."""
+    info_fn = getattr(index, "info", None)
+    info = info_fn() if callable(info_fn) else {}
+    info = info if isinstance(info, dict) else {}
+    config = info.get("config") or getattr(index, "config", None) or {}
+    if is_dataclass(config) and not isinstance(config, type):
+        config = asdict(config)
+    elif not isinstance(config, dict):
+        config = {"value": str(config)}
+    extra = {k: info[k] for k in INFO_KEYS if k in info}
+    if info.get("sources"):  # file names only: where they live is nobody's business
+        extra["sources"] = [Path(str(s)).name for s in info["sources"]]
+    chunks = info.get("chunks")
+    return {"chunks": chunks if isinstance(chunks, int) else _count(index), "documents": info.get("documents"),
+            "config": {**config, **extra}}
+
+
+def _count(obj: Any) -> int | None:
+    for attr in ("num_chunks", "n_chunks", "size"):
+        v = getattr(obj, attr, None)
+        v = v() if callable(v) else v
+        if isinstance(v, int):
+            return v
+    try:
+        return len(obj)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
+def scrub_text(text: str, root: str | None) -> str:
+    """Hide the index directory (and other absolute paths) in a message meant for clients."""
+    if root:
+        text = text.replace(str(Path(root).resolve()), "<index>").replace(root, "<index>")
+    return re.sub(r"(?<![\w.])/(?:[\w.~-]+/)+[\w.~-]*", "<path>", text)
+
+
+def scrub(value: Any, root: str | None) -> Any:
+    """A JSON value with every string scrubbed of paths (keys that are only paths are dropped)."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(v, str) and (v.startswith("/") or (root and root in v)):
+                continue
+            out[k] = scrub(v, root)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, root) for v in value]
+    if isinstance(value, str):
+        return scrub_text(value, root)
+    return json.loads(json.dumps(value, default=str))
+
+
+# -- JSONL uploads ---------------------------------------------------------------------------------
+def parse_documents_jsonl(data: bytes, max_errors: int = MAX_UPLOAD_ERRORS) -> list[Document]:
+    """One document per line: {"id", "text", "title"?, "metadata"?, ...}; other fields go to metadata.
+
+    Raises UploadInvalid listing the bad lines (1-based) when any line is bad; nothing is added then."""
+    errors: list[dict[str, Any]] = []
+    docs: list[Document] = []
+    seen: dict[str, int] = {}
+
+    def bad(line: int, message: str, field: str | None = None) -> None:
+        errors.append({"line": line, "field": field, "message": message})
+
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        if len(errors) >= max_errors:
+            break
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            bad(n, f"not UTF-8 (byte {e.start + 1})")
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            bad(n, f"not valid JSON: {e.msg} (column {e.colno})")
+            continue
+        if not isinstance(obj, dict):
+            bad(n, "a line must be a JSON object")
+            continue
+        doc = _document(obj, n, bad)
+        if doc is None:
+            continue
+        if doc.id in seen:
+            bad(n, f"duplicate id {doc.id!r} (first on line {seen[doc.id]})", "id")
+            continue
+        seen[doc.id] = n
+        docs.append(doc)
+    if errors:
+        raise UploadInvalid(errors)
+    if not docs:
+        raise UploadInvalid([{"line": 1, "field": None, "message": "no documents in the upload"}])
+    return docs
+
+
+def _document(obj: dict[str, Any], n: int, bad: Any) -> Document | None:
+    ok = True
+    doc_id = obj.get("id")
+    if isinstance(doc_id, int) and not isinstance(doc_id, bool):
+        doc_id = str(doc_id)
+    if not isinstance(doc_id, str) or not doc_id.strip() or len(doc_id) > 256:
+        bad(n, "'id' must be a non-empty string (at most 256 characters)", "id")
+        ok = False
+    text = obj.get("text")
+    if not isinstance(text, str) or not text.strip():
+        bad(n, "'text' must be a non-empty string", "text")
+        ok = False
+    title = obj.get("title", "")
+    if not isinstance(title, str):
+        bad(n, "'title' must be a string", "title")
+        ok = False
+    meta = obj.get("metadata", {})
+    if not isinstance(meta, dict):
+        bad(n, "'metadata' must be an object", "metadata")
+        ok = False
+    if not ok:
+        return None
+    extra = {k: v for k, v in obj.items() if k not in ("id", "text", "title", "metadata", "source")}
+    return Document(id=doc_id, text=text, title=title, metadata={**meta, **extra}, source="upload")

@@ -1,0 +1,97 @@
+"""The JSON bodies of the HTTP API (pydantic models; they make up /openapi.json).
+
+Request bodies forbid unknown fields, so a typo (`"methd"`) is a 400, not a silent default.
+Responses carry the trace as plain JSON (`gaji.types.Trace.to_dict`), the same shape the CLI's
+`gaji ask --json` prints and the web page renders.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+OptionValue = str | int | float | bool | list[str] | list[int] | list[float] | None
+
+
+class AskRequest(BaseModel):
+    """One question, asked with a method (and its options) over a named index."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=4000, description="the question, Korean or English")
+    method: str | None = Field(None, description="method name (GET /api/methods); default: the server's")
+    index: str | None = Field(None, description="index name (GET /api/indexes); default: the first one")
+    options: dict[str, OptionValue] = Field(default_factory=dict, description="method options, e.g. {\"k\": 5}")
+    retriever: str | None = Field(None, description="bm25 | dense | hybrid; default: the server's")
+    lang: Literal["auto", "ko", "en"] | None = Field(None, description="prompt language; default follows the question")
+    include_prompts: bool = Field(False, description="keep each LLM call's prompt in the trace (large)")
+
+
+class Citation(BaseModel):
+    id: str
+    doc_id: str
+    title: str = ""
+    text: str = ""
+
+
+class AskResponse(BaseModel):
+    answer: str
+    citations: list[Citation]
+    status: str
+    error: str | None = None
+    usage: dict[str, Any]
+    trace: dict[str, Any] = Field(description="the whole run: see gaji.types.Trace")
+
+
+class ErrorResponse(BaseModel):
+    error: str = Field(description="what went wrong, for a person to read")
+
+
+class OptionInfo(BaseModel):
+    name: str
+    type: str
+    default: Any = None
+
+
+class MethodInfo(BaseModel):
+    name: str
+    help: str = ""
+    needs_retriever: bool = True
+    options: list[OptionInfo]
+
+
+class MethodsResponse(BaseModel):
+    methods: list[MethodInfo]
+    default: str
+    retrievers: list[str]
+
+
+class IndexSummary(BaseModel):
+    name: str
+    default: bool = False
+    status: str = Field(description="ok | unavailable | not loaded")
+
+
+class IndexesResponse(BaseModel):
+    indexes: list[IndexSummary]
+
+
+class IndexStatus(BaseModel):
+    name: str
+    status: str
+    chunks: int | None = None
+    documents: int | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class UploadResponse(BaseModel):
+    index: str
+    added: int = Field(description="documents received")
+    chunks: dict[str, int] = Field(default_factory=dict, description="what the index did: added, replaced, unchanged, …")
+    status: IndexStatus
+
+
+class Health(BaseModel):
+    status: str
+    version: str

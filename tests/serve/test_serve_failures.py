@@ -1,0 +1,110 @@
+"""Slow, failing and overloaded backends: each request fails with a message, the server stays up."""
+from __future__ import annotations
+
+import threading
+import time
+
+from fastapi.testclient import TestClient
+
+from gaji.types import Passage
+
+EN_Q = "Which battle occurred first, the Battle of Manila or the Battle of Guam?"
+
+
+def wait_for(cond, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_timeout_is_504_and_the_run_stops_at_its_next_llm_call(make_app, scripted):
+    calls = []
+
+    def slow(_req):
+        calls.append(time.monotonic())
+        time.sleep(0.6)
+        return "When was the Battle of Guam? | When was the Battle of Manila?"
+
+    app = make_app(scripted(_extra=[(r"DECOMPOSE", slow)]), timeout_s=0.2)
+    with TestClient(app) as c:
+        t0 = time.perf_counter()
+        r = c.post("/api/ask", json={"question": EN_Q, "method": "test_tree"})
+        assert r.status_code == 504 and "time limit" in r.json()["error"]
+        assert time.perf_counter() - t0 < 0.55
+        runner = app.state.runner
+        assert wait_for(lambda: runner.state()["running"] == 0)  # the slot comes back
+        assert len(calls) == 1  # the sub-question calls never started
+        assert c.get("/api/metrics").json()["questions"]["by_outcome"] == {"timeout": 1}
+        assert c.post("/api/ask", json={"question": EN_Q}).status_code == 200
+
+
+def test_failing_llm_is_an_error_json_and_the_server_stays_up(make_app, scripted):
+    app = make_app(scripted(_extra=[(r"Question:", RuntimeError("backend exploded"))]))
+    with TestClient(app) as c:
+        r = c.post("/api/ask", json={"question": EN_Q})
+        assert r.status_code == 502
+        body = r.json()
+        assert "backend exploded" in body["error"] and "Traceback" not in r.text
+        assert body["trace"]["status"] == "failed"
+        assert c.get("/api/health").json()["status"] == "ok"
+        assert c.post("/api/ask", json={"question": "훈민정음은 언제?", "method": "test_tree"}).status_code == 200
+        m = c.get("/api/metrics").json()
+        assert m["questions"]["by_outcome"] == {"failed": 1, "ok": 1}
+        assert m["llm"]["failed_calls"] == 1 and "backend exploded" in m["errors"]["recent"][0]["error"]
+
+
+def test_unexpected_exception_is_500_with_a_message_not_a_traceback(make_app):
+    app = make_app()
+    bad = app.state.indexes.gaji("demo").index.retr
+
+    def boom(query, k=5):
+        raise ZeroDivisionError("oops")
+
+    bad.search = boom
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = c.post("/api/ask", json={"question": EN_Q})
+        assert r.status_code == 500
+        assert r.json() == {"error": "internal error (ZeroDivisionError): oops"}
+        assert c.get("/api/health").status_code == 200
+
+
+def test_queue_full_is_503_and_every_request_is_answered_or_refused(make_app, scripted):
+    gate = threading.Event()
+
+    def held(_req):
+        gate.wait(5)
+        return "Answer: Battle of Guam\nSources: [1]"
+
+    app = make_app(scripted(_extra=[(r"Question:", held)]), slots=1, queue_max=1)
+    results: list[int] = []
+    with TestClient(app) as c:
+        def ask():
+            results.append(c.post("/api/ask", json={"question": EN_Q}).status_code)
+
+        threads = [threading.Thread(target=ask) for _ in range(2)]
+        for t in threads:
+            t.start()
+        runner = app.state.runner
+        assert wait_for(lambda: runner.state()["running"] == 1 and runner.state()["waiting"] == 1)
+        r = c.post("/api/ask", json={"question": EN_Q})  # slot and queue taken
+        assert r.status_code == 503 and "server busy" in r.json()["error"] and r.headers["retry-after"]
+        gate.set()
+        for t in threads:
+            t.join(5)
+        assert sorted(results) == [200, 200]
+        m = c.get("/api/metrics").json()
+        assert m["questions"]["by_outcome"] == {"ok": 2, "rejected": 1} and m["queue"]["rejected"] == 1
+
+
+def test_retriever_passages_with_markup_stay_data(make_app):
+    """A passage holding HTML is returned verbatim in JSON; the page inserts it as text (CSP blocks scripts)."""
+    app = make_app()
+    app.state.indexes.gaji("demo").index.retr.passages.insert(
+        0, Passage(id="x", doc_id="x", title="<b>t</b>", text="<script>alert(1)</script> Battle of Guam Manila"))
+    with TestClient(app) as c:
+        r = c.post("/api/ask", json={"question": EN_Q})
+        assert r.json()["trace"]["passages"]["x"]["text"].startswith("<script>")
+        assert "'unsafe-inline'" not in r.headers["content-security-policy"]

@@ -1,0 +1,50 @@
+"""The server over a real on-disk index (BM25 only, built from the demo corpus): status, upload, ask."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gaji.config import Settings
+from gaji.llm.scripted import ScriptedLLM
+
+store = pytest.importorskip("gaji.index.store")
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    from gaji.serve.app import ServeConfig, create_app
+    from gaji.serve.indexes import IndexSet
+
+    out = tmp_path_factory.mktemp("idx") / "demo-index"
+    with resources.as_file(resources.files("gaji") / "data" / "demo_corpus.jsonl") as corpus:
+        store.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")  # no Kiwi load: fast
+    llm = ScriptedLLM(default="Answer: 1446년\nSources: [1]")
+    indexes = IndexSet.from_specs([f"demo={out}"], Settings(retriever="bm25", retries=0), llm)
+    with TestClient(create_app(indexes, ServeConfig())) as c:
+        c.index_dir = str(out)
+        yield c
+
+
+def test_status_upload_and_ask_over_a_real_index(client):
+    st = client.get("/api/indexes/demo").json()
+    assert st["status"] == "ok" and st["chunks"] == 16 and st["config"]["lexical"] is True
+    assert client.index_dir not in json.dumps(st) and "/" not in "".join(st["config"].get("sources", []))
+
+    r = client.post("/api/ask", json={"question": "훈민정음은 몇 년에 반포되었나요?", "options": {"k": 3}})
+    assert r.status_code == 200 and r.json()["citations"][0]["id"] == "ko-hunminjeongeum"
+
+    doc = {"id": "hangul-day", "title": "한글날", "text": "한글날은 10월 9일로, 훈민정음 반포를 기념하는 날이다."}
+    r = client.post("/api/indexes/demo/documents", content=json.dumps(doc, ensure_ascii=False).encode())
+    assert r.status_code == 200 and r.json()["added"] == 1 and r.json()["status"]["chunks"] == 17
+    assert r.json()["chunks"]["added"] == 1
+    r = client.post("/api/ask", json={"question": "한글날은 언제인가요?", "options": {"k": 1}})
+    assert r.json()["trace"]["root"]["passage_ids"] == ["hangul-day"]
+
+
+def test_a_retriever_the_index_lacks_is_400_without_the_path(client):
+    r = client.post("/api/ask", json={"question": "한글날은 언제인가요?", "retriever": "dense"})
+    assert r.status_code == 400 and "no dense part" in r.json()["error"]
+    assert client.index_dir not in r.text
