@@ -99,7 +99,9 @@ def test_report_regenerates_only_the_marked_block(tmp_path):
     md.write_text(f"{BEGIN}\nno end marker\n")
     with pytest.raises(ConfigError, match="markers"):
         update_report(md, [cfg])
-    assert "not recorded" in report_block([load_config(REPO / "benchmarks" / "configs" / "nor-hotpotqa-local.yaml")])
+    unrecorded = tmp_path / "fresh.yaml"
+    unrecorded.write_text("dataset: hotpotqa\nmethod: nor\nmodel: local\nlimit: 50\n", encoding="utf-8")
+    assert "not recorded" in report_block([load_config(unrecorded)])
 
 
 def test_bench_run_record_check_and_report_end_to_end(tmp_path, monkeypatch, capsys):

@@ -1,0 +1,169 @@
+"""`gaji index build|add|info|search`: build and inspect on-disk indexes (gaji.index.store).
+
+    gaji index build hotpotqa --out runs/hotpot                  # a shared dataset name or any path
+    gaji index build notes/ more.jsonl --out runs/notes --chunk-size 1500 --no-dense
+    gaji index add runs/notes new.jsonl
+    gaji index info runs/notes
+    gaji index search runs/notes "질문" --retriever bm25 -k 5
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+
+__all__ = ["register"]
+
+
+def register(sub) -> None:
+    p = sub.add_parser("index", help="build, extend, inspect and search an index")
+    isub = p.add_subparsers(dest="index_command", metavar="ACTION")
+
+    b = isub.add_parser(
+        "build",
+        help="build an index from corpus files, folders or shared dataset names",
+        description="CORPUS: a .jsonl / KorQuAD .json file, a folder of .txt/.md, or a shared dataset name "
+        "(hotpotqa, 2wikimultihopqa, musique, asqa, odsum_story, koblex, korquad).",
+    )
+    b.add_argument("corpus", nargs="+", metavar="CORPUS")
+    b.add_argument("--out", required=True, metavar="DIR", help="index folder (replaced atomically when complete)")
+    b.add_argument("--lexical", action=argparse.BooleanOptionalAction, default=True, help="BM25 part (default on)")
+    b.add_argument("--dense", action=argparse.BooleanOptionalAction, default=True, help="dense E5 part (default on)")
+    b.add_argument("--chunk-size", type=int, default=None, metavar="N",
+                   help="chunk size (default 10000 chars / 2000 tokens: shared-corpus passages stay whole)")
+    b.add_argument("--chunk-overlap", type=int, default=None, metavar="N", help="overlap (default 200 chars / 40 tokens)")
+    b.add_argument("--chunk-by", choices=["chars", "tokens"], default="chars")
+    b.add_argument("--dense-backend", choices=["auto", "exact", "hnsw"], default="auto",
+                   help="exact numpy search, or faiss HNSW (auto: HNSW above 100k chunks)")
+    b.add_argument("--korean-analyzer", choices=["auto", "kiwi", "bigram"], default="auto",
+                   help="Korean BM25 analyser (auto: kiwi when installed, else character bigrams)")
+    b.add_argument("--skip-bad", action="store_true", help="skip bad records (listed at the end) instead of failing")
+    b.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
+    b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    b.set_defaults(func=_build)
+
+    a = isub.add_parser("add", help="add documents to an index (changed chunks re-indexed, new ones embedded)")
+    a.add_argument("index", metavar="DIR")
+    a.add_argument("corpus", nargs="+", metavar="CORPUS")
+    a.add_argument("--skip-bad", action="store_true")
+    a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    a.set_defaults(func=_add)
+
+    i = isub.add_parser("info", help="what an index holds and how it was built")
+    i.add_argument("index", metavar="DIR")
+    i.add_argument("--json", action="store_true", help="print the full manifest as JSON")
+    i.set_defaults(func=_info)
+
+    s = isub.add_parser("search", help="print the ranked passages for a query (debugging)")
+    s.add_argument("index", metavar="DIR")
+    s.add_argument("query")
+    s.add_argument("--retriever", default="hybrid", help="bm25 | dense | hybrid (default hybrid)")
+    s.add_argument("-k", "--k", type=int, default=5)
+    s.add_argument("--json", action="store_true", help="print passages as JSON lines")
+    s.add_argument("--width", type=int, default=300, help="characters of passage text to show")
+    s.set_defaults(func=_search)
+
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _print_report(report, limit: int = 20) -> None:
+    if report is None or not report.skipped:
+        return
+    out = sys.stderr
+    print(f"skipped {len(report.skipped)} bad record(s):", file=out)
+    for s in report.skipped[:limit]:
+        print(f"  {s}", file=out)
+    if len(report.skipped) > limit:
+        print(f"  ... and {len(report.skipped) - limit} more", file=out)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from gaji.corpus.chunking import ChunkingConfig
+    from gaji.index.store import build_index
+
+    cfg = ChunkingConfig(size=args.chunk_size, overlap=args.chunk_overlap, by=args.chunk_by)
+    idx = build_index(
+        args.corpus,
+        args.out,
+        lexical=args.lexical,
+        dense=args.dense,
+        chunking=cfg,
+        progress=args.progress and sys.stderr.isatty(),
+        skip_bad=args.skip_bad,
+        dense_backend=args.dense_backend,
+        limit=args.limit,
+        korean_analyzer=args.korean_analyzer,
+    )
+    m = idx.manifest
+    parts = [p for p, on in (("bm25", m.has_lexical), (f"dense/{m.config.get('dense_backend')}", m.has_dense)) if on]
+    print(
+        f"built {idx.path}: {m.counts.get('documents')} documents -> {idx.chunks} chunks "
+        f"({' + '.join(parts)}) in {m.build_seconds:.1f} s"
+        + (" (resumed)" if m.stats.get("resumed") else "")
+    )
+    _print_report(idx.read_report)
+    return 0
+
+
+def _add(args: argparse.Namespace) -> int:
+    from gaji.index.store import open_index
+
+    idx = open_index(args.index)
+    res = idx.add(args.corpus, progress=args.progress and sys.stderr.isatty(), skip_bad=args.skip_bad)
+    print(
+        f"{idx.path}: added {res.added}, replaced {res.replaced}, unchanged {res.unchanged}, "
+        f"removed {res.removed} chunk(s); now {idx.chunks} chunks"
+    )
+    _print_report(res.report)
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    from gaji.index.store import open_index
+
+    idx = open_index(args.index)
+    info = idx.info()
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+        return 0
+    c = info["config"]
+    ch = c.get("chunking") or {}
+    rows = [
+        ("path", info["path"]),
+        ("documents", info["documents"]),
+        ("chunks", info["chunks"]),
+        ("created", f"{info['created']} ({info['build_seconds']:.1f} s)"),
+        ("updated", info["updated"]),
+        ("chunking", f"{ch.get('size')} {ch.get('by')}, overlap {ch.get('overlap')}"),
+        ("bm25", c.get("analyzer") if c.get("lexical") else "no"),
+        ("dense", f"{c.get('embedding_model')} ({c.get('dense_backend')})" if c.get("dense") else "no"),
+        ("sources", ", ".join(info["sources"])),
+        ("versions", ", ".join(f"{k} {v}" for k, v in info["versions"].items() if v)),
+    ]
+    for k, v in rows:
+        print(f"{k:>10}  {v}")
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    from gaji.index.store import open_index
+
+    idx = open_index(args.index)
+    r = idx.retriever(args.retriever)
+    passages = r.search(args.query, args.k)
+    if args.json:
+        for p in passages:
+            print(json.dumps(p.to_dict(), ensure_ascii=False))
+        return 0
+    if not passages:
+        print("(no passages)")
+    for p in passages:
+        extra = ""
+        if p.source == "hybrid":
+            extra = f"  [bm25 #{p.metadata.get('bm25_rank') or '-'}, dense #{p.metadata.get('dense_rank') or '-'}]"
+        print(f"{p.rank:>2}. {p.score:.4f}  {p.id}  {p.title}{extra}")
+        text = " ".join(p.text.split())
+        short = text if len(text) <= args.width else text[: args.width].rstrip() + "..."
+        print(textwrap.indent(textwrap.fill(short, width=100), "    "))
+    return 0

@@ -1,0 +1,217 @@
+"""Cut Documents into Chunks: sentence-aware, by characters (default) or tokens, with overlap.
+
+    >>> chunks = chunk_document(doc, ChunkingConfig(size=800, overlap=100))
+
+- A document that fits in `size` is ONE chunk whose id is the document id; otherwise chunks are
+  ``{doc_id}#{n}`` (n = 0, 1, ...). Ids depend only on the text and the config, so they are stable.
+- Chunks are built from whole sentences (`gaji.text.sentences`, Korean and English rules); a chunk is
+  cut inside a sentence only when that sentence alone exceeds `size` (then at word, or token, bounds).
+- `overlap` repeats the last whole sentences of a chunk (at most `overlap` in size) at the start of
+  the next one.
+- ``by="chars"`` measures chunk text length in characters; ``by="tokens"`` counts whitespace words
+  (English) or Kiwi morphemes (Korean; whitespace words without kiwipiepy).
+- Chunk text is always an exact slice ``doc.text[start:end]``.
+
+The default size (10,000 characters) keeps every passage of the shared QA corpora (at most ~8,300
+characters; KorQuAD paragraphs at most ~3,000) as a single chunk, so their gold ``doc_id``s are chunk
+ids. For long documents (books, reports) pass a smaller size, e.g. ``--chunk-size 1500``.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from gaji.errors import ConfigError
+from gaji.text.lang import detect_lang
+from gaji.text.sentences import sentence_spans
+from gaji.types import Chunk, Document
+
+__all__ = ["ChunkingConfig", "chunk_document", "chunk_documents", "token_spans", "DEFAULT_SIZE"]
+
+DEFAULT_SIZE = {"chars": 10_000, "tokens": 2_000}
+DEFAULT_OVERLAP = {"chars": 200, "tokens": 40}
+_WORD_RE = re.compile(r"\S+")
+
+Span = tuple[int, int]
+
+
+@dataclass
+class ChunkingConfig:
+    """How documents are cut. `size`/`overlap` default by unit (chars: 10000/200, tokens: 2000/40)."""
+
+    size: int | None = None
+    overlap: int | None = None
+    by: str = "chars"  # "chars" | "tokens"
+
+    def __post_init__(self) -> None:
+        if self.by not in DEFAULT_SIZE:
+            raise ConfigError(f"chunking by {self.by!r} is not supported; use chars or tokens")
+        if self.size is None:
+            self.size = DEFAULT_SIZE[self.by]
+        if self.overlap is None:
+            self.overlap = min(DEFAULT_OVERLAP[self.by], self.size // 4)
+        if self.size < 1:
+            raise ConfigError(f"chunk size must be at least 1, got {self.size}")
+        if not 0 <= self.overlap < self.size:
+            raise ConfigError(f"chunk overlap must be >= 0 and smaller than the size ({self.size}), got {self.overlap}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ChunkingConfig":
+        return cls(size=d.get("size"), overlap=d.get("overlap"), by=d.get("by", "chars"))
+
+
+# ---------------------------------------------------------------------------------------------
+# units and measures
+# ---------------------------------------------------------------------------------------------
+
+
+def token_spans(text: str, start: int, end: int, lang: str) -> list[Span]:
+    """Token spans of text[start:end] in document offsets: Kiwi morphemes for Korean, else words."""
+    if lang == "ko":
+        from gaji.text.analyzers import _kiwi_call_lock, get_kiwi, kiwi_available
+
+        if kiwi_available():
+            kiwi = get_kiwi()
+            with _kiwi_call_lock:
+                toks = kiwi.tokenize(text[start:end])
+            return [(start + t.start, start + t.start + t.len) for t in toks]
+    return [(start + m.start(), start + m.end()) for m in _WORD_RE.finditer(text, start, end)]
+
+
+class _Measure:
+    """Size of a run of units i..j (inclusive): characters spanned, or summed token weights."""
+
+    def __init__(self, spans: list[Span], weights: list[int] | None):
+        self.spans = spans
+        self.prefix: list[int] | None = None
+        if weights is not None:
+            self.prefix = [0]
+            for w in weights:
+                self.prefix.append(self.prefix[-1] + w)
+
+    def __call__(self, i: int, j: int) -> int:
+        if self.prefix is not None:
+            return self.prefix[j + 1] - self.prefix[i]
+        return self.spans[j][1] - self.spans[i][0]
+
+
+def _pack(spans: list[Span], measure: _Measure, size: int, overlap: int) -> list[Span]:
+    """Greedy packing of consecutive units into windows of at most `size`, overlapping by whole units."""
+    out: list[Span] = []
+    n, i = len(spans), 0
+    while i < n:
+        j = i
+        while j + 1 < n and measure(i, j + 1) <= size:
+            j += 1
+        out.append((spans[i][0], spans[j][1]))
+        if j == n - 1:
+            break
+        m = j + 1  # next window starts at m; pull back whole units for the overlap
+        while m - 1 > i and measure(m - 1, j) <= overlap:
+            m -= 1
+        while m <= j and measure(m, j + 1) > size:
+            m += 1
+        i = m
+    return out
+
+
+def _hard_split(span: Span, size: int, overlap: int) -> list[Span]:
+    """Character windows over one unit longer than `size` (a word with no space in it)."""
+    s, e = span
+    step = max(1, size - overlap)
+    out, pos = [], s
+    while True:
+        out.append((pos, min(pos + size, e)))
+        if pos + size >= e:
+            return out
+        pos += step
+
+
+def _spans(text: str, cfg: ChunkingConfig, lang: str) -> list[Span]:
+    size, overlap = int(cfg.size or 0), int(cfg.overlap or 0)
+    if cfg.by == "chars" and len(text.strip()) <= size:
+        return [(0, len(text))] if text.strip() else []
+    sents = sentence_spans(text)
+    if not sents:
+        return []
+    by_tokens = cfg.by == "tokens"
+    sent_tokens = [token_spans(text, s, e, lang) for s, e in sents] if by_tokens else None
+
+    def sent_size(k: int) -> int:
+        return len(sent_tokens[k]) if sent_tokens is not None else sents[k][1] - sents[k][0]
+
+    whole = sum(sent_size(k) for k in range(len(sents))) if by_tokens else sents[-1][1] - sents[0][0]
+    if whole <= size:
+        return [(0, len(text))]
+
+    out: list[Span] = []
+    run: list[int] = []  # indexes of consecutive sentences that fit
+
+    def flush() -> None:
+        if run:
+            spans = [sents[k] for k in run]
+            weights = [sent_size(k) for k in run] if by_tokens else None
+            out.extend(_pack(spans, _Measure(spans, weights), size, overlap))
+            run.clear()
+
+    for k in range(len(sents)):
+        if sent_size(k) <= size:
+            run.append(k)
+            continue
+        flush()  # an over-long sentence: cut it at word (or token) boundaries
+        if by_tokens:
+            units = sent_tokens[k]  # type: ignore[index]
+            out.extend(_pack(units, _Measure(units, [1] * len(units)), size, overlap))
+        else:
+            units = []
+            for w in _WORD_RE.finditer(text, *sents[k]):
+                if w.end() - w.start() > size:
+                    units.extend(_hard_split((w.start(), w.end()), size, overlap))
+                else:
+                    units.append((w.start(), w.end()))
+            out.extend(_pack(units, _Measure(units, None), size, overlap))
+    flush()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# public
+# ---------------------------------------------------------------------------------------------
+
+
+def chunk_document(doc: Document, cfg: ChunkingConfig | None = None) -> list[Chunk]:
+    """The chunks of one document (see the module docstring)."""
+    cfg = cfg or ChunkingConfig()
+    doc_lang = detect_lang(doc.text) if cfg.by == "tokens" else ""  # only token counting needs it
+    spans = _spans(doc.text, cfg, doc_lang)
+    chunks = []
+    for n, (s, e) in enumerate(spans):
+        text = doc.text[s:e]
+        meta = dict(doc.metadata)
+        if len(spans) > 1:
+            meta.update(chunk=n, chunks=len(spans))
+        chunks.append(
+            Chunk(
+                id=doc.id if len(spans) == 1 else f"{doc.id}#{n}",
+                doc_id=doc.id,
+                text=text,
+                title=doc.title,
+                lang=detect_lang(text),
+                start=s,
+                end=e,
+                metadata=meta,
+            )
+        )
+    return chunks
+
+
+def chunk_documents(docs: Iterable[Document], cfg: ChunkingConfig | None = None) -> Iterator[Chunk]:
+    """Chunks of many documents, in order."""
+    cfg = cfg or ChunkingConfig()
+    for d in docs:
+        yield from chunk_document(d, cfg)

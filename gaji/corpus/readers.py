@@ -1,0 +1,398 @@
+"""Corpus readers: files on disk -> `Document`s, with errors that name file, line and field.
+
+Formats (chosen by path):
+- ``*.jsonl``: one object per line with ``text`` (required), ``id`` and ``title``; every other key is kept
+  in `Document.metadata`. A missing ``id`` becomes ``<file stem>-<line>``. Blank lines are ignored.
+  The shared benchmark corpora (``<name>.corpus.jsonl``) are this format.
+- ``*.json``: the official KorQuAD 1.0 file (``{"version", "data": [{"title", "paragraphs": [{"context",
+  "qas"}]}]}``), converted in memory (never re-saved): one Document per paragraph with id
+  ``korquad-{article_idx}-{paragraph_idx}`` (0-based) and the article title; or a JSON array of
+  objects shaped like the JSONL lines.
+- a folder: every ``.txt`` / ``.md`` / ``.markdown`` file under it (hidden ones skipped), id = path
+  relative to the folder, title = first Markdown heading (or front-matter ``title``), else the file name.
+- a single ``.txt`` / ``.md`` file: one Document.
+
+Bad input (malformed JSON, missing or empty ``text``, a file that is not UTF-8, duplicate ids, an
+empty corpus) raises `InputError`. With ``skip_bad=True`` bad records are skipped and listed in the
+returned `ReadReport` instead (an empty corpus is still an error).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gaji.errors import InputError
+from gaji.types import Document
+
+__all__ = [
+    "Skipped",
+    "ReadReport",
+    "read_documents",
+    "iter_documents",
+    "read_jsonl",
+    "read_json",
+    "read_folder",
+    "read_text_file",
+    "read_korquad",
+    "is_korquad",
+    "TEXT_SUFFIXES",
+]
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+
+
+@dataclass
+class Skipped:
+    """One record left out by ``skip_bad=True``."""
+
+    path: str
+    line: int | None
+    field: str | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = self.path + (f":{self.line}" if self.line is not None else "")
+        if self.field:
+            where += f" (field {self.field!r})"
+        return f"{where}: {self.reason}"
+
+
+@dataclass
+class ReadReport:
+    """What a read produced: document count per file and every record skipped."""
+
+    documents: int = 0
+    files: dict[str, int] = field(default_factory=dict)  # source path -> documents read from it
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def summary(self) -> str:
+        s = f"{self.documents} documents from {len(self.files)} source(s)"
+        if self.skipped:
+            s += f"; skipped {len(self.skipped)} bad record(s)"
+        return s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "documents": self.documents,
+            "files": dict(self.files),
+            "skipped": [vars(s) for s in self.skipped],
+        }
+
+
+class _Ctx:
+    """Error handling shared by the readers: raise, or record and skip."""
+
+    def __init__(self, skip_bad: bool, report: ReadReport):
+        self.skip_bad = skip_bad
+        self.report = report
+
+    def bad(self, message: str, path: Path | str, line: int | None = None, field: str | None = None) -> None:
+        if not self.skip_bad:
+            raise InputError(message + " (--skip-bad / skip_bad=True skips bad records)", path=str(path), line=line, field=field)
+        self.report.skipped.append(Skipped(str(path), line, field, message))
+
+
+# ---------------------------------------------------------------------------------------------
+# records (JSONL lines, JSON array items)
+# ---------------------------------------------------------------------------------------------
+
+
+def _doc_from_record(
+    rec: Any, path: Path, line: int | None, ctx: _Ctx, default_id: str, where: str = ""
+) -> Document | None:
+    """Validate one {id, title, text, ...} record; None when it was skipped."""
+    pre = where  # field prefix for JSON arrays: "[3]."
+    if not isinstance(rec, dict):
+        ctx.bad(f"expected a JSON object, got {type(rec).__name__}", path, line, pre.rstrip(".") or None)
+        return None
+    if "text" not in rec or rec["text"] is None:
+        ctx.bad("missing 'text'", path, line, pre + "text")
+        return None
+    text = rec["text"]
+    if not isinstance(text, str):
+        ctx.bad(f"'text' must be a string, got {type(text).__name__}", path, line, pre + "text")
+        return None
+    if not text.strip():
+        ctx.bad("empty 'text'", path, line, pre + "text")
+        return None
+    raw_id = rec.get("id")
+    if raw_id is None:
+        doc_id = default_id
+    elif isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+        ctx.bad(f"'id' must be a string or an integer, got {type(raw_id).__name__}", path, line, pre + "id")
+        return None
+    else:
+        doc_id = str(raw_id).strip()
+        if not doc_id:
+            ctx.bad("empty 'id'", path, line, pre + "id")
+            return None
+    title = rec.get("title")
+    if title is None:
+        title = ""
+    elif isinstance(title, (int, float)) and not isinstance(title, bool):
+        title = str(title)
+    elif not isinstance(title, str):
+        ctx.bad(f"'title' must be a string, got {type(title).__name__}", path, line, pre + "title")
+        return None
+    meta = {k: v for k, v in rec.items() if k not in ("id", "title", "text")}
+    return Document(id=doc_id, text=text, title=title.strip(), metadata=meta, source=str(path))
+
+
+def read_jsonl(path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None) -> Iterator[tuple[Document, int]]:
+    """(Document, line) pairs from a JSONL file."""
+    path = Path(path)
+    ctx = _Ctx(skip_bad, report if report is not None else ReadReport())
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                ctx.bad(f"not valid UTF-8 (byte {e.start + 1} of the line); convert the file to UTF-8", path, lineno)
+                continue
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                ctx.bad(f"malformed JSON: {e.msg} (column {e.colno})", path, lineno)
+                continue
+            doc = _doc_from_record(rec, path, lineno, ctx, default_id=f"{path.stem}-{lineno}")
+            if doc is not None:
+                yield doc, lineno
+
+
+def _load_json(path: Path, ctx: _Ctx) -> Any:
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            "not valid UTF-8; convert the file to UTF-8", path=str(path), line=data[: e.start].count(b"\n") + 1
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"malformed JSON: {e.msg} (column {e.colno})", path=str(path), line=e.lineno) from None
+
+
+def is_korquad(obj: Any) -> bool:
+    """Whether a parsed JSON value looks like a KorQuAD/SQuAD file."""
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("data"), list)
+        and all(isinstance(a, dict) and "paragraphs" in a for a in obj["data"][:3])
+    )
+
+
+def read_korquad(
+    path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None, data: Any = None
+) -> Iterator[tuple[Document, int | None]]:
+    """Paragraphs of a KorQuAD 1.0 (SQuAD-format) file as Documents ``korquad-{a}-{p}``."""
+    path = Path(path)
+    ctx = _Ctx(skip_bad, report if report is not None else ReadReport())
+    if data is None:
+        data = _load_json(path, ctx)
+    if not is_korquad(data):
+        raise InputError("not a KorQuAD/SQuAD file (expected {'data': [{'title', 'paragraphs'}]})", path=str(path))
+    version = data.get("version", "")
+    for a_idx, article in enumerate(data["data"]):
+        title = article.get("title") if isinstance(article, dict) else None
+        paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
+        if not isinstance(paragraphs, list):
+            ctx.bad("'paragraphs' must be a list", path, None, f"data[{a_idx}].paragraphs")
+            continue
+        for p_idx, para in enumerate(paragraphs):
+            where = f"data[{a_idx}].paragraphs[{p_idx}].context"
+            context = para.get("context") if isinstance(para, dict) else None
+            if not isinstance(context, str) or not context.strip():
+                ctx.bad("missing or empty 'context'", path, None, where)
+                continue
+            yield Document(
+                id=f"korquad-{a_idx}-{p_idx}",
+                text=context,
+                title=str(title or "").strip(),
+                metadata={"dataset": "korquad", "version": version, "article": a_idx, "paragraph": p_idx},
+                source=str(path),
+            ), None
+
+
+def read_json(path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None) -> Iterator[tuple[Document, int | None]]:
+    """A .json file: KorQuAD/SQuAD, or an array of {id, title, text} objects."""
+    path = Path(path)
+    ctx = _Ctx(skip_bad, report if report is not None else ReadReport())
+    data = _load_json(path, ctx)
+    if is_korquad(data):
+        yield from read_korquad(path, skip_bad=skip_bad, report=ctx.report, data=data)
+        return
+    if not isinstance(data, list):
+        raise InputError(
+            "a .json corpus must be a KorQuAD/SQuAD file or an array of {id, title, text} objects", path=str(path)
+        )
+    for i, rec in enumerate(data):
+        doc = _doc_from_record(rec, path, None, ctx, default_id=f"{path.stem}-{i + 1}", where=f"[{i}].")
+        if doc is not None:
+            yield doc, None
+
+
+# ---------------------------------------------------------------------------------------------
+# plain-text files and folders
+# ---------------------------------------------------------------------------------------------
+
+_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+
+
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """Split an optional YAML front-matter block (``---`` ... ``---``) off a Markdown text."""
+    if not text.startswith("---"):
+        return {}, text
+    m = re.match(r"---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.S)
+    if not m:
+        return {}, text
+    try:
+        import yaml
+
+        meta = yaml.safe_load(m.group(1))
+    except Exception:
+        return {}, text
+    if not isinstance(meta, dict):
+        return {}, text
+    return {str(k): v for k, v in meta.items()}, text[m.end() :]
+
+
+def read_text_file(
+    path: str | Path, root: str | Path | None = None, *, skip_bad: bool = False, report: ReadReport | None = None
+) -> Document | None:
+    """One .txt/.md file as a Document (id = path relative to `root`, or the file name)."""
+    path = Path(path)
+    ctx = _Ctx(skip_bad, report if report is not None else ReadReport())
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        ctx.bad("not valid UTF-8; convert the file to UTF-8", path, data[: e.start].count(b"\n") + 1)
+        return None
+    meta: dict[str, Any] = {}
+    title = ""
+    if path.suffix.lower() in (".md", ".markdown"):
+        meta, text = _front_matter(text)
+        title = str(meta.pop("title", "") or "")
+        if not title:
+            for line in text.splitlines()[:50]:
+                m = _HEADING_RE.match(line)
+                if m:
+                    title = m.group(1).strip()
+                    break
+    if not text.strip():
+        ctx.bad("empty file", path, None, "text")
+        return None
+    doc_id = path.relative_to(root).as_posix() if root is not None else path.name
+    return Document(id=doc_id, text=text, title=title or path.stem, metadata=meta, source=str(path))
+
+
+def read_folder(path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None) -> Iterator[tuple[Document, int | None]]:
+    """Every .txt/.md file under a folder, in path order (hidden files and folders skipped)."""
+    root = Path(path)
+    files = sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in TEXT_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    for p in files:
+        doc = read_text_file(p, root, skip_bad=skip_bad, report=report)
+        if doc is not None:
+            yield doc, None
+
+
+# ---------------------------------------------------------------------------------------------
+# dispatch
+# ---------------------------------------------------------------------------------------------
+
+
+def iter_documents(
+    path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None
+) -> Iterator[tuple[Document, int | None]]:
+    """(Document, line-or-None) pairs from one source, by its kind (see the module docstring).
+
+    Duplicate ids and empty corpora are checked by `read_documents`, not here.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file or folder", path=str(p))
+    if p.is_dir():
+        yield from read_folder(p, skip_bad=skip_bad, report=report)
+        return
+    suffix = p.suffix.lower()
+    if suffix == ".jsonl":
+        yield from read_jsonl(p, skip_bad=skip_bad, report=report)
+    elif suffix == ".json":
+        yield from read_json(p, skip_bad=skip_bad, report=report)
+    elif suffix in TEXT_SUFFIXES:
+        doc = read_text_file(p, None, skip_bad=skip_bad, report=report)
+        if doc is not None:
+            yield doc, None
+    else:
+        raise InputError(
+            f"unknown corpus format {suffix or '(no extension)'!r}; use .jsonl, .json (KorQuAD), .txt, .md or a folder",
+            path=str(p),
+        )
+
+
+def read_documents(
+    sources: Iterable[str | Path | Document] | str | Path,
+    *,
+    skip_bad: bool = False,
+    limit: int | None = None,
+) -> tuple[list[Document], ReadReport]:
+    """Read every source (paths and/or Document objects) into one list of Documents.
+
+    Duplicate ids are an error naming both places (with ``skip_bad`` the later one is skipped).
+    An empty result is an error. `limit` keeps only the first N documents.
+    """
+    if isinstance(sources, (str, Path)):
+        sources = [sources]
+    report = ReadReport()
+    docs: list[Document] = []
+    seen: dict[str, str] = {}  # id -> "path:line" where first seen
+    names: list[str] = []
+    ctx = _Ctx(skip_bad, report)
+
+    def accept(doc: Document, where: str, path: str, line: int | None) -> bool:
+        if doc.id in seen:
+            ctx.bad(f"duplicate id {doc.id!r} (first at {seen[doc.id]})", path, line, "id")
+            return False
+        seen[doc.id] = where
+        docs.append(doc)
+        report.files[path] = report.files.get(path, 0) + 1
+        return True
+
+    for src in sources:
+        if limit is not None and len(docs) >= limit:
+            break
+        if isinstance(src, Document):
+            names.append(f"<Document {src.id}>")
+            if not src.text or not src.text.strip():
+                ctx.bad("empty 'text'", src.source or "<documents>", None, "text")
+                continue
+            accept(src, src.source or "<documents>", src.source or "<documents>", None)
+            continue
+        path = str(src)
+        names.append(path)
+        report.files.setdefault(path, 0)
+        for doc, line in iter_documents(path, skip_bad=skip_bad, report=report):
+            where = path + (f":{line}" if line is not None else "")
+            accept(doc, where, path, line)
+            if limit is not None and len(docs) >= limit:
+                break
+    report.documents = len(docs)
+    if not docs:
+        detail = f" ({len(report.skipped)} bad record(s) skipped)" if report.skipped else ""
+        raise InputError(f"empty corpus: no documents found{detail}", path=", ".join(names) or "<no sources>")
+    return docs, report

@@ -1,0 +1,181 @@
+"""IRCoT: interleaving retrieval with chain-of-thought reasoning (Trivedi et al., 2023; review §3).
+
+    collected <- retrieve(question, K)
+    repeat until a sentence says "answer is:" or max_steps:
+        (i)  reason:   next CoT sentence from question + collected paragraphs + CoT so far
+                       (few-shot prompt; only the first generated sentence is kept)
+        (ii) retrieve: K paragraphs with that sentence as the query, added to collected
+                       (duplicates merged, at most max_paragraphs, oldest kept)
+    answer with the QA reader over the collected paragraphs (CoT or direct prompt, §3.2)
+
+The prompt is the paper's template: "Wikipedia Title: <title>\\n<text>" blocks, then "Q:" and "A:"
+with the CoT so far; demonstrations show gold + M distractor paragraphs, as many as fit the context.
+Collected paragraphs keep retrieval order, so each step's prompt extends the previous one (the
+backend's prompt cache reuses the shared prefix).
+
+Trace: the root holds the question's retrieval, the reader call and data["reasoning"]; each step is a
+child Node (kind "step") with its sentence (answer), its query and the passages it added
+(passage_ids; data["retrieved_ids"] has everything the retriever returned).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gaji.errors import ConfigError
+from gaji.methods.base import Method, RunContext
+from gaji.methods.fewshot import (
+    Demo,
+    FewShotOptions,
+    TokenCounter,
+    context_budget,
+    first_sentence,
+    fit_prompt,
+    generate_sentence,
+    has_answer_marker,
+    load_demos,
+    node_failure,
+    paragraph_blocks,
+)
+from gaji.methods.prompts import ircot as P
+from gaji.methods.reader import READERS, demo_blocks, read
+from gaji.registry import METHODS
+from gaji.types import Node, Passage, Trace
+
+
+class Collection:
+    """IRCoT's collected paragraphs: retrieval order, duplicates merged, at most `cap` (oldest kept)."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.items: list[Passage] = []
+        self._seen: set[object] = set()
+
+    @property
+    def full(self) -> bool:
+        return len(self.items) >= self.cap
+
+    def add(self, passages: list[Passage]) -> list[Passage]:
+        """Add what is new (by id, or by identical title and text) while there is room; return it."""
+        added = []
+        for p in passages:
+            keys = (("id", p.id), ("content", p.title.strip().lower(), " ".join(p.text.split())))
+            if any(k in self._seen for k in keys):
+                continue
+            if self.full:
+                break
+            self._seen.update(keys)
+            self.items.append(p)
+            added.append(p)
+        return added
+
+
+@METHODS.register("ircot", help="interleave retrieval with chain-of-thought sentences, then read (IRCoT)")
+class IRCoT(Method):
+    name = "ircot"
+
+    @dataclass
+    class Options(FewShotOptions):
+        k: int = 4  # paragraphs per retrieval (the paper searches K in {2, 4, 6, 8})
+        max_steps: int = 8  # reasoning steps (CoT sentences) at most
+        max_paragraphs: int = 15  # cap on collected paragraphs (the paper's retrieval budget)
+        reader: str = "cot"  # "cot" | "direct" (§3.2)
+        step_tokens: int = 64  # generation budget of one reasoning step (one sentence is kept)
+        reader_tokens: int = 256  # generation budget of the reader (CoT); direct uses 32
+        # choose the demonstrations once, leaving room for max_paragraphs paragraphs: every step (and a
+        # CoT reader) then shares one prompt prefix the backend caches; off: refit them at every step
+        stable_demos: bool = True
+
+    def solve(self, trace: Trace, ctx: RunContext) -> None:
+        o, root, q = self.opts, trace.root, trace.question
+        if o.reader not in READERS:
+            raise ConfigError(f"ircot: reader must be one of {', '.join(READERS)}, not {o.reader!r}")
+        demos = load_demos(ctx.lang, o.demos)
+        count = TokenCounter(ctx.llm.count_tokens)
+        collected = Collection(o.max_paragraphs)
+
+        first = ctx.retrieve(root, q, o.k)
+        root.passage_ids = [p.id for p in collected.add(first)]
+        if o.stable_demos:
+            planned = self.plan_demos(ctx, q, demos, first, count)
+            root.data["demos_planned"] = len(planned)
+            demos = planned or demos  # none fits a full collection: refit at every step instead
+        cot: list[str] = []
+        stop_reason = "max_steps"
+        for i in range(1, o.max_steps + 1):
+            step = root.add(Node(question=q, kind="step"))
+            step.data["step"] = i
+            with node_failure(step):
+                sentence = self.reason(ctx, step, q, collected.items, cot, demos, count)
+            step.answer = sentence
+            if not sentence or sentence in cot:  # greedy decoding would repeat itself from here on
+                step.status = "skipped"
+                step.data["note"] = "empty or repeated sentence: reasoning ends"
+                stop_reason = "no_progress"
+                ctx.emit(step)
+                break
+            cot.append(sentence)
+            if has_answer_marker(sentence):
+                stop_reason = "answer"
+                ctx.emit(step)
+                break
+            if collected.full:
+                step.data["note"] = f"paragraph cap {o.max_paragraphs} reached: no retrieval"
+                ctx.emit(step)
+                continue
+            found = ctx.retrieve(step, sentence, o.k)
+            step.passage_ids = [p.id for p in collected.add(found)]
+            step.data["retrieved_ids"] = [p.id for p in found]
+            ctx.emit(step)
+
+        root.data.update(cot=cot, stop_reason=stop_reason, collected_ids=[p.id for p in collected.items])
+        max_tokens = o.reader_tokens if o.reader == "cot" else 32
+        r = read(ctx, root, q, collected.items, demos, o, style=o.reader, max_tokens=max_tokens, counter=count)
+        trace.answer = root.answer = r.answer
+        trace.citations = [p.id for p in collected.items[: r.paragraphs]]
+        root.data.update(reasoning=r.text if o.reader == "cot" else " ".join(cot), reader_output=r.text,
+                         reader_demos=r.demos)
+
+    def plan_demos(
+        self, ctx: RunContext, question: str, demos: list[Demo], first: list[Passage], count: TokenCounter
+    ) -> list[Demo]:
+        """The demonstrations that fit next to a full collection: max_paragraphs paragraphs of the size of
+        the question's own, plus a CoT of max_steps sentences (~25 tokens each)."""
+        o, lang = self.opts, ctx.lang
+        per_para = (
+            sum(count(paragraph_blocks([p], P.TITLE[lang], o.passage_chars)) for p in first) / len(first)
+            if first else 0.0
+        )
+        test = P.qa_block(lang, "", question)
+        grown = count(test) + int(per_para * o.max_paragraphs) + 25 * o.max_steps
+        fitted = fit_prompt(count, context_budget(ctx.llm, o), P.HEADER[lang],
+                            demo_blocks(demos, lang, o, "cot", closed_book=False), lambda _n: test, 0,
+                            reserve=max(o.step_tokens, o.reader_tokens if o.reader == "cot" else 32),
+                            max_demos=o.max_demos, test_reserve=grown)
+        return [demos[i] for i in fitted.chosen]
+
+    def reason(
+        self, ctx: RunContext, step: Node, question: str, paragraphs: list[Passage], cot: list[str],
+        demos: list[Demo], count: TokenCounter,
+    ) -> str:
+        """(i) The next CoT sentence: the model continues "A: <CoT so far>"; its first sentence is kept."""
+        o, lang = self.opts, ctx.lang
+
+        def test_block(n: int) -> str:
+            paras = paragraph_blocks(paragraphs[:n], P.TITLE[lang], o.passage_chars)
+            return P.qa_block(lang, paras, question, " ".join(cot))
+
+        fitted = fit_prompt(
+            count,
+            context_budget(ctx.llm, o),
+            P.HEADER[lang],
+            demo_blocks(demos, lang, o, "cot", closed_book=False),
+            test_block,
+            len(paragraphs),
+            reserve=o.step_tokens,
+            max_demos=o.max_demos,
+        )
+        step.data.update(demos=fitted.demos, paragraphs_shown=fitted.paragraphs)
+        out, _ = generate_sentence(ctx.llm, step, "reason", fitted.text, [P.Q[lang], P.TITLE[lang]], o.step_tokens)
+        step.data["generation"] = out
+        return first_sentence(out)
+

@@ -1,0 +1,159 @@
+"""Self-Ask with a search engine (Press et al., 2023; the ToQ paper's Self-Ask baseline, §4.3).
+
+    Question: <question>
+    Are follow up questions needed here: Yes.
+    Follow up: <sub-question>           <- the model writes this, generation stops at "Intermediate answer:"
+    Intermediate answer: <answer>       <- gaji retrieves K passages for the follow-up and a short reader
+    ...                                    call answers it from them; the answer is inserted here
+    So the final answer is: <answer>    <- the model writes this when it needs no more follow-ups
+
+The model continues the few-shot prompt until it gives the final answer or asks `max_followups`
+follow-ups; then "So the final answer is:" is appended and it must answer. Korean prompts use the
+Korean markers (추가 질문: / 중간 답변: / 따라서 최종 정답은:); both languages' markers are parsed.
+
+Trace: each follow-up is a child Node (kind "followup") with its question, query, passages and
+intermediate answer; the root holds the chain calls and data["reasoning"] (the whole chain).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gaji.methods.base import Method, RunContext
+from gaji.methods.common import DATA_NOTE, cited_ids, clean_answer, format_passages
+from gaji.methods.fewshot import (
+    Demo,
+    FewShotOptions,
+    TokenCounter,
+    context_budget,
+    fit_prompt,
+    load_demos,
+    node_failure,
+)
+from gaji.methods.prompts import self_ask as P
+from gaji.registry import METHODS
+from gaji.types import Node, Passage, Trace
+
+_FOLLOW_UP = re.compile(r"^[ \t]*(?:Follow[ -]?up|추가 질문)[ \t]*:[ \t]*(.*)$", re.I | re.M)
+_FINAL = re.compile(r"(?:So the final answer is|최종 정답은|최종 답은)[ \t]*:[ \t]*(.*)", re.I)
+_READER_ANSWER = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*(.+)$", re.I | re.M)
+_READER_SOURCES = re.compile(r"^\s*(?:sources?|근거)\s*[:：]\s*(.+)$", re.I | re.M)
+
+
+@dataclass
+class Move:
+    """What one continuation of the chain says: a final answer, or a follow-up question (or neither)."""
+
+    kept: str  # the generated text kept in the chain (up to and including the follow-up line)
+    follow_up: str | None = None
+    final: str | None = None
+
+
+def parse_move(out: str) -> Move:
+    """Read a continuation: whichever comes first, "Follow up: …" or "So the final answer is: …"."""
+    fu, fin = _FOLLOW_UP.search(out), _FINAL.search(out)
+    if fin and (not fu or fin.start() < fu.start()):
+        return Move(kept=out[: fin.end()], final=clean_answer(fin.group(1)))
+    if fu and fu.group(1).strip():
+        return Move(kept=out[: fu.end()].rstrip() + "\n", follow_up=fu.group(1).strip())
+    return Move(kept="")
+
+
+def demo_block(d: Demo, lang: str) -> str:
+    lines = [f"{P.QUESTION[lang]} {d.question}"]
+    if d.followups:
+        lines.append(f"{P.NEEDED[lang]} {P.YES[lang]}")
+        for f in d.followups:
+            lines += [f"{P.FOLLOW_UP[lang]} {f.question}", f"{P.INTERMEDIATE[lang]} {f.answer}"]
+    else:
+        lines.append(f"{P.NEEDED[lang]} {P.NO[lang]}")
+    lines.append(f"{P.FINAL[lang]} {d.answer}")
+    return "\n".join(lines)
+
+
+@METHODS.register("self_ask", help="ask and answer follow-up questions with retrieval, then answer (Self-Ask)")
+class SelfAsk(Method):
+    name = "self_ask"
+
+    @dataclass
+    class Options(FewShotOptions):
+        k: int = 5  # passages retrieved per follow-up question
+        max_followups: int = 5
+        step_tokens: int = 96  # generation budget of one continuation (a follow-up or the final answer)
+        answer_tokens: int = 48  # generation budget of the follow-up reader and of a forced final answer
+
+    def solve(self, trace: Trace, ctx: RunContext) -> None:
+        o, lang, root, q = self.opts, ctx.lang, trace.root, trace.question
+        demos = load_demos(ctx.lang, o.demos)
+        blocks = [demo_block(d, lang) for d in demos]
+        count = TokenCounter(ctx.llm.count_tokens)
+        start = f"{P.QUESTION[lang]} {q}\n{P.NEEDED[lang]}"
+        chain = ""  # what follows `start`: the model's moves and the inserted intermediate answers
+        final: str | None = None
+        citations: list[str] = []
+
+        def prompt(suffix: str, reserve: int) -> str:
+            fitted = fit_prompt(count, context_budget(ctx.llm, o), P.HEADER[lang], blocks,
+                                lambda _n: start + suffix, 0, reserve=reserve, max_demos=o.max_demos)
+            root.data["demos"] = fitted.demos
+            return fitted.text
+
+        stop = [P.INTERMEDIATE[lang], f"\n{P.QUESTION[lang]}", "\n\n"]
+        for i in range(o.max_followups + 1):
+            out = ctx.llm.complete(root, "followup", prompt(chain, o.step_tokens), stop=stop, max_tokens=o.step_tokens)
+            move = parse_move(out)
+            if move.final is not None:
+                chain += move.kept
+                final = move.final
+                break
+            if move.follow_up is None or i == o.max_followups:
+                break  # no usable move, or follow-ups used up: ask for the final answer below
+            node = root.add(Node(question=move.follow_up, kind="followup"))
+            with node_failure(node):
+                answer, cited = self.answer_followup(ctx, node, move.follow_up)
+            citations += [c for c in cited if c not in citations]
+            chain += f"{move.kept}{P.INTERMEDIATE[lang]} {answer}\n"
+            ctx.emit(node)
+
+        if final is None:
+            if not chain.strip():  # no usable follow-up at all: answer as the no-follow-up demonstrations do
+                chain = f" {P.NO[lang]}\n"
+            elif not chain.endswith("\n"):
+                chain += "\n"
+            chain += P.FINAL[lang]
+            out = ctx.llm.complete(root, "answer", prompt(chain, o.answer_tokens), stop=["\n"],
+                                   max_tokens=o.answer_tokens)
+            final = clean_answer(out)
+            chain += f" {final}"
+            root.data["forced_final"] = True
+        trace.answer = root.answer = final
+        trace.citations = citations
+        root.data["reasoning"] = (start + chain).strip()
+
+    def answer_followup(self, ctx: RunContext, node: Node, question: str) -> tuple[str, list[str]]:
+        """Retrieve K passages for the follow-up and answer it with one short reader call."""
+        lang = ctx.lang
+        passages = ctx.retrieve(node, question, self.opts.k)
+        user = P.READER_USER[lang].format(
+            data_note=DATA_NOTE[lang],
+            passages=format_passages(passages, max_chars=self.opts.passage_chars),
+            question=question,
+        )
+        messages = [{"role": "system", "content": P.READER_SYSTEM[lang]}, {"role": "user", "content": user}]
+        out = ctx.llm.chat(node, "intermediate_answer", messages, max_tokens=self.opts.answer_tokens)
+        answer, cited = parse_reader(out, passages)
+        node.answer = answer or P.UNKNOWN[lang]
+        node.data["cited_ids"] = cited
+        return node.answer, cited or [p.id for p in passages]
+
+
+def parse_reader(text: str, passages: Sequence[Passage]) -> tuple[str, list[str]]:
+    """("Answer: X\\nSources: [1], [3]") -> ("X", [ids of passages 1 and 3]); falls back to the first line."""
+    m = _READER_ANSWER.search(text)
+    answer = clean_answer(m.group(1)) if m else clean_answer(text)
+    s = _READER_SOURCES.search(text)
+    sources = s.group(1) if s else ""
+    if sources and "[" not in sources:  # "Sources: 1, 3"
+        sources = "[" + ", ".join(re.findall(r"\d+", sources)) + "]"
+    return answer, cited_ids(sources, list(passages))

@@ -1,0 +1,112 @@
+"""Question decomposer (the paper's Prompt B.2; Algorithm 1, line 13).
+
+Decides whether one search suffices; otherwise splits a question into sub-questions of one of the
+four types of Table 1 (bridging, intersection, comparison, hybrid), marking uses of earlier answers
+as `[ANS_N]`. The output is schema-constrained JSON, then checked: at least one sub-question, at
+most `max_children`, every `[ANS_N]` in range and not self-referential, no dependency cycle. A
+decomposition that fails those checks is asked again (another seed); after the retries it raises
+LLMError, like any other failed call.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gaji.errors import LLMError
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.toq.prompts import build, prompts
+from gaji.methods.toq.tree import DependencyError, dependencies, dependency_waves, slot_refs
+from gaji.types import Node
+
+TYPES = ("single", "bridging", "intersection", "comparison", "hybrid")
+
+
+def decomposition_schema(max_children: int) -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": list(TYPES)},
+            "subquestions": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": max_children,
+                "items": {
+                    "type": "object",
+                    "properties": {"question": {"type": "string", "maxLength": 200}, "each": {"type": "boolean"}},
+                    "required": ["question", "each"],
+                },
+            },
+        },
+        "required": ["type", "subquestions"],
+    }
+
+
+@dataclass
+class SubQuestion:
+    question: str  # may hold [ANS_N] slots
+    depends_on: list[int] = field(default_factory=list)  # 0-based indices of earlier siblings
+    each: bool = False  # hybrid: ask once per item of the (list) answer of depends_on[0]
+
+
+@dataclass
+class Decomposition:
+    type: str
+    subquestions: list[SubQuestion]
+    waves: list[list[int]]  # sub-question indices; each wave only depends on earlier ones
+
+    @property
+    def is_single(self) -> bool:
+        """One search suffices: nothing to expand."""
+        return self.type == "single" or len(self.subquestions) < 2
+
+
+def parse_decomposition(obj: dict, question: str, max_children: int) -> Decomposition:
+    """Checked Decomposition from the model's JSON; raises DependencyError when it cannot be ordered."""
+    subs_raw = [s for s in obj.get("subquestions", []) if str(s.get("question", "")).strip()]
+    kind = obj.get("type", "single")
+    if not subs_raw:
+        raise DependencyError("no sub-questions")
+    texts = [str(s["question"]).strip() for s in subs_raw][:max_children]
+    deps = dependencies(texts)
+    waves = dependency_waves(deps)
+    subs = [
+        SubQuestion(question=t, depends_on=d, each=bool(s.get("each")) and bool(slot_refs(t)))
+        for t, d, s in zip(texts, deps, subs_raw)
+    ]
+    if len(subs) == 1 or all(_same(s.question, question) for s in subs):
+        kind = "single"
+    return Decomposition(type=kind, subquestions=subs, waves=waves)
+
+
+def _same(a: str, b: str) -> bool:
+    norm = lambda s: "".join(ch for ch in s.lower() if ch.isalnum())  # noqa: E731
+    return norm(a) == norm(b)
+
+
+class QuestionDecomposer:
+    def __init__(self, llm: TrackedLLM, max_children: int = 4, retries: int = 1, max_tokens: int = 400):
+        self.llm = llm
+        self.max_children = max_children
+        self.retries = retries
+        self.max_tokens = max_tokens
+
+    def messages(self, question: str, lang: str) -> list[dict]:
+        p = prompts(lang)
+        system = p.DECOMPOSE_SYSTEM.format(max_children=self.max_children)
+        return build(system, p.DECOMPOSE_SHOTS, p.DECOMPOSE_USER.format(question=question))
+
+    def decompose(self, node: Node, question: str, lang: str) -> Decomposition:
+        """Split `question` (recording the calls on `node`); LLMError when no valid split comes back."""
+        schema = decomposition_schema(self.max_children)
+        msgs = self.messages(question, lang)
+        problem = ""
+        for attempt in range(self.retries + 1):
+            # a retry samples (temperature > 0): at temperature 0 the same prompt gives the same split
+            obj = self.llm.json(node, "decompose", msgs, schema=schema, max_tokens=self.max_tokens,
+                                seed=attempt * 7, temperature=0.0 if attempt == 0 else 0.5)
+            try:
+                return parse_decomposition(obj, question, self.max_children)
+            except DependencyError as e:
+                problem = str(e)
+                node.calls[-1].ok = False
+                node.calls[-1].error = f"invalid decomposition: {problem}"
+        raise LLMError(f"decomposition of {question[:80]!r} was invalid after retries: {problem}")

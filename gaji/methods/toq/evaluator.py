@@ -1,0 +1,72 @@
+"""Query evaluator (the paper's §3.4 and Prompt B.4; Algorithm 1, line 9).
+
+An LLM judges how well a response (the paper's "summary") answers a question:
+
+- semantic_coherence: 1–10, logical flow and relevance to the question;
+- answerability: 0–100 %, the probability that the response directly and completely answers it;
+- overall: the mean of coherence and answerability converted to the 1–10 scale
+  (answerability / 10, floored at 1 so the scale starts at 1 like coherence);
+- response_validity: the model's binary verdict, based on the two scores.
+
+ToQ stops expanding a node when the evaluation is positive (response_validity). The evaluator is also
+used by the eval harness on any method's answers:
+
+    QueryEvaluator(llm).evaluate(node, question, answer, lang, passages=None)
+      -> {"semantic_coherence": int, "answerability": int, "overall": float, "response_validity": bool}
+"""
+from __future__ import annotations
+
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.toq.prompts import build, prompts
+from gaji.types import Node, Passage
+
+EVAL_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "semantic_coherence": {"type": "integer", "minimum": 1, "maximum": 10},
+        "answerability": {"type": "integer", "minimum": 0, "maximum": 100},
+        "response_validity": {"type": "boolean"},
+    },
+    "required": ["semantic_coherence", "answerability", "response_validity"],
+}
+
+
+def overall_score(semantic_coherence: float, answerability: float) -> float:
+    """Mean of coherence (1–10) and answerability (0–100 %) on the 1–10 scale."""
+    return round((semantic_coherence + max(1.0, answerability / 10.0)) / 2.0, 2)
+
+
+class QueryEvaluator:
+    def __init__(self, llm: TrackedLLM, passage_chars: int = 300, max_tokens: int = 64):
+        self.llm = llm
+        self.passage_chars = passage_chars
+        self.max_tokens = max_tokens
+
+    def messages(self, question: str, answer: str, lang: str, passages: list[Passage] | None = None) -> list[dict]:
+        p = prompts(lang)
+        evidence = ""
+        if passages:
+            lines = []
+            for i, ps in enumerate(passages, 1):
+                text = ps.text if len(ps.text) <= self.passage_chars else ps.text[: self.passage_chars] + " …"
+                lines.append(f"[{i}] ({ps.title}) {text}" if ps.title else f"[{i}] {text}")
+            evidence = p.EVIDENCE_HEADER + "\n".join(lines)
+        user = p.EVALUATE_USER.format(question=question, answer=answer.strip(), evidence=evidence)
+        return build(p.EVALUATE_SYSTEM, p.EVALUATE_SHOTS, user)
+
+    def evaluate(
+        self, node: Node, question: str, answer: str, lang: str, passages: list[Passage] | None = None
+    ) -> dict:
+        """Scores of `answer` for `question` (the call is recorded on `node`; LLMError after retries).
+
+        `passages`, when given, are shown as the response's sources (cut to `passage_chars`)."""
+        obj = self.llm.json(node, "evaluate", self.messages(question, answer, lang, passages),
+                            schema=EVAL_SCHEMA, max_tokens=self.max_tokens)
+        coherence = int(obj["semantic_coherence"])
+        answerability = int(obj["answerability"])
+        return {
+            "semantic_coherence": coherence,
+            "answerability": answerability,
+            "overall": overall_score(coherence, answerability),
+            "response_validity": bool(obj["response_validity"]),
+        }

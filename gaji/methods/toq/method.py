@@ -1,0 +1,314 @@
+"""Tree-of-Question (ToQ): the paper's Algorithm 1 as a gaji method (`--method toq`).
+
+    function TREEOFQUESTION(Node)                                   -> TreeOfQuestion.tree_of_question
+      5  determine Level of Node (and hop count)                    -> set when the node is created
+      6  identify dependent nodes, Answer Integrator fills [ANS_N],
+         modify Root or Node if needed                              -> integrate_dependencies
+      7  generate query from the (modified) Root or Node            -> search_and_answer: QueryGenerator
+      8  generate response from the query and retrieved documents   -> search_and_answer: retrieve,
+                                                                       AnswerIntegrator.judge, ResponseGenerator
+      9  Eval <- Query Evaluator(query, response)                   -> evaluate
+     10  if Eval is positive: return
+     13  DecomposedNodes <- decompose Node into sub-questions        -> decompose: QuestionDecomposer
+     14  for each SubNode: create Node, update Level, recurse        -> expand_children (waves of independent
+                                                                       siblings in parallel; dependents wait)
+    (§3.1) the question is then answered from the created nodes'
+           responses, and the root re-evaluated                     -> integrate_children
+
+Hybrid questions (Table 1) expand dynamically: a sub-question marked "each" whose `[ANS_N]` turns
+out to be a list becomes one comparison node per item (`expand_items`).
+
+A component that fails after its retries (LLMError) marks its node failed (status, error); the run
+goes on and ends with the best answer it has.
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from gaji.errors import ConfigError, LLMError
+from gaji.methods.base import Method, RunContext
+from gaji.methods.toq.decomposer import QuestionDecomposer
+from gaji.methods.toq.evaluator import QueryEvaluator
+from gaji.methods.toq.integrator import AnswerIntegrator
+from gaji.methods.toq.prompts import is_unknown, prompts
+from gaji.methods.toq.query_generator import QueryGenerator
+from gaji.methods.toq.responder import Response, ResponseGenerator
+from gaji.methods.toq.tree import fill_slots, slot_refs, split_list_answer
+from gaji.registry import METHODS
+from gaji.types import Node, Passage, Trace
+
+
+@METHODS.register("toq", help="Tree-of-Question: answer, evaluate, and decompose into a tree of sub-questions when needed")
+class ToQ(Method):
+    """Tree-of-Question (Lee et al., Naver): recursive question decomposition with an LLM query evaluator."""
+
+    name = "toq"
+
+    @dataclass
+    class Options:
+        max_depth: int = 4  # the paper's limit: levels 1..4 (the root is level 1)
+        k: int = 5  # passages per retrieval (the paper's search engine returned 3)
+        max_children: int = 4  # sub-questions per decomposition
+        max_items: int = 5  # hybrid: list items expanded into one node each
+        max_nodes: int = 16  # budget on the whole tree (root included)
+        evaluate_root: bool = True  # level 1: answer the question with one retrieval, stop if positive
+        evaluate_subs: bool = True  # evaluate sub-nodes (off: a sub-node with a known answer counts as positive)
+        evaluate_final: bool = True  # re-evaluate the root once its children's answers are integrated
+        min_overall: float = 0.0  # positive = response_validity (the paper) and overall >= this
+        integrate: str = "per_doc"  # answer integrator: one call per document (paper) | "batch" (one call)
+        rewrite_slots: bool = True  # let the integrator rewrite a node whose filled-in answer is long
+        doc_chars: int = 700  # each document is cut to this many characters in prompts
+        answer_style: str = "short"  # trace.answer: the root's short answer | "long": its explanation (long-form sets)
+        parallel: bool = True  # independent siblings (and per-document judgements) run in parallel
+
+        def __post_init__(self) -> None:
+            if self.answer_style not in ("short", "long"):
+                raise ConfigError(f"option answer_style of method 'toq' must be short or long, not {self.answer_style!r}")
+            if self.integrate not in ("per_doc", "batch"):
+                raise ConfigError(f"option integrate of method 'toq' must be per_doc or batch, not {self.integrate!r}")
+            for name, low in (("max_depth", 1), ("k", 1), ("max_children", 2), ("max_items", 2), ("max_nodes", 1)):
+                if getattr(self, name) < low:
+                    raise ConfigError(f"option {name} of method 'toq' must be at least {low}, not {getattr(self, name)}")
+
+    def solve(self, trace: Trace, ctx: RunContext) -> None:
+        TreeOfQuestion(self.opts, ctx, trace).run()
+
+
+_CITE_MARK = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+
+
+def _serial(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    return [fn(x) for x in items]
+
+
+class TreeOfQuestion:
+    """One run of Algorithm 1 over one question (per-run state: components, node budget)."""
+
+    def __init__(self, opts: ToQ.Options, ctx: RunContext, trace: Trace):
+        self.opts, self.ctx, self.trace, self.lang = opts, ctx, trace, ctx.lang
+        self.map = ctx.map if opts.parallel else _serial
+        llm = ctx.llm
+        self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children)
+        self.query_generator = QueryGenerator(llm)
+        self.integrator = AnswerIntegrator(llm, mode=opts.integrate, doc_chars=opts.doc_chars, map_fn=self.map)
+        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars)
+        self.evaluator = QueryEvaluator(llm)
+        self._nodes = 1
+        self._lock = threading.Lock()
+
+    # -- the run ------------------------------------------------------------------------------
+    def run(self) -> None:
+        root = self.trace.root
+        root.kind, root.level = "root", 1  # Algorithm 1, line 1: the root is the original question
+        self.tree_of_question(root)
+        self.conclude(root)
+
+    def tree_of_question(self, node: Node, siblings: Sequence[Node] = ()) -> None:
+        """Algorithm 1, TREEOFQUESTION(Node). Never raises LLMError: a failure marks the node."""
+        t0 = time.perf_counter()
+        node.status = "running"
+        self.ctx.emit(node)
+        try:
+            question = self.integrate_dependencies(node, siblings)  # line 6
+            if node.data.get("each") and self.expand_items(node, question):  # hybrid: one node per item
+                return
+            searched = False
+            if node.kind != "root" or self.opts.evaluate_root:
+                self.search_and_answer(node, question)  # lines 7-8
+                searched = True
+                if self.evaluate(node, question):  # lines 9-12
+                    return
+            children, waves = self.decompose(node, question)  # line 13
+            if not children:
+                if not searched:  # nothing to decompose into: answer it as it is
+                    self.search_and_answer(node, question)
+                return
+            self.expand_children(children, waves)  # lines 14-18
+            self.integrate_children(node, question)
+        except LLMError as e:
+            node.status, node.error = "failed", str(e)
+        finally:
+            if node.status == "running":
+                node.status = "ok"
+            node.wall_ms = (time.perf_counter() - t0) * 1000
+            self.ctx.emit(node)
+
+    # -- line 6: dependencies -----------------------------------------------------------------
+    def integrate_dependencies(self, node: Node, siblings: Sequence[Node]) -> str:
+        """Fill the node's [ANS_N] slots from its siblings' answers (modifying it if needed)."""
+        refs = [n for n in slot_refs(node.question) if 1 <= n <= len(siblings)]
+        if not refs:
+            node.filled_question = node.question
+            return node.question
+        answers: dict[int, str] = {}
+        unfilled: list[int] = []
+        for n in refs:
+            sib = siblings[n - 1]
+            if sib.answer and not is_unknown(sib.answer):
+                answers[n] = sib.answer
+            else:  # the earlier sub-question found nothing: keep its question in the slot's place
+                answers[n] = "(" + (sib.filled_question or sib.question).rstrip("?？ ") + ")"
+                unfilled.append(n)
+        node.data["slot_answers"] = {str(n): a for n, a in answers.items()}
+        if unfilled:
+            node.data["unfilled"] = unfilled
+        if node.data.get("each"):  # the list is expanded item by item: no rewrite
+            node.filled_question = fill_slots(node.question, answers)
+        else:
+            known = {n: a for n, a in answers.items() if n not in unfilled}
+            filled = self.integrator.fill(node, node.question, known, self.lang, rewrite=self.opts.rewrite_slots)
+            node.filled_question = fill_slots(filled, answers)
+        self.ctx.emit(node)
+        return node.filled_question
+
+    # -- lines 7-8: query, retrieval, answer --------------------------------------------------
+    def search_and_answer(self, node: Node, question: str) -> None:
+        query = self.query_generator.generate(node, question, self.lang)  # Q = f_QG(q)
+        node.query = query
+        passages = self.ctx.retrieve(node, query, self.opts.k)  # D = f_DR(Q)
+        judgements = self.integrator.judge(node, question, passages, self.lang)
+        node.relevance = {p.id: j.to_dict() for p, j in zip(passages, judgements)}
+        relevant = [p for p, j in zip(passages, judgements) if j.relevant]
+        if not relevant:  # the judge found nothing: let the responder see everything (and say unknown)
+            node.data["no_relevant"] = True
+        evidence = relevant or passages
+        node.data["evidence"] = [p.id for p in evidence]
+        self.ctx.emit(node)
+        resp = self.responder.respond(node, question, query, evidence, self.lang)  # R = f_RG(q, Q, D)
+        self.set_answer(node, resp, evidence)
+
+    def set_answer(self, node: Node, resp: Response, evidence: list[Passage]) -> None:
+        if node.answer:  # keep the level's earlier response for comparison
+            node.data.setdefault("first_answer", node.answer)
+        node.answer = resp.answer
+        node.data["explanation"] = resp.explanation
+        node.data["cited"] = resp.cited or [
+            pid for pid in (p.id for p in evidence) if node.relevance.get(pid, {}).get("span")
+        ]
+        self.ctx.emit(node)
+
+    # -- line 9: evaluation -------------------------------------------------------------------
+    def evaluate(self, node: Node, question: str) -> bool:
+        """Query evaluator on the node's response; True when positive (stop expanding)."""
+        if is_unknown(node.answer):
+            node.data["evaluation"] = "skipped: no answer found"
+            return False
+        if node.kind != "root" and not self.opts.evaluate_subs:
+            return True
+        summary = Response(node.answer, node.data.get("explanation", "")).summary()
+        scores = self.evaluator.evaluate(node, question, summary, self.lang)
+        if node.scores:
+            node.data.setdefault("first_scores", node.scores)
+        node.scores = scores
+        self.ctx.emit(node)
+        return bool(scores["response_validity"]) and scores["overall"] >= self.opts.min_overall
+
+    # -- line 13: decomposition ---------------------------------------------------------------
+    def decompose(self, node: Node, question: str) -> tuple[list[Node], list[list[int]]]:
+        """Create the node's children (none when it is at max depth, over budget or single)."""
+        if node.level >= self.opts.max_depth:
+            node.data["stop"] = "max depth"
+            return [], []
+        d = self.decomposer.decompose(node, question, self.lang)
+        node.data["decomposition"] = d.type
+        if d.is_single:
+            node.data["stop"] = "single search suffices"
+            return [], []
+        if not self._reserve(len(d.subquestions)):
+            node.data["stop"] = "node budget"
+            return [], []
+        children = []
+        for i, sq in enumerate(d.subquestions):
+            child = node.add(Node(question=sq.question, kind="sub"))  # line 16: level = parent + 1
+            child.data.update(type=d.type, index=i + 1, depends_on=[j + 1 for j in sq.depends_on], each=sq.each)
+            children.append(child)
+            self.ctx.emit(child)
+        node.data["waves"] = [[i + 1 for i in w] for w in d.waves]
+        self.ctx.emit(node)
+        return children, d.waves
+
+    def _reserve(self, n: int) -> bool:
+        with self._lock:
+            if self._nodes + n > self.opts.max_nodes:
+                return False
+            self._nodes += n
+            return True
+
+    # -- lines 14-18: recursion ---------------------------------------------------------------
+    def expand_children(self, children: list[Node], waves: list[list[int]]) -> None:
+        """Recurse on the children wave by wave: siblings in a wave are independent and run in
+        parallel; a dependent sibling waits for its wave, when the answers it needs exist."""
+        for wave in waves:
+            self.map(lambda i: self.tree_of_question(children[i], children), wave)
+
+    def expand_items(self, node: Node, question: str) -> bool:
+        """Hybrid (Table 1): the node asks about every item of a list answer, so it becomes one
+        comparison node per item. False (nothing done) when the answer is not a list."""
+        refs = slot_refs(node.question)
+        listed = node.data.get("slot_answers", {}).get(str(refs[0]), "") if refs else ""
+        items = split_list_answer(listed, self.opts.max_items)
+        if len(items) < 2 or node.level >= self.opts.max_depth or not self._reserve(len(items)):
+            return False
+        node.data["items"], node.data["decomposition"] = items, "comparison"
+        children = []
+        for i, item in enumerate(items):
+            child = node.add(Node(question=fill_slots(node.question, {refs[0]: item}), kind="sub"))
+            child.data.update(type="comparison", index=i + 1, depends_on=[], item=item)
+            children.append(child)
+            self.ctx.emit(child)
+        self.map(lambda c: self.tree_of_question(c, children), children)
+        self.integrate_children(node, question)
+        return True
+
+    # -- §3.1: answer the node from its children ----------------------------------------------
+    def integrate_children(self, node: Node, question: str) -> None:
+        """Answer the node from its children's answers and their cited documents; the root is
+        evaluated again (the paper's termination test on the created nodes' responses)."""
+        subs = [(c.filled_question or c.question, c.answer or prompts(self.lang).UNKNOWN) for c in node.children]
+        evidence = self.evidence_of(node)
+        resp = self.responder.respond(node, question, node.query or question, evidence, self.lang, sub_answers=subs)
+        self.set_answer(node, resp, evidence)
+        node.data["depth"] = max(n.level for n in node.walk())
+        if node.kind == "root" and self.opts.evaluate_final:
+            self.evaluate(node, question)
+
+    def evidence_of(self, node: Node) -> list[Passage]:
+        """Documents for a node answered from its children: what the children cited, then the
+        node's own relevant documents; at most k of them (the prompt has to fit the context)."""
+        ids: list[str] = []
+        for c in node.children:
+            ids.extend(c.data.get("cited", [])[:2])
+        ids.extend(pid for pid, r in node.relevance.items() if r.get("relevant"))
+        seen = list(dict.fromkeys(i for i in ids if i in self.trace.passages))
+        return [self.trace.passages[i] for i in seen[: self.opts.k]]
+
+    # -- the result ---------------------------------------------------------------------------
+    def conclude(self, root: Node) -> None:
+        """trace.answer: the root's answer, else the best a child found; citations: passage ids."""
+        answer, source = root.answer, root
+        if not answer or is_unknown(answer):
+            for n in reversed(list(root.walk())):  # the deepest, latest sub-answer (last hop of a bridge)
+                if n is not root and n.answer and not is_unknown(n.answer):
+                    answer, source = n.answer, n
+                    root.data["answer_from"] = n.id
+                    break
+        self.trace.answer = answer or root.answer
+        explanation = source.data.get("explanation", "")
+        if self.opts.answer_style == "long" and explanation and not is_unknown(answer):
+            self.trace.answer = _CITE_MARK.sub("", explanation).strip()
+        cited = list(source.data.get("cited", []))
+        if not cited:
+            cited = list(dict.fromkeys(pid for n in root.walk() for pid in n.data.get("cited", [])))
+        self.trace.citations = cited
+        root.data["explanation"] = explanation
+        root.data["depth"] = max(n.level for n in root.walk())
+        failed = [n for n in root.walk() if n.status == "failed"]
+        if failed:
+            root.data["failed_nodes"] = len(failed)
+            if not self.trace.answer:
+                self.trace.status = "failed"
+                self.trace.error = failed[0].error

@@ -1,0 +1,82 @@
+"""Response generator f_RG(q, Q, D) (the paper's §2; Algorithm 1, line 8).
+
+Answers a node from its question q, its search query Q and its documents D (the ones the answer
+integrator judged relevant), citing them as [n]. Sub-questions get a short answer (the words that
+fill a later `[ANS_N]`); the root gets a one-sentence answer plus an explanation. A node that was
+decomposed is answered the same way with its children's answers given as context ("modify the Root
+with the answers of the created nodes", §3.1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.common import cited_ids, clean_answer, format_passages
+from gaji.methods.toq.prompts import build, is_unknown, prompts
+from gaji.types import Node, Passage
+
+RESPONSE_SCHEMA = {
+    "type": "object",
+    "properties": {"explanation": {"type": "string", "maxLength": 500}, "answer": {"type": "string", "maxLength": 200}},
+    "required": ["explanation", "answer"],
+}
+
+
+@dataclass
+class Response:
+    answer: str
+    explanation: str
+    cited: list[str] = field(default_factory=list)  # passage ids cited as [n]
+
+    @property
+    def unknown(self) -> bool:
+        return is_unknown(self.answer)
+
+    def summary(self) -> str:
+        """What the query evaluator reads: the explanation, then the answer."""
+        if not self.explanation or self.answer in self.explanation:
+            return self.explanation or self.answer
+        return f"{self.explanation} → {self.answer}"
+
+
+class ResponseGenerator:
+    def __init__(self, llm: TrackedLLM, doc_chars: int = 800, max_tokens: int = 480, total_chars: int = 3500):
+        self.llm = llm
+        self.doc_chars = doc_chars  # each document is cut to this …
+        self.total_chars = total_chars  # … and all of them share this (≈2,500 Korean tokens: fits a 4k slot)
+        self.max_tokens = max_tokens
+
+    def messages(self, question: str, query: str, passages: list[Passage], lang: str,
+                 sub_answers: list[tuple[str, str]], short: bool) -> list[dict]:
+        p = prompts(lang)
+        context = ""
+        if sub_answers:
+            context = p.SUBANSWERS_HEADER + "".join(f"- {q} -> {a}\n" for q, a in sub_answers) + "\n"
+        user = p.RESPOND_USER.format(
+            context=context,
+            question=question,
+            query=query or question,
+            documents=format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages)))),
+            style="short" if short else "full",
+        )
+        return build(p.RESPOND_SYSTEM, p.RESPOND_SHOTS, user)
+
+    def respond(
+        self,
+        node: Node,
+        question: str,
+        query: str,
+        passages: list[Passage],
+        lang: str,
+        sub_answers: list[tuple[str, str]] | None = None,
+        short: bool = True,
+    ) -> Response:
+        """R = f_RG(q, Q, D); `sub_answers` are (sub-question, answer) pairs of the node's children."""
+        msgs = self.messages(question, query, passages, lang, list(sub_answers or []), short)
+        obj = self.llm.json(node, "answer", msgs, schema=RESPONSE_SCHEMA, max_tokens=self.max_tokens)
+        explanation = str(obj.get("explanation", "")).strip()
+        raw = str(obj.get("answer", "")).strip()
+        answer = clean_answer(raw) if short else raw
+        if is_unknown(answer):
+            answer = prompts(lang).UNKNOWN
+        return Response(answer=answer, explanation=explanation, cited=cited_ids(f"{explanation} {raw}", passages))

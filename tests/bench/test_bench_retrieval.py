@@ -1,0 +1,57 @@
+"""`gaji bench retrieval` on a tiny fake data folder (the real run is recorded in BENCHMARKS.md)."""
+import json
+
+import pytest
+
+from gaji.bench.retrieval import percentile, recall_at
+from gaji.cli.main import main
+
+CORPUS = [
+    {"id": "c0", "title": "Battle of Guam", "text": "The Second Battle of Guam was fought in 1944 by American forces."},
+    {"id": "c1", "title": "Battle of Manila", "text": "The Battle of Manila was fought in 1945 in the Philippines."},
+    {"id": "c2", "title": "Guam", "text": "Guam is an island territory of the United States."},
+    {"id": "c3", "title": "Python", "text": "Python is a programming language created by Guido van Rossum."},
+    {"id": "c4", "title": "Guido van Rossum", "text": "Guido van Rossum is a Dutch programmer born in 1956."},
+    {"id": "c5", "title": "Zebra", "text": "Zebras are African equines with black-and-white stripes."},
+]
+QUESTIONS = [
+    {"id": "q1", "question": "Which battle occurred first, the Battle of Manila or the Battle of Guam?",
+     "answers": ["Battle of Guam"], "supporting": [{"doc_id": "c0"}, {"doc_id": "c1"}]},
+    {"id": "q2", "question": "When was the creator of Python born?", "answers": ["1956"],
+     "supporting": [{"doc_id": "c3"}, {"doc_id": "c4"}]},
+    {"id": "q3", "question": "no gold here", "answers": ["x"], "supporting": []},
+]
+
+
+def test_recall_and_percentile():
+    assert recall_at(["a", "b", "c"], ["a", "c"], 2) == (0.5, False)
+    assert recall_at(["a", "b", "c"], ["a", "c"], 3) == (1.0, True)
+    assert percentile([1, 2, 3, 4], 50) == 2.5
+    assert percentile([5], 95) == 5
+
+
+@pytest.mark.parametrize("retrievers,tune", [("bm25", False), ("bm25,dense,hybrid", True)])
+def test_bench_retrieval_on_tiny_data(tmp_path, capsys, retrievers, tune):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "hotpotqa.corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in CORPUS), encoding="utf-8")
+    (data / "hotpotqa.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["bench", "retrieval", "--data", str(data), "--sets", "hotpotqa", "--retrievers", retrievers,
+            "--work", str(tmp_path / "work"), "--out", str(out), "--scale", "300", "--no-progress"]
+    assert main(args + (["--tune"] if tune else [])) == 0
+    md = capsys.readouterr().out
+    assert "| hotpotqa | bm25 | 2 |" in md and "BM25 scale test" in md
+    res = json.loads((out / "latest.json").read_text())
+    bm = res["sets"]["hotpotqa"]["bm25"]
+    assert bm["questions"] == 2 and set(bm["recall"]) == {"2", "5", "10", "15"}
+    assert bm["recall"]["15"] == 1.0  # 6 passages: everything is in the top 15
+    assert res["scale"]["passages"] == 300 and res["scale"]["index_per_s_excl_analysis"] > 0
+    assert res["indexing"]["hotpotqa"]["passages"] == 6
+    if tune:
+        assert "hybrid" in res["sets"]["hotpotqa"] and res["tuning"]["grid"]
+        assert "hybrid_recall10_ge_best_single" in res["targets"]
+    # a second run reuses the cached index
+    assert main(args) == 0
+    capsys.readouterr()
+    assert json.loads((out / "latest.json").read_text())["indexing"]["hotpotqa"]["cached"] is True

@@ -1,0 +1,149 @@
+"""Corpus readers (gaji.corpus.readers): formats, metadata, and bad input naming file/line/field."""
+import json
+
+import pytest
+
+from gaji.corpus.readers import read_documents
+from gaji.errors import InputError
+
+
+def _jsonl(path, lines):
+    path.write_text("\n".join(l if isinstance(l, str) else json.dumps(l, ensure_ascii=False) for l in lines) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_jsonl_fields_metadata_and_ids(tmp_path):
+    p = _jsonl(tmp_path / "c.jsonl", [
+        {"id": "a", "title": "T", "text": "hello", "lang": "en", "extra": [1]},
+        "",
+        {"id": 7, "text": "정수 id"},
+        {"text": "no id here"},
+    ])
+    docs, rep = read_documents([p])
+    assert [d.id for d in docs] == ["a", "7", "c-4"]
+    assert docs[0].title == "T" and docs[0].metadata == {"lang": "en", "extra": [1]} and docs[0].source == str(p)
+    assert docs[1].title == ""
+    assert rep.documents == 3 and rep.files == {str(p): 3} and not rep.skipped
+
+
+def test_malformed_line_names_file_and_line(tmp_path):
+    p = _jsonl(tmp_path / "c.jsonl", [{"id": "a", "text": "x"}, '{"id": "b", "text": ', {"id": "c", "text": "y"}])
+    with pytest.raises(InputError) as e:
+        read_documents([p])
+    assert e.value.path == str(p) and e.value.line == 2
+    assert f"{p}:2" in str(e.value) and "malformed JSON" in str(e.value)
+
+
+@pytest.mark.parametrize("rec,msg", [({"id": "a"}, "missing 'text'"), ({"id": "a", "text": "  "}, "empty 'text'"),
+                                     ({"id": "a", "text": 3}, "must be a string")])
+def test_missing_or_empty_text_names_field(tmp_path, rec, msg):
+    p = _jsonl(tmp_path / "c.jsonl", [{"id": "ok", "text": "fine"}, rec])
+    with pytest.raises(InputError, match=msg) as e:
+        read_documents([p])
+    assert e.value.line == 2 and e.value.field == "text" and "(field 'text')" in str(e.value)
+
+
+def test_skip_bad_reports_what_was_skipped(tmp_path):
+    p = _jsonl(tmp_path / "c.jsonl", [{"id": "a", "text": "x"}, "{oops", {"id": "b"}, {"id": "a", "text": "dup"},
+                                      {"id": "c", "text": "z"}])
+    docs, rep = read_documents([p], skip_bad=True)
+    assert [d.id for d in docs] == ["a", "c"]
+    assert [(s.line, s.field) for s in rep.skipped] == [(2, None), (3, "text"), (4, "id")]
+    assert "skipped 3" in rep.summary()
+
+
+def test_non_utf8_line(tmp_path):
+    p = tmp_path / "c.jsonl"
+    p.write_bytes(b'{"id": "a", "text": "ok"}\n{"id": "b", "text": "caf\xe9"}\n')
+    with pytest.raises(InputError, match="UTF-8") as e:
+        read_documents([p])
+    assert e.value.line == 2
+    docs, rep = read_documents([p], skip_bad=True)
+    assert [d.id for d in docs] == ["a"] and rep.skipped[0].line == 2
+
+
+def test_empty_corpus_is_an_error(tmp_path):
+    p = tmp_path / "empty.jsonl"
+    p.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(InputError, match="empty corpus"):
+        read_documents([p])
+    q = _jsonl(tmp_path / "bad.jsonl", [{"id": "a"}])
+    with pytest.raises(InputError, match="empty corpus"):
+        read_documents([q], skip_bad=True)  # everything skipped is still an empty corpus
+
+
+def test_duplicate_ids_name_both_places(tmp_path):
+    a = _jsonl(tmp_path / "a.jsonl", [{"id": "x", "text": "1"}])
+    b = _jsonl(tmp_path / "b.jsonl", [{"id": "y", "text": "2"}, {"id": "x", "text": "3"}])
+    with pytest.raises(InputError) as e:
+        read_documents([a, b])
+    msg = str(e.value)
+    assert f"{a}:1" in msg and f"{b}:2" in msg and "duplicate id 'x'" in msg
+
+
+def test_folder_of_txt_and_md(tmp_path):
+    root = tmp_path / "notes"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.txt").write_text("plain text file", encoding="utf-8")
+    (root / "sub" / "b.md").write_text("intro\n\n# 제목입니다\n\n본문이다.", encoding="utf-8")
+    (root / "c.md").write_text("---\ntitle: Front Title\ntags: [x]\n---\nbody here", encoding="utf-8")
+    (root / ".hidden.txt").write_text("secret", encoding="utf-8")
+    (root / "skip.pdf").write_bytes(b"%PDF")
+    docs, _ = read_documents([root])
+    by_id = {d.id: d for d in docs}
+    assert sorted(by_id) == ["a.txt", "c.md", "sub/b.md"]
+    assert by_id["a.txt"].title == "a"
+    assert by_id["sub/b.md"].title == "제목입니다"
+    assert by_id["c.md"].title == "Front Title" and by_id["c.md"].text == "body here"
+    assert by_id["c.md"].metadata == {"tags": ["x"]}
+
+
+def test_folder_non_utf8_file(tmp_path):
+    root = tmp_path / "d"
+    root.mkdir()
+    (root / "ok.txt").write_text("fine", encoding="utf-8")
+    (root / "bad.txt").write_bytes(b"line one\nline \xff two\n")
+    with pytest.raises(InputError, match="UTF-8") as e:
+        read_documents([root])
+    assert e.value.path.endswith("bad.txt") and e.value.line == 2
+    docs, rep = read_documents([root], skip_bad=True)
+    assert [d.id for d in docs] == ["ok.txt"] and len(rep.skipped) == 1
+
+
+def _korquad(path):
+    data = {"version": "KorQuAD_v1.0_dev", "data": [
+        {"title": "첫_문서", "paragraphs": [
+            {"context": "가나다 문단이다.", "qas": [{"id": "q1", "question": "무엇?", "answers": [{"text": "가나다", "answer_start": 0}]}]},
+            {"context": "두 번째 문단.", "qas": []}]},
+        {"title": "둘", "paragraphs": [{"context": "세 번째.", "qas": [
+            {"id": "q2", "question": "어디?", "answers": [{"text": "세", "answer_start": 0}, {"text": "세", "answer_start": 0}]}]}]},
+    ]}
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_korquad_converted_at_load(tmp_path):
+    p = _korquad(tmp_path / "KorQuAD_v1.0_dev.json")
+    docs, _ = read_documents([p])
+    assert [(d.id, d.title) for d in docs] == [("korquad-0-0", "첫_문서"), ("korquad-0-1", "첫_문서"), ("korquad-1-0", "둘")]
+    assert docs[2].text == "세 번째."
+
+
+def test_json_array_corpus_and_unknown_extension(tmp_path):
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps([{"id": "a", "text": "x"}, {"id": "b", "text": ""}]), encoding="utf-8")
+    with pytest.raises(InputError, match=r"\[1\]\.text"):
+        read_documents([p])
+    q = tmp_path / "c.csv"
+    q.write_text("id,text\n", encoding="utf-8")
+    with pytest.raises(InputError, match="unknown corpus format"):
+        read_documents([q])
+    with pytest.raises(InputError, match="no such file"):
+        read_documents([tmp_path / "missing.jsonl"])
+
+
+def test_limit(tmp_path):
+    p = _jsonl(tmp_path / "c.jsonl", [{"id": str(i), "text": f"t{i}"} for i in range(10)])
+    docs, _ = read_documents([p], limit=3)
+    assert [d.id for d in docs] == ["0", "1", "2"]

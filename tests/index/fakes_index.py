@@ -1,0 +1,51 @@
+"""Test helpers for the index tests: a tiny deterministic embedder (no model), registered by id."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
+
+FAKE_ID = "test/hash-embedder-32"
+
+
+class HashEmbedder(Embedder):
+    """Bag of lower-cased words hashed into 32 dims, L2-normalised. Counts calls; can fail on purpose."""
+
+    model_id = FAKE_ID
+    dim = 32
+
+    def __init__(self) -> None:
+        self.passages_embedded = 0
+        self.fail_after: int | None = None  # raise once this many passages were embedded
+
+    def _vec(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for w in text.lower().split():
+            h = int(hashlib.md5(w.strip(".,?!").encode()).hexdigest(), 16)
+            v[h % self.dim] += 1.0
+        n = np.linalg.norm(v)
+        return v / n if n else v
+
+    def embed_passages(self, texts):
+        out = []
+        for t in texts:
+            if self.fail_after is not None and self.passages_embedded >= self.fail_after:
+                raise KeyboardInterrupt("simulated crash")
+            out.append(self._vec(t))
+            self.passages_embedded += 1
+        return np.stack(out) if out else np.zeros((0, self.dim), np.float32)
+
+    def embed_queries(self, texts):
+        return np.stack([self._vec(t) for t in texts])
+
+
+_INSTANCE = HashEmbedder()
+EMBEDDER_FACTORIES[FAKE_ID] = lambda: _INSTANCE
+
+
+def fake_embedder() -> HashEmbedder:
+    _INSTANCE.passages_embedded = 0
+    _INSTANCE.fail_after = None
+    return _INSTANCE

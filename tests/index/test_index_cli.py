@@ -1,0 +1,69 @@
+"""`gaji index build|add|info|search` through gaji.cli.main.main."""
+import json
+
+from gaji.cli.main import main
+
+
+def _corpus(path, rows):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+ROWS = [
+    {"id": "guam", "title": "Battle of Guam", "text": "The Second Battle of Guam was fought in 1944."},
+    {"id": "kimchi", "title": "김치", "text": "김치는 배추를 소금에 절여 만든 한국의 전통 음식이다."},
+    {"id": "python", "title": "Python", "text": "Python is a programming language."},
+]
+
+
+def test_build_info_search_add(tmp_path, capsys):
+    c = _corpus(tmp_path / "c.jsonl", ROWS)
+    out = tmp_path / "idx"
+    assert main(["index", "build", str(c), "--out", str(out), "--no-dense", "--no-progress"]) == 0
+    assert "3 documents -> 3 chunks (bm25)" in capsys.readouterr().out
+
+    assert main(["index", "info", str(out)]) == 0
+    info = capsys.readouterr().out
+    assert "chunks  3" in info and "kiwi" in info and "dense  no" in info
+    assert main(["index", "info", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["chunks"] == 3
+
+    assert main(["index", "search", str(out), "김치 배추", "--retriever", "bm25", "-k", "2"]) == 0
+    res = capsys.readouterr().out
+    assert res.lstrip().startswith("1.") and "kimchi" in res
+    assert main(["index", "search", str(out), "Guam battle", "--retriever", "bm25", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["id"] == "guam" and first["source"] == "bm25"
+
+    more = _corpus(tmp_path / "more.jsonl", [{"id": "zebra", "text": "Zebras live in Africa."}])
+    assert main(["index", "add", str(out), str(more), "--no-progress"]) == 0
+    assert "added 1" in capsys.readouterr().out
+    assert main(["index", "search", str(out), "zebra", "--retriever", "bm25", "-k", "1"]) == 0
+    assert "zebra" in capsys.readouterr().out
+
+
+def test_bad_input_errors_name_file_and_line(tmp_path, capsys):
+    c = tmp_path / "bad.jsonl"
+    c.write_text('{"id": "a", "text": "ok"}\n{"id": "b", "text": \n', encoding="utf-8")
+    out = tmp_path / "idx"
+    assert main(["index", "build", str(c), "--out", str(out), "--no-dense", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"{c}:2" in err and "malformed JSON" in err and "--skip-bad" in err and "Traceback" not in err
+    assert main(["index", "build", str(c), "--out", str(out), "--no-dense", "--no-progress", "--skip-bad"]) == 0
+    captured = capsys.readouterr()
+    assert "1 documents -> 1 chunks" in captured.out and f"{c}:2" in captured.err
+
+
+def test_errors_for_missing_index_and_unknown_retriever(tmp_path, capsys):
+    assert main(["index", "info", str(tmp_path / "nope")]) == 2
+    assert "no index here" in capsys.readouterr().err
+    c = _corpus(tmp_path / "c.jsonl", ROWS)
+    out = tmp_path / "idx"
+    assert main(["index", "build", str(c), "--out", str(out), "--no-dense", "--no-progress", "--limit", "2"]) == 0
+    capsys.readouterr()
+    assert main(["index", "search", str(out), "q", "--retriever", "colbert"]) == 2
+    assert "unknown retriever" in capsys.readouterr().err
+    assert main(["index", "build", "no-such-dataset", "--out", str(out), "--no-progress"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["index", "build", str(c), "--out", str(out), "--chunk-size", "10", "--chunk-overlap", "20"]) == 2
+    assert "overlap" in capsys.readouterr().err

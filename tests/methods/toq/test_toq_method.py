@@ -1,0 +1,288 @@
+"""Algorithm 1 end to end against a ScriptedLLM and a word-overlap retriever."""
+import threading
+
+from rich.console import Console
+from toq_helpers import IRRELEVANT, OverlapRetriever, component, make_ctx, question_of, relevant, routed_llm, scores
+
+from gaji.cli.render_tree import render_tree
+from gaji.methods.toq.method import ToQ
+from gaji.registry import METHODS
+
+DOCS = [
+    ("bmw", "BMW i5", "The BMW i5 is an electric sedan. In Korea it sells for 98 to 120 million won."),
+    ("eqe", "Mercedes-Benz EQE", "The EQE electric sedan costs about 110 million won in Korea."),
+    ("ioniq", "Hyundai Ioniq 6", "The Ioniq 6 electric car starts at 52 million won."),
+    ("luck", "Symbols of good luck", "Four-leaf clovers and horseshoes are symbols of good luck."),
+]
+Q = "Please recommend an electric car in a similar price range to the BMW i5."
+SUB1 = "What is the price range of the BMW i5?"
+SUB2 = "Which electric cars are sold in the [ANS_1] price range?"
+SUB2_FILLED = "Which electric cars are sold in the 98 to 120 million won price range?"
+
+
+def doc_of(u: str) -> str:
+    return u.split("Document:", 1)[1] if "Document:" in u else ""
+
+
+def bridging_handlers(**over):
+    def integrate(u):
+        q, d = question_of(u), doc_of(u)
+        if q == SUB1 and "98 to 120" in d:
+            return relevant("98 to 120 million won")
+        if q == SUB2_FILLED and "EQE" in d:
+            return relevant("about 110 million won")
+        return IRRELEVANT
+
+    def answer(u):
+        q = question_of(u)
+        if q == SUB1:
+            return {"explanation": "It sells for 98 to 120 million won [1].", "answer": "98 to 120 million won"}
+        if q == SUB2_FILLED:
+            return {"explanation": "The EQE costs about 110 million won [1].", "answer": "Mercedes-Benz EQE"}
+        if "Answers to sub-questions" in u:
+            return {"explanation": "The i5 costs 98-120 million won [1]; the EQE about 110 million won [2].",
+                    "answer": "Mercedes-Benz EQE"}
+        return {"explanation": "The documents do not say.", "answer": "unknown"}
+
+    h = {
+        "decompose": lambda u: {"type": "bridging", "subquestions": [
+            {"question": SUB1, "each": False}, {"question": SUB2, "each": False}]},
+        "query": lambda u: question_of(u).rstrip("?."),
+        "integrate": integrate,
+        "answer": answer,
+        "evaluate": lambda u: scores(True),
+        "rewrite": lambda u: AssertionError("no rewrite expected"),
+    }
+    h.update(over)
+    return h
+
+
+def test_toq_is_registered():
+    assert METHODS.get("toq") is ToQ
+
+
+def test_root_positive_stops_at_level_one():
+    h = bridging_handlers(answer=lambda u: {"explanation": "The EQE costs about 110 million won [1].",
+                                            "answer": "Mercedes-Benz EQE"})
+    llm = routed_llm(h)
+    t = ToQ(k=2).run(Q, make_ctx(llm, OverlapRetriever(DOCS)))
+    assert t.status == "ok" and t.answer == "Mercedes-Benz EQE"
+    assert t.root.children == [] and t.root.level == 1 and t.root.kind == "root"
+    assert t.root.scores["response_validity"] is True and t.root.scores["overall"] == 8.5
+    assert "decompose" not in {c.purpose for c in t.calls()}
+    assert [c.purpose for c in t.root.calls] == ["query", "integrate", "integrate", "answer", "evaluate"]
+
+
+def test_bridging_fills_the_dependent_slot_in_order():
+    r = OverlapRetriever(DOCS)
+    llm = routed_llm(bridging_handlers())
+    events = []
+    ctx = make_ctx(llm, r)
+    ctx.on_event = lambda kind, d: events.append((kind, d["id"]))
+    t = ToQ(k=3).run(Q, ctx)
+    root = t.root
+    assert t.status == "ok" and t.answer == "Mercedes-Benz EQE"
+    assert root.data["decomposition"] == "bridging" and root.data["waves"] == [[1], [2]]
+    c1, c2 = root.children
+    assert (c1.level, c2.level) == (2, 2) and c1.kind == c2.kind == "sub"
+    assert c1.answer == "98 to 120 million won"
+    assert c2.question == SUB2 and c2.filled_question == SUB2_FILLED
+    assert c2.data["depends_on"] == [1] and c2.data["type"] == "bridging"
+    # the dependent node searched after the first one was answered, with its slot filled
+    assert r.queries == [Q.rstrip("."), SUB1.rstrip("?"), SUB2_FILLED.rstrip("?")]
+    assert c2.relevance["eqe"] == {"relevant": True, "span": "about 110 million won"}
+    assert len(c2.relevance) == 3 and sum(v["relevant"] for v in c2.relevance.values()) == 1
+    assert t.citations == ["bmw", "eqe"] and root.data["explanation"].startswith("The i5 costs")
+    assert root.data["first_answer"] == "unknown" and root.data["depth"] == 2
+    # every node was streamed, and the final event closes the run
+    ids = {n.id for n in root.walk()}
+    assert ids <= {i for _, i in events} and events[-1][0] == "final"
+    # and the trace round-trips
+    from gaji.types import Trace
+    assert Trace.from_json(t.to_json()).root.children[1].filled_question == SUB2_FILLED
+
+
+def test_recursion_stops_at_max_depth():
+    n = {"i": 0}
+
+    def decompose(u):
+        n["i"] += 1
+        return {"type": "comparison", "subquestions": [{"question": f"part {n['i']} a", "each": False},
+                                                       {"question": f"part {n['i']} b", "each": False}]}
+
+    h = bridging_handlers(decompose=decompose, evaluate=lambda u: scores(False),
+                          answer=lambda u: {"explanation": "x", "answer": "something"})
+    t = ToQ(k=1, max_depth=3, max_nodes=100).run(Q, make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
+    levels = [x.level for x in t.root.walk()]
+    assert max(levels) == 3 and levels.count(2) == 2 and levels.count(3) == 4
+    assert all(x.data.get("stop") == "max depth" for x in t.root.walk() if x.level == 3)
+    t = ToQ(k=1, max_depth=1).run(Q, make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
+    assert t.root.children == [] and t.root.data["stop"] == "max depth"
+
+
+def test_node_budget_limits_the_tree():
+    h = bridging_handlers(evaluate=lambda u: scores(False), answer=lambda u: {"explanation": "x", "answer": "y"})
+    t = ToQ(k=1, max_nodes=2).run(Q, make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
+    assert t.root.children == [] and t.root.data["stop"] == "node budget"
+
+
+def test_malformed_evaluator_json_fails_the_node_but_keeps_the_answer():
+    h = bridging_handlers(evaluate=lambda u: "{not json",
+                          answer=lambda u: {"explanation": "About 110 million won [1].", "answer": "Mercedes-Benz EQE"})
+    t = ToQ(k=2).run(Q, make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
+    root = t.root
+    assert root.status == "failed" and "not valid JSON" in root.error
+    evals = [c for c in root.calls if c.purpose == "evaluate"]
+    assert len(evals) == 3 and not any(c.ok for c in evals)  # first try + 2 retries
+    assert t.answer == "Mercedes-Benz EQE" and t.status == "ok" and t.root.data["failed_nodes"] == 1
+
+
+def test_failed_sub_node_does_not_stop_the_run():
+    base = bridging_handlers()
+
+    def answer(u):
+        if question_of(u) == SUB1:
+            return RuntimeError("backend down")
+        return base["answer"](u)
+
+    t = ToQ(k=3).run(Q, make_ctx(routed_llm({**base, "answer": answer}), OverlapRetriever(DOCS)))
+    c1, c2 = t.root.children
+    assert c1.status == "failed" and "backend down" in c1.error and c1.answer == ""
+    # the dependent node kept the failed sub-question in its slot's place
+    assert c2.data["unfilled"] == [1] and "(What is the price range of the BMW i5)" in c2.filled_question
+    assert t.status == "ok" and t.answer  # the best answer it has
+
+
+def test_total_failure_still_returns_a_trace():
+    t = ToQ(k=1).run(Q, make_ctx(routed_llm({"query": lambda u: RuntimeError("down")}), OverlapRetriever(DOCS)))
+    assert t.status == "failed" and "down" in t.error and t.root.status == "failed"
+
+
+def test_independent_siblings_run_in_parallel():
+    barrier = threading.Barrier(2, timeout=5)
+    subs = ["Which actors appeared in Bong Joon-ho films?", "Which actors appeared in Park Chan-wook films?"]
+
+    def query(u):
+        q = question_of(u)
+        if q in subs:
+            barrier.wait()  # both siblings must be searching at the same time
+        return q
+
+    h = bridging_handlers(
+        decompose=lambda u: {"type": "intersection", "subquestions": [{"question": s, "each": False} for s in subs]},
+        query=query,
+        answer=lambda u: {"explanation": "x [1]", "answer": "Song Kang-ho"},
+    )
+    llm = routed_llm(h)
+    t = ToQ(k=1, evaluate_root=False).run("Which actors worked with both Bong Joon-ho and Park Chan-wook?",
+                                          make_ctx(llm, OverlapRetriever(DOCS)))
+    assert [c.status for c in t.root.children] == ["ok", "ok"]
+    assert t.root.data["waves"] == [[1, 2]]
+    # evaluate_root=False: the root is decomposed straight away, with no level-1 retrieval
+    assert t.root.query == "" and t.root.passage_ids == []
+
+
+def test_serial_when_parallel_off():
+    barrier = threading.Barrier(2, timeout=0.2)
+    subs = ["Galaxy S24 battery?", "iPhone 15 battery?"]
+
+    def query(u):
+        if question_of(u) in subs:
+            barrier.wait()
+        return question_of(u)
+
+    h = bridging_handlers(
+        decompose=lambda u: {"type": "comparison", "subquestions": [{"question": s, "each": False} for s in subs]},
+        query=query, answer=lambda u: {"explanation": "x", "answer": "4000 mAh"})
+    t = ToQ(k=1, evaluate_root=False, parallel=False).run("Which has the bigger battery?",
+                                                          make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
+    assert [c.status for c in t.root.children] == ["failed", "failed"]  # the barrier never filled
+
+
+def test_hybrid_list_answer_expands_one_node_per_item():
+    series = "Pirates of the Caribbean 1, 2, 3"
+    audience = {"1": "6.5 million", "2": "10.4 million", "3": "9.6 million"}
+
+    def answer(u):
+        q = question_of(u)
+        if q.startswith("Which films"):
+            return {"explanation": "The series has three films [1].", "answer": series}
+        if q.startswith("How many viewers did Pirates of the Caribbean "):
+            n = q.split("Caribbean ")[1][0]
+            return {"explanation": f"It drew {audience[n]} viewers [1].", "answer": audience[n]}
+        if "Answers to sub-questions" in u:
+            return {"explanation": "Part 2 had the most viewers [1].", "answer": "Pirates of the Caribbean 2"}
+        return {"explanation": "unknown", "answer": "unknown"}
+
+    h = bridging_handlers(
+        decompose=lambda u: {"type": "hybrid", "subquestions": [
+            {"question": "Which films are in the Pirates of the Caribbean series?", "each": False},
+            {"question": "How many viewers did [ANS_1] have?", "each": True}]},
+        answer=answer, integrate=lambda u: relevant("x"),
+    )
+    docs = DOCS + [("potc", "Pirates of the Caribbean", "Pirates of the Caribbean films and audience numbers.")]
+    t = ToQ(k=1).run("Which Pirates of the Caribbean film had the largest audience?",
+                     make_ctx(routed_llm(h), OverlapRetriever(docs)))
+    c1, c2 = t.root.children
+    assert c2.data["each"] and c2.data["items"] == [f"Pirates of the Caribbean {i}" for i in (1, 2, 3)]
+    assert c2.data["decomposition"] == "comparison"
+    assert [g.question for g in c2.children] == [f"How many viewers did Pirates of the Caribbean {i} have?" for i in (1, 2, 3)]
+    assert [g.answer for g in c2.children] == ["6.5 million", "10.4 million", "9.6 million"]
+    assert all(g.level == 3 and g.data["type"] == "comparison" for g in c2.children)
+    assert c2.query == ""  # the list node is answered from its items, not searched itself
+    assert t.answer == "Pirates of the Caribbean 2"
+
+
+def test_korean_question_uses_korean_prompts_everywhere():
+    sub1, sub2 = "BMW i5의 가격대는 얼마인가요?", "[ANS_1] 가격대의 전기차는 무엇이 있나요?"
+    filled = "9,800만 원~1억 2천만 원 가격대의 전기차는 무엇이 있나요?"
+
+    def answer(u):
+        q = question_of(u)
+        if q == sub1:
+            return {"explanation": "9,800만 원~1억 2천만 원입니다 [1].", "answer": "9,800만 원~1억 2천만 원"}
+        if q == filled:
+            return {"explanation": "EQE는 약 1억 1천만 원입니다 [1].", "answer": "메르세데스-벤츠 EQE"}
+        if "하위 질문의 답변" in u:
+            return {"explanation": "EQE가 같은 가격대입니다 [1].", "answer": "메르세데스-벤츠 EQE"}
+        return {"explanation": "문서에 없습니다.", "answer": "알 수 없음"}
+
+    llm = routed_llm(bridging_handlers(
+        decompose=lambda u: {"type": "bridging", "subquestions": [{"question": sub1, "each": False},
+                                                                  {"question": sub2, "each": False}]},
+        integrate=lambda u: relevant("가격"), answer=answer))
+    docs = [("bmw", "BMW i5", "BMW i5의 국내 가격은 9,800만 원에서 1억 2천만 원 사이다."),
+            ("eqe", "벤츠 EQE", "전기 세단 EQE의 가격은 약 1억 1천만 원이다.")]
+    t = ToQ(k=2).run("BMW i5와 비슷한 가격대의 전기차 추천해주세요.", make_ctx(llm, OverlapRetriever(docs)))
+    assert t.lang == "ko" and t.answer == "메르세데스-벤츠 EQE"
+    assert t.root.children[1].filled_question == filled
+    assert {component(r)[1] for r in llm.requests} == {"ko"}
+
+
+def test_render_tree_shows_questions_queries_passages_answers_and_scores():
+    t = ToQ(k=3).run(Q, make_ctx(routed_llm(bridging_handlers()), OverlapRetriever(DOCS)))
+    console = Console(record=True, width=200, color_system=None)
+    console.print(render_tree(t))
+    out = console.export_text()
+    for s in (SUB2_FILLED, "from: " + SUB2, "query: What is the price range of the BMW i5", "✓ Mercedes-Benz EQE",
+              "about 110 million won", "→ Mercedes-Benz EQE", "valid ✓", "L2 sub #2", "needs #1", "calls"):
+        assert s in out, s
+
+
+def test_bad_integrate_option_is_a_config_error():
+    import pytest
+
+    from gaji.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="per_doc or batch"):
+        ToQ(integrate="both")
+    with pytest.raises(ConfigError, match="max_depth"):
+        ToQ.parse_options({"max_depth": "0"})
+    opts = ToQ.parse_options({"max-depth": "2", "evaluate_root": "false", "integrate": "batch"})
+    assert (opts.max_depth, opts.evaluate_root, opts.integrate) == (2, False, "batch")
+
+
+def test_long_answer_style_returns_the_explanation():
+    t = ToQ(k=3, answer_style="long").run(Q, make_ctx(routed_llm(bridging_handlers()), OverlapRetriever(DOCS)))
+    assert t.answer == "The i5 costs 98-120 million won; the EQE about 110 million won."
+    assert t.root.answer == "Mercedes-Benz EQE" and t.citations == ["bmw", "eqe"]
