@@ -78,7 +78,9 @@ class IRCoT(Method):
         k: int = 4  # paragraphs per retrieval (the paper searches K in {2, 4, 6, 8})
         max_steps: int = 8  # reasoning steps (CoT sentences) at most
         max_paragraphs: int = 15  # cap on collected paragraphs (the paper's retrieval budget)
-        reader: str = "cot"  # "cot" | "direct" (§3.2)
+        # "direct" | "cot" (§3.2). The paper reads with Direct prompting for its small models (Flan-T5)
+        # and CoT for GPT-3; gaji's local models are small (0.5B/1.5B): direct by default.
+        reader: str = "direct"
         step_tokens: int = 64  # generation budget of one reasoning step (one sentence is kept)
         reader_tokens: int = 256  # generation budget of the reader (CoT); direct uses 32
         # choose the demonstrations once, leaving room for max_paragraphs paragraphs: every step (and a
@@ -89,7 +91,7 @@ class IRCoT(Method):
         o, root, q = self.opts, trace.root, trace.question
         if o.reader not in READERS:
             raise ConfigError(f"ircot: reader must be one of {', '.join(READERS)}, not {o.reader!r}")
-        demos = load_demos(ctx.lang, o.demos)
+        all_demos = demos = load_demos(ctx.lang, o.demos)
         count = TokenCounter(ctx.llm.count_tokens)
         collected = Collection(o.max_paragraphs)
 
@@ -128,8 +130,12 @@ class IRCoT(Method):
             ctx.emit(step)
 
         root.data.update(cot=cot, stop_reason=stop_reason, collected_ids=[p.id for p in collected.items])
-        max_tokens = o.reader_tokens if o.reader == "cot" else 32
-        r = read(ctx, root, q, collected.items, demos, o, style=o.reader, max_tokens=max_tokens, counter=count)
+        # a CoT reader reuses the steps' demonstrations (and their cached prompt prefix); a direct
+        # reader's prompt is another one: as many of its short demonstrations as fit
+        if o.reader == "cot":
+            r = read(ctx, root, q, collected.items, demos, o, style="cot", max_tokens=o.reader_tokens, counter=count)
+        else:
+            r = read(ctx, root, q, collected.items, all_demos, o, style="direct", max_tokens=32, counter=count)
         trace.answer = root.answer = r.answer
         trace.citations = [p.id for p in collected.items[: r.paragraphs]]
         root.data.update(reasoning=r.text if o.reader == "cot" else " ".join(cot), reader_output=r.text,

@@ -20,6 +20,7 @@ Q = "Apple banana?"
 
 
 def run(replies, k=2, docs=DOCS, question=Q, **opts):
+    opts.setdefault("reader", "cot")
     it = iter(replies)
     llm = ScriptedLLM(default=lambda req: next(it))
     r = ListRetriever(docs)
@@ -27,8 +28,10 @@ def run(replies, k=2, docs=DOCS, question=Q, **opts):
     return t, llm, r
 
 
-def test_registered():
+def test_registered_with_the_papers_defaults():
     assert METHODS.get("ircot") is IRCoT
+    o = IRCoT.Options()
+    assert (o.k, o.max_paragraphs, o.reader) == (4, 15, "direct")
 
 
 def test_stops_when_a_sentence_says_answer_is():
@@ -176,6 +179,11 @@ def test_cot_reader_writes_the_chain_sentence_by_sentence_and_stops_at_the_answe
     chain = "Cherry and date. So the answer is: Fig. So the answer is: Fig. So the answer is: Fig."
     model = continuation(chain)
     llm = ScriptedLLM(default=lambda req: " So the answer is: Fig." if len(llm.requests) == 1 else model(req))
-    t = IRCoT(k=2).run(Q, RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=ListRetriever(DOCS)))
+    t = IRCoT(k=2, reader="cot").run(Q, RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=ListRetriever(DOCS)))
     assert t.root.data["reasoning"] == "Cherry and date. So the answer is: Fig." and t.answer == "Fig"
     assert [c.output for c in t.root.calls] == [" Cherry and date", " So the answer is: Fig"]
+
+
+def test_direct_reader_fits_its_own_demonstrations():
+    t, llm, _ = run(["So the answer is: Fig.", "Fig."], reader="direct", context_tokens=1500)
+    assert t.root.data["demos_planned"] < t.root.data["reader_demos"]
