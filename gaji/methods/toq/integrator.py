@@ -13,7 +13,7 @@ Judging documents. The paper's prompt judges ONE document per call, and so do we
 only the question and the document to process. On a 2-core CPU with 2 slots this costs about the
 same prompt tokens as one call over all documents, decodes the short outputs in a batch, and keeps
 each judgement independent of the others (small models lose track of which document is which in a
-long list). A span found verbatim in its document counts as relevant whatever the label says. `mode="batch"` (one call, a JSON array with one judgement per document) is there for
+long list). Each judgement is checked against its document (see `_judgement`). `mode="batch"` (one call, a JSON array with one judgement per document) is there for
 backends without parallel slots. A per-document call that still fails after its retries leaves that
 document unjudged (not relevant, error recorded); only when every call fails is it an LLMError.
 """
@@ -29,7 +29,7 @@ from gaji.methods.toq.prompts import build, prompts
 from gaji.methods.toq.tree import fill_slots
 from gaji.types import Node, Passage
 
-SPAN_CHARS = 160
+SPAN_CHARS = 100
 
 MapFn = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
 
@@ -75,17 +75,20 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _judgement(obj: dict, passage: Passage | None = None) -> Judgement:
-    """A judgement from the model's JSON. A span that occurs verbatim in the document counts as
-    relevant even when the label says "irrelevant": small models often extract the right span and
-    then mislabel the document (seen with the 0.5B model)."""
+def _judgement(obj: dict, passage: Passage | None = None, question: str = "") -> Judgement:
+    """A judgement from the model's JSON, checked against the document. Small models err both ways:
+    a span that occurs verbatim in the document counts as relevant even when the label says
+    "irrelevant" (they extract the right span, then mislabel it: seen with the 0.5B model); a span
+    copied from the question instead of the document is dropped, but the label kept (seen with the
+    1.5B model on KoBLEX's long scenarios, where those documents were relevant, with long answers)."""
     label = str(obj.get("relevance", "")).strip().lower() == "relevant"
-    span = str(obj.get("answer_span", "") or "").strip()
+    span = str(obj.get("answer_span", "") or "").strip().rstrip("…").strip()
     if span.lower() in ("none", "null", "n/a", "-"):
         span = ""
     grounded = bool(passage) and len(span) >= 2 and _norm(span) in _norm(passage.title + " " + passage.text)
+    copied = bool(passage) and len(span) >= 10 and not grounded and _norm(span) in _norm(question)
     relevant = label or grounded
-    return Judgement(relevant=relevant, span=span if relevant else "")
+    return Judgement(relevant=relevant, span=span if relevant and not copied else "")
 
 
 def document_json(p: Passage, max_chars: int) -> str:
@@ -134,7 +137,7 @@ class AnswerIntegrator:
         user = p.INTEGRATE_USER.format(question=question, document=document_json(passage, self.doc_chars))
         obj = self.llm.json(node, "integrate", build(p.INTEGRATE_SYSTEM, p.INTEGRATE_SHOTS, user),
                             schema=JUDGEMENT_SCHEMA, max_tokens=self.max_tokens)
-        return _judgement(obj, passage)
+        return _judgement(obj, passage, question)
 
     def _judge_one_safe(self, node: Node, question: str, passage: Passage, lang: str) -> Judgement:
         try:
@@ -155,7 +158,7 @@ class AnswerIntegrator:
             if not 0 <= i < len(passages) or out[i].error != "not judged":
                 i = pos  # a bad or repeated number: trust the position
             if 0 <= i < len(passages):
-                out[i] = _judgement(it, passages[i])
+                out[i] = _judgement(it, passages[i], question)
         return out
 
     # -- 2. dependent nodes -------------------------------------------------------------------

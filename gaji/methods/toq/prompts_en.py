@@ -192,7 +192,7 @@ RESPOND_SHOTS: list[tuple[str, str]] = [
 # -- Prompt B.4: query evaluator -----------------------------------------------------------------
 EVALUATE_SYSTEM = """You evaluate the semantic_coherence and answerability of a summary (a response) for the user's question.
 - semantic_coherence: how well the summary keeps a logical flow and stays relevant to the user's question, from 1 (not at all) to 10 (exact match).
-- answerability: the probability that the summary directly and completely answers the user's question, as a percentage: 0 means no confidence, 100 means complete confidence. A summary that says the answer is unknown, answers a different question, or gives only a step on the way (e.g. the director's name when the question asks for the director's birth year) has low answerability.
+- answerability: the probability that the summary directly and completely answers the user's question, as a percentage: 0 means no confidence, 100 means complete confidence. A summary that says the answer is unknown, answers a different question, gives only a step on the way (e.g. the director's name when the question asks for the director's birth year), or answers only some of the things a question asks, has low answerability.
 - response_validity: true if the summary is an adequate answer to the question given its coherence and answerability, else false.
 Output JSON only: {"semantic_coherence": 1-10, "answerability": 0-100, "response_validity": true | false}"""
 

@@ -187,7 +187,7 @@ RESPOND_SHOTS: list[tuple[str, str]] = [
 # -- Prompt B.4: 쿼리 평가기 ------------------------------------------------------------------------
 EVALUATE_SYSTEM = """사용자 질문에 대한 요약(응답)의 semantic_coherence와 answerability를 평가합니다.
 - semantic_coherence: 요약이 논리적인 흐름을 유지하고 사용자 질문과 어떻게 관련성을 유지하는지에 대한 평가. 점수는 1(전혀 없음)에서 10(완전 일치)까지입니다.
-- answerability: 요약이 사용자 질문에 직접적이고 완전하게 답하는 확률을 추정. 퍼센트로 표시하며, 0은 답변 가능성에 대한 신뢰가 없음을, 100은 완전한 신뢰를 의미합니다. 답을 알 수 없다고 하거나, 다른 질문에 답하거나, 중간 단계만 답하는 요약(예: 감독의 출생 연도를 물었는데 감독 이름만 답함)은 answerability가 낮습니다.
+- answerability: 요약이 사용자 질문에 직접적이고 완전하게 답하는 확률을 추정. 퍼센트로 표시하며, 0은 답변 가능성에 대한 신뢰가 없음을, 100은 완전한 신뢰를 의미합니다. 답을 알 수 없다고 하거나, 다른 질문에 답하거나, 중간 단계만 답하거나(예: 감독의 출생 연도를 물었는데 감독 이름만 답함), 질문이 묻는 여러 가지 중 일부에만 답하는 요약은 answerability가 낮습니다.
 - response_validity: coherence와 answerability로 볼 때 요약이 질문에 대한 적절한 답이면 true, 아니면 false.
 JSON만 출력합니다: {"semantic_coherence": 1-10, "answerability": 0-100, "response_validity": true | false}"""
 

@@ -249,3 +249,10 @@ def test_decomposer_retry_samples_and_spans_are_bounded():
     QuestionDecomposer(tracked(llm)).decompose(Node(), "q", "en")
     assert [r.temperature for r in llm.requests] == [0.0, 0.5]
     assert JUDGEMENT_SCHEMA["properties"]["answer_span"]["maxLength"] > 0
+
+
+def test_integrator_span_copied_from_the_question_is_dropped():
+    q = "What does the BMW i5 cost in Korea, in million won?"
+    llm = routed_llm({"integrate": lambda u: {"relevance": "relevant", "answer_span": "BMW i5 cost in Korea, in million"}})
+    js = AnswerIntegrator(tracked(llm)).judge(Node(), q, P, "en")
+    assert [(j.relevant, j.span) for j in js] == [(True, ""), (True, "")]  # the label is kept, the copy is not
