@@ -90,7 +90,9 @@ class Gaji:
     def make_method(self, method: str, options: dict[str, Any] | None = None) -> Method:
         cls = METHODS.get(method)
         opts = cls.parse_options(dict(options or {}))
-        if "k" in {f for f in opts.__dataclass_fields__} and "k" not in (options or {}):
+        # --k / GAJI_K / a config file override the method's own default (the papers differ: IRCoT K=4, OneR 5)
+        k_given = self.settings.sources.get("k", "default") != "default"
+        if k_given and "k" in opts.__dataclass_fields__ and "k" not in (options or {}):
             opts.k = self.settings.k
         return cls(opts)
 

@@ -38,3 +38,14 @@ def test_bad_env_value_names_the_variable():
 def test_none_flags_do_not_override(tmp_path):
     s = load_settings({"k": None}, env={"GAJI_K": "3"}, cwd=tmp_path)
     assert s.k == 3
+
+
+def test_method_default_k_is_kept_unless_k_is_given():
+    from gaji.api import Gaji
+    from gaji.llm.scripted import ScriptedLLM
+
+    g = Gaji(llm=ScriptedLLM(default="x"), settings=load_settings({}, env={}))
+    assert g.make_method("ircot").opts.k == 4  # IRCoT's own default
+    g = Gaji(llm=ScriptedLLM(default="x"), settings=load_settings({"k": 8}, env={}))
+    assert g.make_method("ircot").opts.k == 8 and g.make_method("oner").opts.k == 8
+    assert g.make_method("oner", {"k": "2"}).opts.k == 2

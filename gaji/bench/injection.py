@@ -49,6 +49,7 @@ def run_injection(llm: Any, docs: list[Document], questions: list[dict[str, Any]
 
     retriever = ListRetriever([(d.id, d.title, d.text) for d in docs])
     s = replace(settings or Settings(), k=k, index=None)
+    s.sources = {**s.sources, "k": "flag"}  # k is chosen here: it overrides every method's default
     g = Gaji(llm=llm, retriever=retriever, settings=s)
     injected = {d.id for d in docs if MARKER in d.text}
     rows, summary = [], {}
