@@ -7,7 +7,7 @@
 A registered retriever is a factory ``fn(index, **kw) -> Retriever``; keyword arguments it does not
 know (e.g. ``get_llm``, passed to every factory by gaji.api) are ignored.
 
-    r = index.retriever("hybrid", rrf_k=60, weights="bm25=1,dense=1", depth=100)
+    r = index.retriever("hybrid", rrf_k=60, weights="bm25=1,dense=1", depth=50)
     r.search("Which battle occurred first?", k=5)   # -> list[Passage], best first
 """
 from __future__ import annotations
