@@ -178,8 +178,9 @@ def all_configs(root: Path | None = None) -> list[BenchConfig]:
 
 # -- running ---------------------------------------------------------------------
 def run_config(cfg: BenchConfig, out_dir: Path, *, cache: bool = False, progress: bool = True,
-               console: Any = None) -> dict:
-    """Run the benchmark's eval from scratch in out_dir; returns the eval summary."""
+               console: Any = None, fresh: bool = True) -> dict:
+    """Run the benchmark's eval in out_dir and return the eval summary. fresh=False resumes an interrupted
+    run of the same configuration (questions already answered are kept; a different configuration is refused)."""
     from gaji.config import load_settings
     from gaji.eval.runner import EvalConfig, EvalRun
 
@@ -192,7 +193,7 @@ def run_config(cfg: BenchConfig, out_dir: Path, *, cache: bool = False, progress
     ecfg = EvalConfig(
         data=cfg.dataset, method=cfg.method, options={k: str(v) for k, v in cfg.options.items()},
         out=str(out_dir), limit=cfg.limit, concurrency=cfg.concurrency, toq_eval=cfg.toq_eval,
-        judge=cfg.judge, judge_llm=cfg.judge_llm, overwrite=True, progress=progress,
+        judge=cfg.judge, judge_llm=cfg.judge_llm, overwrite=fresh, progress=progress,
     )
     run = EvalRun(ecfg, settings, console=console)
     try:
@@ -318,7 +319,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg = load_config(find_config(args.config, root))
     out = Path(args.out) if args.out else Path(".gaji") / "bench" / cfg.name
     t0 = time.perf_counter()
-    summary = run_config(cfg, out, cache=args.cache, progress=not args.quiet)
+    summary = run_config(cfg, out, cache=args.cache, progress=not args.quiet, fresh=args.fresh)
+    if not args.fresh and summary.get("questions_this_session", 0) < summary.get("questions", 0):
+        print(f"{cfg.name}: resumed {out} ({summary['questions'] - summary['questions_this_session']} questions "
+              "from an earlier run kept; --fresh starts again)")
     minutes = (time.perf_counter() - t0) / 60
     measured = means(summary)
     if cfg.recorded and cfg.recorded.get("scores"):
@@ -445,6 +449,8 @@ def register(bsub: Any) -> None:
     r.add_argument("--out", help="run directory (default .gaji/bench/<name>)")
     r.add_argument("--cache", action="store_true", help="use the LLM response cache (off: benchmarks measure time and cost)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--fresh", action="store_true",
+                   help="start the run directory again (default: resume an interrupted run of the same configuration)")
     r.set_defaults(func=cmd_run)
 
     c = bsub.add_parser("check", help="re-run the cheap benchmarks; exit 1 if a score drifts beyond tolerance")

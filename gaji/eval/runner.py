@@ -232,6 +232,12 @@ class EvalRun:
 
         open_index(str(idx_dir))
 
+    def _effective_k(self, opts: dict) -> int | None:
+        """The k the method really uses: its own option when it has one (a method keeps its paper's default
+        unless k was given), else the settings' k."""
+        k = opts.get("k") if isinstance(opts, dict) else None
+        return int(k) if isinstance(k, (int, float)) else self.s.k
+
     def _fingerprint(self, ds: Dataset, opts: dict) -> dict[str, Any]:
         needs = bool(getattr(self._method_cls, "needs_retriever", True))
         return {
@@ -240,7 +246,7 @@ class EvalRun:
             "options": opts,
             "llm": self.s.llm,
             "retriever": self.s.retriever if needs else None,
-            "k": self.s.k if needs else None,
+            "k": self._effective_k(opts) if needs else None,
             "lang": self.s.lang,
             "ks": list(self.cfg.ks),
             "gold_match": self.cfg.gold_match,
@@ -326,7 +332,7 @@ class EvalRun:
             "model": model,
             "backend": described,
             "retriever": self.s.retriever if needs else None,
-            "k": self.s.k if needs else None,
+            "k": self._effective_k(self._opts) if needs else None,
             "index": self.s.index if needs else None,
             "lang": self.s.lang,
             "cache": bool(self.gaji.settings.cache),

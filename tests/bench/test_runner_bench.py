@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,14 @@ def test_bench_run_record_check_and_report_end_to_end(tmp_path, monkeypatch, cap
     assert "# a hand-written comment that must survive" in cfg_path.read_text()
     res = tmp_path / "benchmarks" / "results" / "tiny"
     assert {p.name for p in res.iterdir()} >= {"run.json", "results.jsonl", "summary.json", "traces.jsonl"}
+
+    assert main(["bench", "run", "tiny", "--quiet"]) == 0  # the same configuration again: resumed, nothing redone
+    assert "resumed" in capsys.readouterr().out
+    run_dir = tmp_path / ".gaji" / "bench" / "tiny"
+    assert json.loads((run_dir / "summary.json").read_text())["questions_this_session"] == 0
+    assert main(["bench", "run", "tiny", "--quiet", "--fresh"]) == 0
+    assert "resumed" not in capsys.readouterr().out
+    assert json.loads((run_dir / "summary.json").read_text())["questions_this_session"] == 2
 
     assert main(["bench", "check", "--quiet"]) == 0
     assert "tiny: ok" in capsys.readouterr().out

@@ -83,6 +83,13 @@ def test_retrieval_metrics_with_a_retrieving_method(make_run, qfile, tmp_path):
     assert m1["recall@2"] == 1.0 and m1["top@1"] == 1.0 and res["q1"]["retrieved"][:2] in (["d-manila", "d-guam"], ["d-guam", "d-manila"])
     assert "recall@1" not in res["q3"]["metrics"]  # no gold passages
     assert summary["metrics"]["recall@2"]["n"] == 2
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["k"] == 3  # the method's own default k (settings.k is 5), not the unused settings value
+
+
+def test_run_json_records_a_given_k(make_run, qfile, tmp_path):
+    make_run(qfile, method="eval_fake_ret", options={"k": "2"}).run()
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["k"] == 2
 
 
 def test_long_form_sets_get_rouge(make_run, tmp_path):

