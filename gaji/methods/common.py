@@ -68,3 +68,30 @@ def cited_ids(text: str, passages: list[Passage]) -> list[str]:
             if 0 <= i < len(passages) and passages[i].id not in out:
                 out.append(passages[i].id)
     return out
+
+
+def attribute(answer: str, passages: list[Passage]) -> list[str]:
+    """Passage ids that support an answer the model gave without citing: those whose text contains the whole
+    normalised answer (case, punctuation and spaces ignored), else the one passage holding the largest share
+    (at least half) of the answer's character bigrams -- bigrams, so Korean answers with endings attached
+    ("1397년입니다") still find "1397년에". Best-ranked first; [] when nothing supports it."""
+    def norm(t: str) -> str:
+        return re.sub(r"[\W_]+", "", t.lower())
+
+    def bigrams(t: str) -> set[str]:
+        return {t[i:i + 2] for i in range(len(t) - 1)}
+
+    a = norm(answer)
+    if not a:
+        return []
+    texts = [norm(p.title + " " + p.text) for p in passages]
+    whole = [p.id for p, t in zip(passages, texts) if a in t]
+    if whole or len(a) < 2:
+        return whole
+    want = bigrams(a)
+    best, best_share = None, 0.5
+    for p, t in zip(passages, texts):
+        share = len(want & bigrams(t)) / len(want)
+        if share >= best_share and (best is None or share > best_share):
+            best, best_share = p.id, share
+    return [best] if best else []

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 
 from gaji.methods.base import Method, RunContext
-from gaji.methods.common import DATA_NOTE, cited_ids, clean_answer, format_passages
+from gaji.errors import ConfigError
+from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
 from gaji.types import Trace
@@ -24,20 +25,33 @@ class OneR(Method):
         k: int = 5
         max_tokens: int = 96
         passage_chars: int = 1200  # each passage is cut to this many characters in the prompt
+        # plain: the model gives only the answer; citations = the passages that support it (attribute()).
+        # cite: the model answers and lists the [n] of the documents it used. plain scored higher (BENCHMARKS.md).
+        style: str = "plain"
+
+        def __post_init__(self) -> None:
+            if self.style not in ("plain", "cite"):
+                raise ConfigError(f"oner option style must be plain or cite, not {self.style!r}")
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         lang, root = ctx.lang, trace.root
         passages = ctx.retrieve(root, trace.question, self.opts.k)
-        user = direct.ONER_USER[lang].format(
-            data_note=DATA_NOTE[lang],
-            passages=format_passages(passages, max_chars=self.opts.passage_chars),
-            question=trace.question,
-        )
-        messages = [{"role": "system", "content": direct.SYSTEM[lang]}, {"role": "user", "content": user}]
+        fenced = format_passages(passages, max_chars=self.opts.passage_chars)
+        if self.opts.style == "plain":
+            system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=fenced)
+            user = direct.ONER_PLAIN_USER[lang].format(question=trace.question)
+        else:
+            system = direct.SYSTEM[lang]
+            user = direct.ONER_USER[lang].format(data_note=DATA_NOTE[lang], passages=fenced, question=trace.question)
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         out = ctx.llm.chat(root, "answer", messages, max_tokens=self.opts.max_tokens)
-        answer, sources = parse_answer_sources(out)
+        if self.opts.style == "plain":
+            answer = plain_answer(out)
+            trace.citations = cited_ids(out, passages) or attribute(answer, passages)
+        else:
+            answer, sources = parse_answer_sources(out)
+            trace.citations = cited_ids(sources, passages) or cited_ids(out, passages)
         trace.answer = answer
-        trace.citations = cited_ids(sources, passages) or cited_ids(out, passages)
         root.answer = answer
         root.data["raw_output"] = out
 
@@ -52,3 +66,16 @@ def parse_answer_sources(text: str) -> tuple[str, str]:
         nums = re.findall(r"\d+", sources)
         sources = "[" + ", ".join(nums) + "]" if nums else ""
     return answer, sources
+
+
+_LABEL = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*", re.I)
+
+
+def plain_answer(text: str) -> str:
+    """The answer of a "plain" reply: a short reply is cleaned like any answer (first line, [n] marks and
+    quotes dropped); a long multi-line reply (a long-form answer) is kept whole."""
+    text = _LABEL.sub("", text.strip())
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1 and len(text) > 100:
+        return text
+    return clean_answer(text)

@@ -22,7 +22,7 @@ def oner_prompt(client: TestClient, question: str) -> str:
     r = client.post("/api/ask", json={"question": question, "index": "inj", "options": {"k": 8}, "include_prompts": True})
     assert r.status_code == 200, r.text
     messages = r.json()["trace"]["root"]["calls"][0]["prompt"]
-    return messages[-1]["content"]
+    return "\n\n".join(m["content"] for m in messages)  # system (instructions, fenced documents), then user
 
 
 @pytest.fixture
