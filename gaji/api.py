@@ -106,7 +106,8 @@ class Gaji:
         parallel: bool = True,
     ) -> Trace:
         m = self.make_method(method or self.settings.method, options)
-        r = self.retriever(retriever) if m.needs_retriever else None
+        # methods with an optional retriever (chain: closed book without an index) get one when there is an index
+        r = self.retriever(retriever) if m.needs_retriever or getattr(m, "optional_retriever", False) else None
         if m.needs_retriever and r is None:
             raise ConfigError(f"method {m.name!r} needs an index: pass --index DIR (build one with `gaji index build`)")
         ctx = RunContext(

@@ -81,9 +81,14 @@ METHODS: Registry[Any] = Registry(
         "gaji.methods.iter_retgen",
         "gaji.methods.toq.method",
         "gaji.methods.contregen.method",
+        "gaji.methods.chain",
     ),
 )
-RETRIEVERS: Registry[Any] = Registry("retriever", ("gaji.index.retrievers", "gaji.methods.contregen.retriever"))
+RETRIEVERS: Registry[Any] = Registry(
+    "retriever", ("gaji.index.retrievers", "gaji.methods.contregen.retriever", "gaji.expand.retriever")
+)
 LLM_BACKENDS: Registry[Any] = Registry(
     "LLM backend", ("gaji.llm.local", "gaji.llm.openai_compat", "gaji.llm.scripted")
 )
+# Vector databases for the dense index, by URL scheme (gaji.stores.base.open_dense_store): milvus://, qdrant+local:, qdrant://
+DENSE_STORES: Registry[Any] = Registry("dense store", ("gaji.stores.milvus", "gaji.stores.qdrant"))

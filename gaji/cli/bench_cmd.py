@@ -10,6 +10,8 @@ BENCH_MODULES = (
     "gaji.bench.methods",  # method sweeps (K, depth, …)
     "gaji.bench.serve",  # gaji bench serve (load test)
     "gaji.bench.injection",  # gaji bench injection (prompt-injection check)
+    "gaji.bench.llm_server",  # gaji bench llm-server (embedded vs real LLM servers, issue 10)
+    "gaji.bench.scale",  # gaji bench dense-store / gaji bench ray-embed (issue 10)
 )
 
 

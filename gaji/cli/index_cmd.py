@@ -41,7 +41,14 @@ def register(sub) -> None:
     b.add_argument("--skip-bad", action="store_true", help="skip bad records (listed at the end) instead of failing")
     b.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
     b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    from gaji.cli.expand_cmd import add_expand_flags  # --expand / --expansions / --compose (issue 8)
+
+    add_expand_flags(b)
+    from gaji.cli.scale_flags import add_build_flags, register_actions  # --dense-store / --ray (issue 10)
+
+    add_build_flags(b)
     b.set_defaults(func=_build)
+    register_actions(isub)  # gaji index attach-store (issue 10)
 
     a = isub.add_parser("add", help="add documents to an index (changed chunks re-indexed, new ones embedded)")
     a.add_argument("index", metavar="DIR")
@@ -79,6 +86,8 @@ def _print_report(report, limit: int = 20) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from gaji.cli.expand_cmd import expander_from_args
+    from gaji.cli.scale_flags import build_kwargs as scale_build_kwargs
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.index.store import build_index
 
@@ -94,6 +103,10 @@ def _build(args: argparse.Namespace) -> int:
         dense_backend=args.dense_backend,
         limit=args.limit,
         korean_analyzer=args.korean_analyzer,
+        expander=expander_from_args(args),
+        expansions=args.expansions,
+        compose=args.compose,
+        **scale_build_kwargs(args),
     )
     m = idx.manifest
     parts = [p for p, on in (("bm25", m.has_lexical), (f"dense/{m.config.get('dense_backend')}", m.has_dense)) if on]
@@ -101,6 +114,8 @@ def _build(args: argparse.Namespace) -> int:
         f"built {idx.path}: {m.counts.get('documents')} documents -> {idx.chunks} chunks "
         f"({' + '.join(parts)}) in {m.build_seconds:.1f} s"
         + (" (resumed)" if m.stats.get("resumed") else "")
+        + (f"; composition {m.config['compose']}, {m.stats.get('expanded_chunks', 0)} chunks expanded"
+           if m.config.get("compose") else "")
     )
     _print_report(idx.read_report)
     return 0
@@ -138,6 +153,8 @@ def _info(args: argparse.Namespace) -> int:
         ("chunking", f"{ch.get('size')} {ch.get('by')}, overlap {ch.get('overlap')}"),
         ("bm25", c.get("analyzer") if c.get("lexical") else "no"),
         ("dense", f"{c.get('embedding_model')} ({c.get('dense_backend')})" if c.get("dense") else "no"),
+        *((("expansion", f"{c.get('compose')} ({info['stats'].get('expanded_chunks', 0)} chunks expanded by "
+                          f"{c.get('expansion_model')})"),) if c.get("compose") else ()),
         ("sources", ", ".join(info["sources"])),
         ("versions", ", ".join(f"{k} {v}" for k, v in info["versions"].items() if v)),
     ]

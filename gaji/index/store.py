@@ -221,8 +221,23 @@ def _fingerprint(chunks: Sequence[Chunk], chunking: ChunkingConfig) -> str:
     return h.hexdigest()
 
 
-def _lexical_text(c: Chunk) -> str:
+def _lexical_text(c: Chunk, compose: str | None = None) -> str:
+    if compose:  # an expanded index (issue 8): title / candidate questions / chunk, per the composition
+        from gaji.expand.compose import lexical_text
+
+        return lexical_text(compose, c)
     return f"{c.title}\n{c.text}" if c.title else c.text
+
+
+def _dense_text(c: Chunk, compose: str | None = None) -> str:
+    """What gets embedded: the chunk (gaji.index.dense.passage_text), or its composition (issue 8)."""
+    if compose:
+        from gaji.expand.compose import compose as compose_passage
+
+        return compose_passage(compose, c)
+    from .dense import passage_text
+
+    return passage_text(c)
 
 
 def _resolve_sources(sources: Any) -> list[Any]:
@@ -283,7 +298,7 @@ def _swap_in(tmp: Path, out: Path) -> None:
 
 def _analyze_and_index(
     lex_dir: Path, items: Sequence[tuple[int, Chunk]], analyzer, prog: _Progress, stats: dict[str, float],
-    create: bool, delete_rows: Sequence[int] = (),
+    create: bool, delete_rows: Sequence[int] = (), compose: str | None = None,
 ) -> None:
     """Analyse chunks and add them as (row, terms) to the BM25 index in `lex_dir`."""
     from .lexical import LexicalIndex
@@ -307,7 +322,7 @@ def _analyze_and_index(
     for start in range(0, len(items), ANALYZE_BATCH):
         batch = items[start : start + ANALYZE_BATCH]
         t0 = time.perf_counter()
-        texts = [_lexical_text(c) for _, c in batch]
+        texts = [_lexical_text(c, compose) for _, c in batch]
         terms = list(analyzer.analyze_many(texts, [c.lang for _, c in batch]))
         bodies = [" ".join(t) for t in terms]
         t1 = time.perf_counter()
@@ -388,12 +403,22 @@ def build_index(
     checkpoint_rows: int = 256,
     korean_analyzer: str = "auto",
     embedder: Any = None,
+    expander: Any = None,
+    expansions: Any = None,
+    compose: str | None = None,
+    dense_store: str | None = None,
 ) -> "Index":
     """Build an index from documents, files, folders or shared dataset names into `out_dir`.
 
     The result replaces an existing index at `out_dir` only once complete. The read report (skipped
     records) is on the returned index as `index.read_report`. `embedder` (default: E5) must be
     obtainable again by `gaji.index.dense.get_embedder(embedder.model_id)` for the index to open.
+    Chunk expansion (issue 8, gaji/expand/index_hook.py): `expander` (a gaji.expand.Expander) generates
+    titles + candidate questions, `expansions` supplies ready ones, `compose` ("case1".."case7") says
+    how they are embedded and BM25-indexed (default case when expanding: gaji.expand.compose.DEFAULT_CASE).
+    `dense_store` (issue 10): a vector-database URL (milvus://HOST:PORT, qdrant+local:DIR, see gaji/stores/)
+    that receives the vectors; searches then go to it (dense/vectors.npy is still written, as the copy
+    `gaji index attach-store` can reload a store from).
     """
     from gaji.text.analyzers import default_analyzer
 
@@ -401,6 +426,8 @@ def build_index(
 
     if not lexical and not dense:
         raise ConfigError("an index needs at least one of lexical (BM25) or dense")
+    if dense_store and not dense:
+        raise ConfigError("--dense-store needs the dense part: drop --no-dense")
     out = Path(out_dir)
     _check_target(out)
     cfg = chunking if isinstance(chunking, ChunkingConfig) else ChunkingConfig.from_dict(chunking or {})
@@ -414,6 +441,16 @@ def build_index(
     t0 = time.perf_counter()
     chunks = _chunk_all(docs, cfg)
     stats["chunk_s"] = time.perf_counter() - t0
+    expand_fp, used_expansions = "", []
+    if expander is not None or expansions is not None or compose:
+        from gaji.expand import index_hook
+
+        compose = index_hook.resolve_compose(compose, expander is not None or expansions is not None)
+        if expander is not None or expansions is not None:
+            chunks, exp_stats, expand_fp, used_expansions = index_hook.attach_expansions(
+                chunks, out, expander=expander, expansions=expansions, progress=progress
+            )
+            stats.update(exp_stats)
 
     analyzer = default_analyzer(korean_analyzer) if lexical else None
     if dense and embedder is None:
@@ -421,7 +458,7 @@ def build_index(
     if not dense:
         embedder = None
     backend = choose_backend(dense_backend, len(chunks)) if dense else None
-    fp = _fingerprint(chunks, cfg)
+    fp = _fingerprint(chunks, cfg) + (f"/{compose}/{expand_fp}" if compose else "")
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.building"
@@ -448,7 +485,7 @@ def build_index(
                 state.pop("lexical_done", None)
                 atomic_write_json(tmp / STATE, state)
                 lex_stats: dict[str, Any] = {}
-                _analyze_and_index(tmp / LEXICAL_DIR, rows, analyzer, prog, lex_stats, create=True)
+                _analyze_and_index(tmp / LEXICAL_DIR, rows, analyzer, prog, lex_stats, create=True, compose=compose)
                 state["lexical_done"] = analyzer.name
                 state["lexical_stats"] = lex_stats
                 atomic_write_json(tmp / STATE, state)
@@ -462,10 +499,14 @@ def build_index(
                 shutil.rmtree(parts)
             state["dense_model"] = embedder.model_id
             atomic_write_json(tmp / STATE, state)
-            vectors = _embed_rows([passage_text(c) for c in chunks], embedder, parts, prog, checkpoint_rows, stats)
+            vectors = _embed_rows([_dense_text(c, compose) for c in chunks], embedder, parts, prog, checkpoint_rows, stats)
             t0 = time.perf_counter()
             DenseIndex.write(tmp / DENSE_DIR, vectors, backend)
             stats["dense_write_s"] = time.perf_counter() - t0
+            if dense_store:  # issue 10: the vectors go to a vector database too
+                from gaji.stores.sync import push_vectors
+
+                dense_store = push_vectors(dense_store, out.resolve().name, fp, vectors, stats=stats)
             shutil.rmtree(parts, ignore_errors=True)
         elif (tmp / DENSE_DIR).exists():
             shutil.rmtree(tmp / DENSE_DIR)
@@ -485,6 +526,9 @@ def build_index(
             "embedding_dim": embedder.dim if embedder else None,
             "dense_backend": backend,
             "dense_backend_requested": dense_backend if dense else None,
+            **({"dense_store": dense_store} if dense and dense_store else {}),
+            **({"compose": compose, "expansion_model": used_expansions[0].model if used_expansions else None}
+               if compose else {}),
         },
         versions=current_versions(),
         counts={"documents": len(docs), "chunks": len(chunks), "rows": len(chunks), "deleted": 0},
@@ -494,8 +538,14 @@ def build_index(
                   "skipped": len(report.skipped)}],
     )
     (tmp / STATE).unlink(missing_ok=True)
+    if compose:
+        from gaji.expand import index_hook
+
+        index_hook.finish(used_expansions, tmp, out)
     write_manifest(tmp, manifest)
     _swap_in(tmp, out)
+    if compose:
+        index_hook.drop_work_dir(out)
     idx = open_index(out)
     idx.read_report = report
     return idx
@@ -618,6 +668,13 @@ class Index:
                 from .dense import DenseIndex
 
                 live = self.store.live_mask() if self.manifest.counts.get("deleted") else None
+                if self.manifest.config.get("dense_store"):  # vectors in a vector database (gaji/stores/)
+                    from gaji.stores.sync import open_store_index
+
+                    self._dense = open_store_index(str(self.manifest.config["dense_store"]),
+                                                   int(self.manifest.config.get("embedding_dim") or 0),
+                                                   int(self.manifest.counts.get("rows", 0)))
+                    return self._dense
                 self._dense = DenseIndex(self.path / DENSE_DIR, str(self.manifest.config.get("dense_backend")), live)
             return self._dense
 
@@ -760,7 +817,7 @@ class Index:
                 if m.has_lexical and (changed or deleted):
                     _analyze_and_index(
                         tmp / LEXICAL_DIR, changed, self.analyzer, prog, stats, create=False,
-                        delete_rows=sorted(set(deleted) | set(replaced_rows)),
+                        delete_rows=sorted(set(deleted) | set(replaced_rows)), compose=m.config.get("compose"),
                     )
                 if m.has_dense and (changed or deleted):
                     old_vecs = np.load(tmp / DENSE_DIR / "vectors.npy")
@@ -769,7 +826,8 @@ class Index:
                     parts = tmp / PARTS_DIR
                     shutil.rmtree(parts, ignore_errors=True)
                     new_vecs = _embed_rows(
-                        [passage_text(c) for _, c in changed], self.embedder, parts, prog, checkpoint_rows, stats
+                        [_dense_text(c, m.config.get("compose")) for _, c in changed], self.embedder, parts, prog,
+                        checkpoint_rows, stats
                     )
                     shutil.rmtree(parts, ignore_errors=True)
                     for (r, _), v in zip(changed, new_vecs):
@@ -791,6 +849,12 @@ class Index:
                         faiss.write_index(hn, str(tmp / DENSE_DIR / "hnsw.faiss"))
                     else:
                         DenseIndex.write(tmp / DENSE_DIR, vecs, backend, live if not live.all() else None)
+                    if m.config.get("dense_store"):  # issue 10: keep the vector database in step
+                        from gaji.stores.sync import sync_rows
+
+                        ch_rows = np.array([r for r, _ in changed], dtype=np.int64)
+                        sync_rows(str(m.config["dense_store"]), ch_rows, vecs[ch_rows] if len(ch_rows) else vecs[:0],
+                                  np.array(deleted, dtype=np.int64))
             now = utc_now()
             n_deleted = int((~live).sum())
             m2 = Manifest.from_dict(m.to_dict())

@@ -1,0 +1,159 @@
+"""`gaji classifier make-data | train`: the chain sufficiency classifier of paper 003.
+
+    gaji classifier make-data --data hotpotqa,2wikimultihopqa,musique,bamboogle --report 50 \\
+        --out runs/classifier/data --llm local:small --n 2 --max-minutes 20     (resumable)
+    gaji classifier train --data runs/classifier/data --out runs/classifier/model
+
+make-data runs labelled chains on the *train* part of each dataset only: the first --report
+questions of each file are the report part (what `gaji eval --limit <report>` measures) and are
+never used; split.json in the output records both id lists. Datasets without a corpus (Bamboogle)
+get closed-book sub-answers.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from gaji.cli.common import add_settings_flags, settings_from_args
+from gaji.errors import ConfigError
+
+DEFAULT_SETS = "hotpotqa,2wikimultihopqa,musique,bamboogle"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("classifier", help="chain sufficiency classifier (paper 003): make-data, train",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    csub = p.add_subparsers(dest="classifier_action", metavar="ACTION")
+
+    m = csub.add_parser("make-data", help="synthesise labelled chains on the train part of QA sets (resumable)")
+    m.add_argument("--data", default=DEFAULT_SETS, help=f"comma-separated dataset names or paths (default {DEFAULT_SETS})")
+    m.add_argument("--report", type=int, default=50, help="first N questions of each set: report part, never used (default 50)")
+    m.add_argument("--out", default="runs/classifier/data", help="output directory (the same --out resumes)")
+    m.add_argument("--n", type=int, default=2, help="chains sampled per question; the best log P(A|Q,C) is kept (default 2)")
+    m.add_argument("--max-length", type=int, default=6, help="L, maximum chain length (default 6)")
+    m.add_argument("--temperature", type=float, default=0.7, help="sub-question sampling for chains 2..n")
+    m.add_argument("--f1-threshold", type=float, default=0.8, help="[Sufficient] when EM=1 or F1 >= this (default 0.8)")
+    m.add_argument("--len1-share", type=float, default=0.408, help="max share of length-1 chains kept (default 0.408)")
+    m.add_argument("--passage-chars", type=int, default=400, help="passage length in prompts (default 400)")
+    m.add_argument("--limit", type=int, help="at most N train questions per dataset")
+    m.add_argument("--max-minutes", type=float, help="stop cleanly after this long (run again to continue)")
+    m.add_argument("--index-root", default=".gaji/bench", help="indexes by dataset name: ROOT/<name> (default .gaji/bench)")
+    m.add_argument("--seed", type=int, default=0)
+    add_settings_flags(m, index=False)
+    m.add_argument("--retriever", default="bm25", help="retriever over each index (default bm25, as the paper)")
+    m.add_argument("-k", "--k", type=int, default=5, help="passages per retrieval (default 5)")
+    m.set_defaults(func=cmd_make_data)
+
+    t = csub.add_parser("train", help="train the classifier (e5 encoder + head) and a logistic-regression baseline")
+    t.add_argument("--data", required=True, help="a make-data output directory (instances.jsonl)")
+    t.add_argument("--out", default="runs/classifier/model", help="model directory (weights + config + report)")
+    t.add_argument("--epochs", type=int, default=3)
+    t.add_argument("--lr", type=float, default=5e-5)
+    t.add_argument("--batch-size", type=int, default=8)
+    t.add_argument("--max-tokens", type=int, default=256, help="input length cap (tokens)")
+    t.add_argument("--heldout", type=float, default=0.2, help="share of training *questions* held out for accuracy")
+    t.add_argument("--freeze", type=int, default=0, help="freeze the embeddings and the first N encoder layers")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: the machine is shared)")
+    t.set_defaults(func=cmd_train)
+    r = csub.add_parser("table4", help="paper 003 Table 4 (EM, F1, ATC, Δ) from `gaji eval` runs of the chain method")
+    r.add_argument("--run", action="append", required=True, metavar="DATASET:LABEL=DIR",
+                   help="an eval run directory, e.g. hotpotqa:L6=runs/eval/chain/hotpotqa-L6 (repeatable; order = rows)")
+    r.add_argument("--base", default="L6", help="label Δ is measured against (default L6)")
+    r.add_argument("--compare", default="", help="label whose Δ is shown (default: the last label of each dataset)")
+    r.add_argument("--out", default="benchmarks/chain", help="writes table4.md and table4.json here")
+    r.set_defaults(func=cmd_table4)
+    p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def cmd_make_data(args: argparse.Namespace) -> int:
+    from gaji.api import Gaji
+    from gaji.eval.datasets import load_dataset
+    from gaji.learn.synth import ChainSampler, SynthConfig, make_data, make_split
+    from gaji.llm.base import Request
+    from gaji.llm.tracked import TrackedLLM
+
+    if args.report < 0 or args.n < 1 or args.max_length < 1:
+        raise ConfigError("--report must be >= 0, --n and --max-length >= 1")
+    names = [x.strip() for x in args.data.split(",") if x.strip()]
+    sets = {}
+    loaded = {}
+    for n in names:
+        ds = load_dataset(n)
+        sets[ds.name] = ds.items
+        loaded[ds.name] = ds
+    split = make_split(sets, args.report)
+    cfg = SynthConfig(n=args.n, max_length=args.max_length, k=args.k, temperature=args.temperature,
+                      f1_threshold=args.f1_threshold, len1_share=args.len1_share,
+                      passage_chars=args.passage_chars, seed=args.seed)
+    settings = settings_from_args(args)
+    g = Gaji(settings=settings)
+
+    def scorer_of(backend):
+        if not hasattr(backend, "score"):
+            return None
+
+        def score(messages: list[dict], continuation: str) -> float:
+            res = backend.score(Request(messages=messages, logprobs=1), continuation)
+            return float(sum(t["logprob"] for t in (res.logprobs or [])))
+
+        return score
+
+    def make_sampler(name: str) -> ChainSampler:
+        from gaji.index.store import open_index
+
+        ds = loaded[name]
+        idx = Path(args.index_root) / name
+        retriever = None
+        if ds.has_corpus:
+            if not (idx / "manifest.json").exists():
+                raise ConfigError(f"no index for {name} at {idx}: build one (e.g. `gaji eval --data {name} ...` or "
+                                  f"`gaji index build`), or pass --index-root")
+            retriever = open_index(str(idx)).retriever(args.retriever)
+        backend = g.backend
+        return ChainSampler(TrackedLLM(backend, retries=settings.retries), retriever, cfg, scorer_of(backend))
+
+    try:
+        stats = make_data(args.out, sets, split, make_sampler, cfg, limit=args.limit,
+                          max_minutes=args.max_minutes, progress=_say)
+    finally:
+        g.close()
+    _say(f"instances: {stats['instances']} ({stats['sufficient']} sufficient, {stats['insufficient']} insufficient) "
+         f"from {stats['chains_kept']} chains of {stats['questions']} questions; chain lengths {stats['chain_length']}")
+    _say(f"written: {Path(args.out) / 'instances.jsonl'}, split: {Path(args.out) / 'split.json'}")
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from gaji.learn.classifier import TrainConfig, train_from_dir
+
+    cfg = TrainConfig(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, max_tokens=args.max_tokens,
+                      heldout=args.heldout, freeze_layers=args.freeze, seed=args.seed, threads=args.threads)
+    report = train_from_dir(args.data, args.out, cfg, progress=_say)
+    _say(f"held-out accuracy: classifier {report['heldout']['classifier']['accuracy']:.3f}, "
+         f"logistic regression on embeddings {report['heldout']['logreg']['accuracy']:.3f}, "
+         f"majority class {report['heldout']['majority']['accuracy']:.3f} "
+         f"({report['heldout']['n']} held-out examples); inference {report['inference_ms']:.1f} ms/example")
+    _say(f"model: {args.out}")
+    return 0
+
+
+def cmd_table4(args: argparse.Namespace) -> int:
+    from gaji.learn.table4 import markdown, write_table4
+
+    runs: dict[str, dict[str, str]] = {}
+    for spec in args.run:
+        head, sep, d = spec.partition("=")
+        ds, sep2, label = head.partition(":")
+        if not sep or not sep2 or not ds or not label or not d:
+            raise ConfigError(f"--run {spec!r}: expected DATASET:LABEL=DIR")
+        runs.setdefault(ds, {})[label] = d
+    t = write_table4(runs, args.out, args.base, args.compare)
+    print(markdown(t), end="")
+    _say(f"written: {Path(args.out) / 'table4.md'}, {Path(args.out) / 'table4.json'}")
+    return 0

@@ -1,0 +1,8 @@
+"""Distributed batch work over Ray (issue 10): sharded embedding for index builds, sharded `gaji eval`.
+
+    gaji index build hotpotqa --out runs/hp --ray local --embed-workers 2
+    gaji eval hotpotqa --method oner --ray local --workers 2
+
+`cluster.py` connects (or starts a local cluster), `embed.py` is an Embedder whose passages are
+embedded by Ray actors, `eval.py` runs an evaluation as shards and merges them. See docs/deploy.md.
+"""

@@ -1,0 +1,171 @@
+"""CoRAG-style retrieval chains with early stopping (paper 003: §3, Algorithm 1).
+
+    i <- 1; H <- {}
+    while i <= L and the call budget C allows a step:
+        Q_i <- LLM(Q, H)                      (eq. 1)  sub-question from the question and the chain so far
+        D_i <- Retriever(Q_i, k)
+        A_i <- LLM(Q_i, D_i)                  (eq. 2)  sub-answer (closed book when there is no retriever)
+        H   <- H + (Q_i, A_i)
+        O_i <- f(Q, H)                                  stop policy: none | classifier | evaluator
+        if O_i = [Sufficient]: break
+        i <- i + 1
+    D <- Retriever(Q, k);  Â <- LLM(Q, H, D)  (eq. 3)
+
+Stop policies (`stop` option): "none" runs L steps (CoRAG's greedy decoding); "classifier" asks the
+trained sufficiency classifier (`gaji classifier train`, loaded from the `classifier` option) after
+each step; "evaluator" asks the ToQ query evaluator (a zero-shot LLM judge of the chain so far).
+
+Trace: every step is a child Node (kind "step") with Q_i (question/query), D_i (passage_ids), A_i
+(answer) and data["stop"] (the policy's verdict); the root holds the final retrieval with Q, the
+final-answer call and data{"chain", "stop_reason", "steps", "closed_book"}.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gaji.errors import ConfigError
+from gaji.methods import chain_prompts as P
+from gaji.methods.base import Method, RunContext
+from gaji.methods.chain_stop import STOP_POLICIES, StopDecision, make_stop_policy
+from gaji.methods.common import DATA_NOTE, clean_answer, format_passages
+from gaji.methods.fewshot import node_failure
+from gaji.registry import METHODS
+from gaji.types import Node, Passage, Trace
+
+History = list[tuple[str, str]]  # (Q_i, A_i) so far
+
+
+def format_history(history: History, lang: str) -> str:
+    if not history:
+        return P.NO_HISTORY[lang]
+    return "\n".join(P.HISTORY_LINE[lang].format(i=i, q=q, a=a) for i, (q, a) in enumerate(history, 1))
+
+
+def first_line(text: str, prefixes: tuple[str, ...]) -> str:
+    """The first non-empty line of a model output without a leading label ("Sub-question:", "1.", "-")."""
+    for line in text.strip().splitlines():
+        line = line.strip().strip("*").strip()
+        if not line:
+            continue
+        line = re.sub(r"^(?:\d+[.)]|[-•])\s*", "", line)
+        low = line.lower()
+        for p in sorted(prefixes, key=len, reverse=True):
+            if low.startswith(p):
+                rest = line[len(p):].lstrip()
+                if rest.startswith((":", "：")):
+                    line = rest[1:].strip().strip("*").strip()
+                    break
+        if line:
+            return line
+    return ""
+
+
+@METHODS.register("chain", help="CoRAG-style chain of sub-questions with retrieval; early stop by a classifier (paper 003)")
+class Chain(Method):
+    name = "chain"
+    needs_retriever = False  # closed-book sub-answers when no index is given (Bamboogle has no corpus)
+    optional_retriever = True  # ... but use the index when there is one (gaji.api.Gaji.ask passes it)
+    stop_model: Any = None  # a classifier object to use instead of loading `classifier` (tests, make-data)
+
+    @dataclass
+    class Options:
+        k: int = 5  # passages per retrieval (the paper: 5, BM25)
+        max_length: int = 6  # L, the maximum chain length
+        max_calls: int = 0  # C, LLM calls allowed per question including the final answer (0 = no limit)
+        stop: str = "none"  # none | classifier | evaluator
+        classifier: str = ""  # directory of a trained sufficiency classifier (stop=classifier)
+        threshold: float = 0.5  # classifier: stop when P(sufficient) >= threshold
+        closed_book: bool = False  # answer sub-questions without retrieval even when an index is given
+        passage_chars: int = 600  # each passage is cut to this many characters in prompts
+        subq_tokens: int = 48  # generation budget of a sub-question
+        answer_tokens: int = 32  # generation budget of a sub-answer and of the final answer
+        temperature: float = 0.0  # sub-question sampling (0 = greedy, as the paper's evaluation)
+        seed: int = 0
+
+    def solve(self, trace: Trace, ctx: RunContext) -> None:
+        o, root, q = self.opts, trace.root, trace.question
+        if o.max_length < 1:
+            raise ConfigError("chain: max_length must be at least 1")
+        if o.stop not in STOP_POLICIES:
+            raise ConfigError(f"chain: stop must be one of {', '.join(STOP_POLICIES)}, not {o.stop!r}")
+        policy = make_stop_policy(o.stop, classifier=o.classifier, threshold=o.threshold, model=self.stop_model)
+        closed = o.closed_book or ctx.retriever is None
+        root.data["closed_book"] = closed
+        history: History = []
+        stop_reason = "max_length"
+        for i in range(1, o.max_length + 1):
+            need = 2 + policy.llm_calls
+            if o.max_calls and trace.usage().calls + need + 1 > o.max_calls:
+                stop_reason = "max_calls"
+                break
+            step = root.add(Node(kind="step"))
+            step.data["step"] = i
+            with node_failure(step):
+                qi = self.sub_question(ctx, step, q, history, seed=o.seed + i)
+                step.question = step.filled_question = qi
+                ai = self.sub_answer(ctx, step, qi, closed)
+            history.append((qi, ai))
+            with node_failure(step):
+                decision = policy.decide(ctx, step, q, history)
+            step.data["stop"] = decision.to_dict()
+            ctx.emit(step)
+            if decision.stop:
+                stop_reason = f"{o.stop}_sufficient"
+                break
+
+        passages = [] if closed else ctx.retrieve(root, q, o.k)
+        trace.answer = root.answer = self.final_answer(ctx, root, q, history, passages)
+        trace.citations = [p.id for p in passages]
+        root.data.update(
+            chain=[{"question": a, "answer": b} for a, b in history],
+            steps=len(history),
+            stop_reason=stop_reason,
+        )
+
+    # -- the three LLM calls (also used by `gaji classifier make-data`) ---------------------------
+    def sub_question(self, ctx: RunContext, node: Node, question: str, history: History, seed: int = 0) -> str:
+        """(1) Q_i = LLM(Q, Q_<i, A_<i)."""
+        lang, o = ctx.lang, self.opts
+        user = P.SUBQ_USER[lang].format(question=question, history=format_history(history, lang))
+        messages = [{"role": "system", "content": P.SUBQ_SYSTEM[lang]}, {"role": "user", "content": user}]
+        out = ctx.llm.chat(node, "sub_question", messages, max_tokens=o.subq_tokens,
+                           temperature=o.temperature, seed=seed)
+        qi = first_line(out, P.SUBQ_PREFIXES)
+        return qi or question  # nothing usable: search with the question itself
+
+    def sub_answer(self, ctx: RunContext, node: Node, sub_question: str, closed_book: bool) -> str:
+        """(2) A_i = LLM(Q_i, D_i): k passages retrieved with Q_i, or closed book."""
+        lang, o = ctx.lang, self.opts
+        if closed_book:
+            system, user = P.SUBA_CB_SYSTEM[lang], P.SUBA_CB_USER[lang].format(question=sub_question)
+        else:
+            passages = ctx.retrieve(node, sub_question, o.k)
+            user = P.SUBA_USER[lang].format(
+                data_note=DATA_NOTE[lang],
+                passages=format_passages(passages, max_chars=o.passage_chars),
+                question=sub_question,
+            )
+            system = P.SUBA_SYSTEM[lang]
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        out = ctx.llm.chat(node, "sub_answer", messages, max_tokens=o.answer_tokens)
+        node.answer = clean_answer(first_line(out, P.ANSWER_PREFIXES)) or P.NOT_FOUND[lang]
+        return node.answer
+
+    def final_messages(self, lang: str, question: str, history: History, passages: list[Passage]) -> list[dict]:
+        """(3) the prompt of Â = LLM(Q, Q_1:i, A_1:i, D); also the context of eq. 4's log P(A | Q, C)."""
+        evidence = ""
+        if passages:
+            evidence = f"{DATA_NOTE[lang]}\n\n{format_passages(passages, max_chars=self.opts.passage_chars)}\n\n"
+        user = P.FINAL_USER[lang].format(evidence=evidence, history=format_history(history, lang), question=question)
+        return [{"role": "system", "content": P.FINAL_SYSTEM[lang]}, {"role": "user", "content": user}]
+
+    def final_answer(self, ctx: RunContext, node: Node, question: str, history: History,
+                     passages: list[Passage], purpose: str = "answer") -> str:
+        out = ctx.llm.chat(node, purpose, self.final_messages(ctx.lang, question, history, passages),
+                           max_tokens=self.opts.answer_tokens)
+        return clean_answer(first_line(out, P.ANSWER_PREFIXES))
+
+
+__all__ = ["Chain", "History", "StopDecision", "first_line", "format_history"]

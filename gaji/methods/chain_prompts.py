@@ -1,0 +1,62 @@
+"""Prompts of the CoRAG-style chain (paper 003, eqs. 1-3), English and Korean.
+
+    (1) sub-question   Q_i = LLM(Q, Q_<i, A_<i)      SUBQ_*
+    (2) sub-answer     A_i = LLM(Q_i, D_i)           SUBA_* (retrieved passages) / SUBA_CB_* (closed book)
+    (3) final answer   Â   = LLM(Q, Q_1:i, A_1:i, D)  FINAL_*
+
+The final-answer prompt shows the passages retrieved with Q *before* the chain, so the prompt
+prefix (system + passages) is the same after every step and the backend's prompt cache reuses it
+(synthetic-data generation asks for Â after each step).
+"""
+from __future__ import annotations
+
+SUBQ_SYSTEM = {
+    "en": "You break a complex question into simple sub-questions that a search engine can answer, one at a "
+    "time. Write only the next sub-question: one short line, no answer, no explanation.",
+    "ko": "복잡한 질문을 검색 엔진이 답할 수 있는 간단한 하위 질문으로 하나씩 나눕니다. 다음 하위 질문 하나만 "
+    "쓰세요: 짧은 한 줄, 답이나 설명 없이.",
+}
+SUBQ_USER = {
+    "en": "Main question: {question}\n\nSub-questions answered so far:\n{history}\n\n"
+    "Write the next sub-question needed to answer the main question.\nSub-question:",
+    "ko": "주 질문: {question}\n\n지금까지 답한 하위 질문:\n{history}\n\n"
+    "주 질문에 답하는 데 필요한 다음 하위 질문을 쓰세요.\n하위 질문:",
+}
+NO_HISTORY = {"en": "(none yet)", "ko": "(아직 없음)"}
+HISTORY_LINE = {
+    "en": "{i}. Sub-question: {q}\n   Answer: {a}",
+    "ko": "{i}. 하위 질문: {q}\n   답: {a}",
+}
+
+SUBA_SYSTEM = {
+    "en": "You answer a question from search results with a short phrase (an entity, a date, a number, "
+    'yes/no), not a sentence. If the results do not say, reply "No relevant information found".',
+    "ko": "검색 결과를 근거로 질문에 짧은 구(개체명, 날짜, 숫자, 예/아니요)로 답합니다. 문장으로 쓰지 마세요. "
+    '검색 결과에 없으면 "관련 정보 없음"이라고 답하세요.',
+}
+SUBA_USER = {
+    "en": "{data_note}\n\n{passages}\n\nQuestion: {question}\nShort answer:",
+    "ko": "{data_note}\n\n{passages}\n\n질문: {question}\n짧은 답:",
+}
+SUBA_CB_SYSTEM = {
+    "en": "Answer the question from your own knowledge with a short phrase (an entity, a date, a number, "
+    "yes/no), not a sentence.",
+    "ko": "자신의 지식으로 질문에 짧은 구(개체명, 날짜, 숫자, 예/아니요)로 답하세요. 문장으로 쓰지 마세요.",
+}
+SUBA_CB_USER = {"en": "Question: {question}\nShort answer:", "ko": "질문: {question}\n짧은 답:"}
+
+FINAL_SYSTEM = {
+    "en": "You answer a complex question using the sub-questions already answered and, when given, search "
+    "results. Reply with the final answer only: a short phrase (an entity, a date, a number, yes/no).",
+    "ko": "이미 답한 하위 질문들과 (주어진 경우) 검색 결과를 이용해 복잡한 질문에 답합니다. 최종 답만 짧은 구"
+    "(개체명, 날짜, 숫자, 예/아니요)로 쓰세요.",
+}
+FINAL_USER = {
+    "en": "{evidence}Sub-questions and their answers:\n{history}\n\nQuestion: {question}\nFinal answer:",
+    "ko": "{evidence}하위 질문과 답:\n{history}\n\n질문: {question}\n최종 답:",
+}
+
+# labels stripped from a model's one-line output
+SUBQ_PREFIXES = ("sub-question", "subquestion", "next sub-question", "question", "하위 질문", "다음 하위 질문", "질문")
+ANSWER_PREFIXES = ("short answer", "final answer", "answer", "짧은 답", "최종 답", "답")
+NOT_FOUND = {"en": "No relevant information found", "ko": "관련 정보 없음"}
