@@ -193,7 +193,7 @@ def run_config(cfg: BenchConfig, out_dir: Path, *, cache: bool = False, progress
     ecfg = EvalConfig(
         data=cfg.dataset, method=cfg.method, options={k: str(v) for k, v in cfg.options.items()},
         out=str(out_dir), limit=cfg.limit, concurrency=cfg.concurrency, toq_eval=cfg.toq_eval,
-        judge=cfg.judge, judge_llm=cfg.judge_llm, overwrite=fresh, progress=progress,
+        judge=cfg.judge, judge_llm=cfg.judge_llm, overwrite=fresh, progress=progress, restart_flag="--fresh",
     )
     run = EvalRun(ecfg, settings, console=console)
     try:

@@ -74,6 +74,7 @@ class EvalConfig:
     judge_k: int = 3
     retry_errors: bool = False
     overwrite: bool = False
+    restart_flag: str = "--overwrite"  # how the calling command spells "start again" (gaji bench run: --fresh)
     progress: bool = True
     index_cache: str = str(INDEX_CACHE)
 
@@ -287,7 +288,7 @@ class EvalRun:
             if old and diff:
                 raise ConfigError(
                     f"{self.out} holds a run with another configuration ({', '.join(diff)} differ); "
-                    "use another --out, or --overwrite to start it again"
+                    f"use another --out, or {cfg.restart_flag} to start it again"
                 )
         if cfg.overwrite:
             for name in ("results.jsonl", "traces.jsonl", "summary.json"):

@@ -64,8 +64,10 @@ def test_resume_tolerates_a_torn_last_line_and_retries_errors(make_run, qfile, t
 
 def test_other_configuration_in_the_same_dir_is_refused(make_run, qfile):
     make_run(qfile, limit=1).run()
-    with pytest.raises(ConfigError, match="options"):
+    with pytest.raises(ConfigError, match="options.*--overwrite"):
         make_run(qfile, options={"style": "fancy"}).run()
+    with pytest.raises(ConfigError, match="--fresh"):  # gaji bench run names its own flag
+        make_run(qfile, options={"style": "fancy"}, restart_flag="--fresh").run()
     s = make_run(qfile, options={"style": "fancy"}, overwrite=True, limit=1).run()
     assert s["questions"] == 1
 
