@@ -1,4 +1,7 @@
-"""Recorded benchmarks: `gaji bench run CONFIG [--record]`, `gaji bench check`, `gaji bench report`.
+"""Recorded benchmarks: `gaji bench run CONFIG [--record] [--fresh]`, `gaji bench check`, `gaji bench report`.
+
+`bench run` resumes an interrupted run of the same configuration in .gaji/bench/<name> (`--fresh` starts
+again); `bench check` always measures afresh.
 
 A benchmark is a YAML file under benchmarks/configs/ naming an eval run and the scores measured
 when it was recorded:
