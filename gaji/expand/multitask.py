@@ -33,7 +33,7 @@ from typing import Any
 from gaji.errors import ConfigError
 
 from .keywords import LABELS, Morpheme, TaggedQuery, decode_bio, morphemes
-from .tagger import PREFIX, align_morphemes
+from .tagger import encode_queries
 
 __all__ = ["ChunkExample", "ChunkKnowledgeModel", "train_multitask", "chrf", "evaluate_generation"]
 
@@ -179,17 +179,8 @@ class ChunkKnowledgeModel:
                                                  ignore_index=PAD)
 
     def bio_logits(self, examples: Sequence[tuple[str, Sequence[Morpheme]]]):
-        torch = _torch()
-        tok = self.encoder.tokenizer
-        encs = [tok.encode(q, max_tokens=128, prefix=PREFIX) for q, _ in examples]
-        ids, mask = self.encoder.collate([e.ids for e in encs])
-        rows, cols = [], []
-        for r, (e, (_, toks)) in enumerate(zip(encs, examples)):
-            for c in align_morphemes(e.offsets, toks):
-                rows.append(r)
-                cols.append(c)
-        states = self.encoder(ids, mask)
-        return self.bio_head(states[torch.tensor(rows), torch.tensor(cols)])
+        ids, mask, rows, cols = encode_queries(self.encoder, examples)
+        return self.bio_head(self.encoder(ids, mask)[rows, cols])
 
     # -- inference ------------------------------------------------------------------------------
     def _greedy(self, dec: Any, text: str, max_len: int) -> str:

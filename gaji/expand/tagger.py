@@ -53,6 +53,20 @@ def align_morphemes(offsets: Sequence[tuple[int, int]], toks: Sequence[Morpheme]
     return out
 
 
+def encode_queries(encoder: Any, examples: Sequence[tuple[str, Sequence[Morpheme]]]):
+    """Tokenise queries as E5 `query:` inputs and locate each Kiwi morpheme's first token:
+    -> (ids, mask, rows, cols), where states[rows, cols] are the morphemes' token states in order."""
+    torch = _torch()
+    encs = [encoder.tokenizer.encode(q, max_tokens=128, prefix=PREFIX) for q, _ in examples]
+    ids, mask = encoder.collate([e.ids for e in encs])
+    rows, cols = [], []
+    for r, (e, (_, toks)) in enumerate(zip(encs, examples)):
+        for c in align_morphemes(e.offsets, toks):
+            rows.append(r)
+            cols.append(c)
+    return ids, mask, torch.tensor(rows, dtype=torch.long), torch.tensor(cols, dtype=torch.long)
+
+
 def _torch():
     from gaji.learn.encoder import require_torch
 
@@ -135,21 +149,9 @@ class KeywordTagger:
         return t
 
     # -- running ----------------------------------------------------------------------------
-    def _batch(self, examples: Sequence[tuple[str, Sequence[Morpheme]]]):
-        torch = _torch()
-        tok = self.encoder.tokenizer
-        encs = [tok.encode(q, max_tokens=128, prefix=PREFIX) for q, _ in examples]
-        ids, mask = self.encoder.collate([e.ids for e in encs])
-        rows, cols = [], []
-        for r, (e, (_, toks)) in enumerate(zip(encs, examples)):
-            for c in align_morphemes(e.offsets, toks):
-                rows.append(r)
-                cols.append(c)
-        return ids, mask, torch.tensor(rows, dtype=torch.long), torch.tensor(cols, dtype=torch.long)
-
     def logits(self, examples: Sequence[tuple[str, Sequence[Morpheme]]]):
         """[total morphemes, 3] logits for a batch of (query, morphemes)."""
-        ids, mask, rows, cols = self._batch(examples)
+        ids, mask, rows, cols = encode_queries(self.encoder, examples)
         states = self.encoder(ids, mask)
         return self.head(states[rows, cols])
 
