@@ -103,6 +103,17 @@ def _dedupe(ids: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def ranked_doc_ids(idx: Any, rows: list[tuple[int, float]], doc_of: dict[int, str]) -> list[str]:
+    """The documents of ranked index rows, best first, each once; `doc_of` caches row -> doc id across calls."""
+    out = []
+    for r, _ in rows:
+        if r not in doc_of:
+            c = idx.chunk_at(r)
+            doc_of[r] = c.doc_id if c is not None else ""
+        out.append(doc_of[r])
+    return _dedupe(out)
+
+
 # ---------------------------------------------------------------------------------------------
 # pieces
 # ---------------------------------------------------------------------------------------------
@@ -156,13 +167,7 @@ def _eval_set(idx, questions: list[dict], retrievers: list[str], hybrid_kw: dict
     q_vectors: list[Any] = []  # dense query vectors from the timed run, reused for tuning
 
     def doc_ids(rows: list[tuple[int, float]]) -> list[str]:
-        out = []
-        for r, _ in rows:
-            if r not in doc_of:
-                c = idx.chunk_at(r)
-                doc_of[r] = c.doc_id if c is not None else ""
-            out.append(doc_of[r])
-        return _dedupe(out)
+        return ranked_doc_ids(idx, rows, doc_of)
 
     for name in retrievers:
         kw = dict(hybrid_kw) if name == "hybrid" else {}

@@ -86,7 +86,7 @@ def _dense_cli(args: argparse.Namespace) -> int:
 
 
 def _recall(idx, dense, qvecs, questions, doc_of: dict[int, str]) -> dict[str, Any]:
-    from gaji.bench.retrieval import _dedupe, recall_at
+    from gaji.bench.retrieval import ranked_doc_ids, recall_at
 
     kmax = max(KS)
     rec: dict[int, list[float]] = {k: [] for k in KS}
@@ -96,13 +96,7 @@ def _recall(idx, dense, qvecs, questions, doc_of: dict[int, str]) -> dict[str, A
         t0 = time.perf_counter()
         rows = dense.search(v, kmax)
         lat.append((time.perf_counter() - t0) * 1000)
-        ids = []
-        for r, _ in rows:
-            if r not in doc_of:
-                c = idx.chunk_at(r)
-                doc_of[r] = c.doc_id if c is not None else ""
-            ids.append(doc_of[r])
-        ranked = _dedupe(ids)
+        ranked = ranked_doc_ids(idx, rows, doc_of)
         ranked_all.append([r for r, _ in rows])
         for k in KS:
             rec[k].append(recall_at(ranked, q["gold"], k)[0])
