@@ -63,6 +63,7 @@ class Gaji:
                     ctx_size=s.ctx_size,
                     threads=s.threads,
                     timeout_s=s.timeout_s,
+                    prompt_cache=s.prompt_cache,
                 )
             return self._backend
 

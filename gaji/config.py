@@ -40,6 +40,7 @@ class Settings:
     parallel: int = 2  # LLM parallel slots (embedded backend)
     ctx_size: int = 8192  # total context of the embedded backend (shared by its slots)
     threads: int = 0  # 0 = all cores
+    prompt_cache: bool = True  # embedded backend: reuse the KV cache of a shared prompt prefix (off: for cost A/B runs)
     timeout_s: float = 120.0  # per LLM call (server backends)
     retries: int = 2
     sources: dict[str, str] = field(default_factory=dict, repr=False)  # setting -> where its value came from

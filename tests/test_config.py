@@ -49,3 +49,10 @@ def test_method_default_k_is_kept_unless_k_is_given():
     g = Gaji(llm=ScriptedLLM(default="x"), settings=load_settings({"k": 8}, env={}))
     assert g.make_method("ircot").opts.k == 8 and g.make_method("oner").opts.k == 8
     assert g.make_method("oner", {"k": "2"}).opts.k == 2
+
+
+def test_prompt_cache_setting_from_env():
+    from gaji.config import load_settings
+
+    assert load_settings({}, env={}).prompt_cache is True
+    assert load_settings({}, env={"GAJI_PROMPT_CACHE": "0"}).prompt_cache is False

@@ -12,6 +12,9 @@ BENCH_MODULES = (
     "gaji.bench.injection",  # gaji bench injection (prompt-injection check)
     "gaji.bench.llm_server",  # gaji bench llm-server (embedded vs real LLM servers, issue 10)
     "gaji.bench.scale",  # gaji bench dense-store / gaji bench ray-embed (issue 10)
+    "gaji.bench.ray_expand",  # gaji bench ray-expand (issue 10)
+    "gaji.bench.toq_depth",  # gaji bench toq-depth (ToQ Tables 4/5, issue 4)
+    "gaji.bench.evaluator",  # gaji bench evaluator (ToQ query evaluator calibration, issue 4)
 )
 
 

@@ -24,6 +24,20 @@ def _ks(text: str) -> tuple[int, ...]:
     return ks
 
 
+def _ids(text: str) -> tuple[str, ...]:
+    from pathlib import Path
+
+    path = Path(text)
+    if path.is_file():
+        raw = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        ids = tuple(x for x in raw if x and not x.startswith("#"))
+    else:
+        ids = tuple(x.strip() for x in text.split(",") if x.strip())
+    if not ids:
+        raise argparse.ArgumentTypeError(f"--ids {text!r}: no question ids (a comma list or a file, one id per line)")
+    return ids
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "eval",
@@ -38,6 +52,8 @@ def register(sub) -> None:
     p.add_argument("--method", help="method name (see `gaji methods`)")
     p.add_argument("-o", "--option", action="append", dest="options", metavar="KEY=VALUE", help="method option (repeatable)")
     p.add_argument("--limit", type=int, help="first N questions only")
+    p.add_argument("--ids", type=_ids, help="only these question ids: a comma list or a file with one id per line "
+                   "(after --limit)")
     p.add_argument("--out", help="run directory (default runs/eval/<dataset>-<method>-<llm>); the same --out resumes")
     p.add_argument("--concurrency", type=int, help="questions in flight at once (default: the LLM's parallel slots)")
     p.add_argument("--ks", type=_ks, default=(2, 5, 10), help="k values for recall@k / Top@k (default 2,5,10)")
@@ -66,6 +82,16 @@ def register(sub) -> None:
     c.add_argument("--no-plots", action="store_true", help="table only")
     c.set_defaults(func=compare_cmd)
 
+    sc = esub.add_parser("score", help="score a run's answers afterwards: ToQ evaluator S.Coh/Ans./O.Ass/R.Val (Table 2)")
+    sc.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (gaji eval / gaji bench run --out)")
+    sc.add_argument("--toq-eval", action="store_true", required=True,
+                    help="add the ToQ query evaluator's scores (the only post-hoc score so far)")
+    sc.add_argument("--limit", type=int, help="score at most N more questions per run (resume later)")
+    sc.add_argument("--concurrency", type=int, help="questions scored at once (default: the judge's parallel slots)")
+    sc.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_settings_flags(sc, index=False)
+    sc.set_defaults(func=score_cmd)
+
 
 def run_cmd(args: argparse.Namespace) -> int:
     from gaji.eval.runner import EvalConfig, EvalRun
@@ -91,6 +117,7 @@ def run_cmd(args: argparse.Namespace) -> int:
         options=parse_kv(args.options),
         out=args.out,
         limit=args.limit,
+        ids=args.ids,
         concurrency=args.concurrency,
         ks=tuple(args.ks),
         gold_match=args.gold_match,
@@ -127,3 +154,34 @@ def compare_cmd(args: argparse.Namespace) -> int:
     for f in files:
         print(f"wrote {f}", file=sys.stderr)
     return 0
+
+
+def score_cmd(args: argparse.Namespace) -> int:
+    """The same judge (the --llm model, default `local`) over every run given: comparable Table 2 rows."""
+    from gaji.eval.rescore import ToQRescore
+    from gaji.eval.summary import format_value
+    from gaji.llm.factory import make_llm
+
+    s = settings_from_args(args)
+    for d in args.dirs:  # fail on a wrong directory before loading a model
+        ToQRescore(d, judge=None, judge_llm=s.llm)
+    judge = make_llm(s.llm, cache=False, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size,
+                     threads=s.threads, timeout_s=s.timeout_s)
+    failed = 0
+    try:
+        for d in args.dirs:
+            def show(done: int, total: int, d: str = d) -> None:
+                if not args.quiet:
+                    print(f"{d}: {done}/{total} scored", file=sys.stderr, flush=True)
+
+            r = ToQRescore(d, judge, s.llm, concurrency=args.concurrency, retries=s.retries, progress=show).run(args.limit)
+            m = r.summary.get("metrics", {})
+            cells = ", ".join(f"{k} {format_value(k, m[k]['mean'])} (n={m[k]['n']})" for k in
+                              ("toq_scoh", "toq_ans", "toq_oass", "toq_rval") if k in m)
+            print(f"{d}: scored {r.scored}, already scored {r.skipped}, failed {len(r.failed)}; {cells}")
+            for qid, err in r.failed[:5]:
+                print(f"  {qid}: {err}", file=sys.stderr)
+            failed += len(r.failed)
+    finally:
+        judge.close()
+    return 1 if failed else 0

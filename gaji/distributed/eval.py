@@ -72,7 +72,7 @@ class ShardedEval:
         try:
             driver.prepare()
             assert driver.dataset is not None and driver.out is not None
-            items = driver.dataset.limited(self.cfg.limit)
+            items = driver.items()
             out = driver.out
             settings = replace(driver.s, sources=dict(driver.s.sources))  # with the index the driver resolved
         finally:

@@ -65,6 +65,7 @@ class EvalConfig:
     options: dict[str, Any] = field(default_factory=dict)  # raw `-o key=value` method options
     out: str | None = None
     limit: int | None = None
+    ids: tuple[str, ...] | None = None  # only these question ids (after --limit): reruns of a subset
     concurrency: int | None = None  # None: the LLM's parallel slots
     ks: tuple[int, ...] = DEFAULT_KS
     gold_match: str = "auto"  # auto | id | title
@@ -253,7 +254,17 @@ class EvalRun:
             "gold_match": self.cfg.gold_match,
             "judge": {"on": self.cfg.judge, "llm": self.cfg.judge_llm, "k": self.cfg.judge_k} if self.cfg.judge else None,
             "toq_eval": self.cfg.toq_eval,
+            **({"ids": sorted(self.cfg.ids)} if self.cfg.ids else {}),
         }
+
+    def items(self) -> list[EvalItem]:
+        """The questions of this run: the first --limit, then only --ids if given."""
+        assert self.dataset is not None
+        items = self.dataset.limited(self.cfg.limit)
+        if self.cfg.ids:
+            wanted = set(self.cfg.ids)
+            items = [it for it in items if it.id in wanted]
+        return items
 
     def prepare(self) -> None:
         cfg = self.cfg
@@ -262,6 +273,12 @@ class EvalRun:
         if cfg.concurrency is not None and cfg.concurrency < 1:
             raise ConfigError("--concurrency must be at least 1")
         self.dataset = ds = load_dataset(cfg.data)
+        if cfg.ids:
+            known = {it.id for it in ds.limited(cfg.limit)}
+            missing = [i for i in cfg.ids if i not in known]
+            if missing:
+                where = f"the first {cfg.limit} questions of " if cfg.limit else ""
+                raise ConfigError(f"--ids: {len(missing)} id(s) not in {where}{ds.name}: {', '.join(missing[:5])}")
         self._method_cls = METHODS.get(cfg.method)
         if cfg.toq_eval and self._toq_factory is None:
             try:
@@ -465,7 +482,7 @@ class EvalRun:
             self.prepare()
         ds, out = self.dataset, self.out
         assert ds is not None and out is not None
-        items = ds.limited(self.cfg.limit)
+        items = self.items()
         results_path, traces_path = out / "results.jsonl", out / "traces.jsonl"
         done = latest_by_id(read_jsonl_tolerant(results_path))
         wanted = {it.id for it in items}

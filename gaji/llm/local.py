@@ -188,6 +188,7 @@ class LocalLLM(LLMBackend):
         parallel: int = 2,
         ctx_size: int = 8192,
         threads: int = 0,
+        prompt_cache: bool = True,
     ):
         parallel, ctx_size, threads = int(parallel or 2), int(ctx_size or 8192), int(threads or 0)
         if parallel < 1:
@@ -203,6 +204,7 @@ class LocalLLM(LLMBackend):
             raise ConfigError(f"model file not found: {self.model_path}")
         self.name = name or self.model_path.stem
         self.parallel_slots = parallel
+        self.prompt_cache = bool(prompt_cache)
         self.context_size = ctx_size // parallel  # what one request may use
         self.threads = threads if threads > 0 else available_cpus()
         cfg = ServerConfig(str(self.model_path.resolve()), ctx_size, parallel, self.threads)
@@ -227,7 +229,7 @@ class LocalLLM(LLMBackend):
 
     def _body(self, req: Request) -> dict[str, Any]:
         body = request_body(req)
-        body["cache_prompt"] = True
+        body["cache_prompt"] = self.prompt_cache
         return body
 
     def _call(self, body: dict[str, Any], chat: bool) -> dict:
@@ -333,6 +335,7 @@ class LocalLLM(LLMBackend):
             backend="local",
             model_path=str(self.model_path),
             threads=self.threads,
+            prompt_cache=self.prompt_cache,
             total_context=self.context_size * self.parallel_slots,
             load_ms=round(loaded.load_ms, 1) if loaded else None,
         )
@@ -361,7 +364,8 @@ def gbnf_literal(text: str) -> str:
 
 
 @LLM_BACKENDS.register("local", help="embedded GGUF model run by llama.cpp: local (1.5B), local:small (0.5B), local:PATH.gguf")
-def make_local(spec_rest: str = "", *, parallel: int = 2, ctx_size: int = 8192, threads: int = 0, **_: Any) -> LocalLLM:
+def make_local(spec_rest: str = "", *, parallel: int = 2, ctx_size: int = 8192, threads: int = 0,
+               prompt_cache: bool = True, **_: Any) -> LocalLLM:
     """Factory for `local[:small|:PATH.gguf]`; other settings (base_url, timeout_s, ...) are ignored."""
     name, path = resolve_model(spec_rest)
-    return LocalLLM(path, name, parallel=parallel, ctx_size=ctx_size, threads=threads)
+    return LocalLLM(path, name, parallel=parallel, ctx_size=ctx_size, threads=threads, prompt_cache=prompt_cache)

@@ -173,3 +173,24 @@ def test_a_scoring_crash_is_recorded_with_the_trace(make_run, qfile, tmp_path, m
     res = lines(tmp_path / "run" / "results.jsonl")
     assert summary["errors"] == 2 and all("scoring: ZeroDivisionError" in r["error"] for r in res)
     assert res[0]["prediction"] and len(lines(tmp_path / "run" / "traces.jsonl")) == 2
+
+
+def test_ids_run_only_that_subset(make_run, qfile, tmp_path):
+    make_run(qfile, ids=("q2", "q1")).run()
+    assert sorted(r["id"] for r in lines(tmp_path / "run" / "results.jsonl")) == ["q1", "q2"]
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["fingerprint"]["ids"] == ["q1", "q2"]
+
+
+def test_unknown_ids_are_named(make_run, qfile):
+    with pytest.raises(ConfigError, match=r"--ids: 1 id\(s\) not in .*nope"):
+        make_run(qfile, ids=("q1", "nope")).prepare()
+
+
+def test_ids_flag_reads_a_file_or_a_list(tmp_path):
+    from gaji.cli.eval_cmd import _ids
+
+    f = tmp_path / "ids.txt"
+    f.write_text("# failing at depth 1\nq1\n\nq3\n", encoding="utf-8")
+    assert _ids(str(f)) == ("q1", "q3")
+    assert _ids("q1, q2") == ("q1", "q2")

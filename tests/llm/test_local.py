@@ -95,6 +95,20 @@ def test_prompt_cache_on_repeated_prefix(small_llm):
 
 
 @pytest.mark.model
+def test_prompt_cache_can_be_turned_off(small_llm, small_model_path):
+    """GAJI_PROMPT_CACHE=0 (cost A/B runs): the same loaded model, no prefix reuse."""
+    off = LocalLLM(small_model_path, "qwen2.5-0.5b", parallel=2, ctx_size=4096, threads=1, prompt_cache=False)
+    try:
+        prefix = "Reference list. " + " ".join(f"Item {i} is painted color number {i}." for i in range(10))
+        ask(off, prefix + "\nWhat color is item 2?", max_tokens=3)
+        again = ask(off, prefix + "\nWhat color is item 5?", max_tokens=3)
+        assert again.prompt_tokens > 100 and again.cached_tokens == 0
+        assert off.describe()["prompt_cache"] is False
+    finally:
+        off.close()
+
+
+@pytest.mark.model
 def test_two_parallel_calls(small_llm):
     qs = ["What is 2 + 2? Answer with a number.", "한국의 수도는? 한 단어로."]
     with ThreadPoolExecutor(2) as ex:

@@ -118,8 +118,8 @@ def test_classifier_stop_needs_a_model():
 
 def test_evaluator_stop_uses_the_toq_judge():
     judge = [
-        {"semantic_coherence": 4, "answerability": 20, "response_validity": False},
-        {"semantic_coherence": 9, "answerability": 90, "response_validity": True},
+        {"asks_for": "x", "response_gives": "y", "semantic_coherence": 4, "answerability": 20, "response_validity": False},
+        {"asks_for": "x", "response_gives": "y", "semantic_coherence": 9, "answerability": 90, "response_validity": True},
     ]
     llm = scripted(["Who built Lost Gravity?", "Where is Mack Rides from?"], ["Mack Rides", "Germany"], judge=judge)
     t, _ = run(llm, stop="evaluator", max_length=6)
@@ -134,7 +134,7 @@ def test_evaluator_stop_uses_the_toq_judge():
 
 
 def test_evaluator_counts_in_the_call_budget():
-    judge = [{"semantic_coherence": 1, "answerability": 0, "response_validity": False}] * 6
+    judge = [{"asks_for": "x", "response_gives": "y", "semantic_coherence": 1, "answerability": 0, "response_validity": False}] * 6
     llm = scripted([f"q{i}?" for i in range(6)], [f"a{i}" for i in range(6)], judge=judge)
     t, _ = run(llm, stop="evaluator", max_calls=7)
     assert len(t.root.children) == 2 and t.usage().calls == 7

@@ -23,11 +23,15 @@ from gaji.types import Node, Passage
 EVAL_SCHEMA = {
     "type": "object",
     "properties": {
+        # a few words of reasoning first (what is asked, what is given): the small model's verdicts
+        # follow them (benchmarks/toq/evaluator-*.md); bounded so the grammar always closes them
+        "asks_for": {"type": "string", "maxLength": 60},
+        "response_gives": {"type": "string", "maxLength": 60},
         "semantic_coherence": {"type": "integer", "minimum": 1, "maximum": 10},
         "answerability": {"type": "integer", "minimum": 0, "maximum": 100},
         "response_validity": {"type": "boolean"},
     },
-    "required": ["semantic_coherence", "answerability", "response_validity"],
+    "required": ["asks_for", "response_gives", "semantic_coherence", "answerability", "response_validity"],
 }
 
 
@@ -37,7 +41,7 @@ def overall_score(semantic_coherence: float, answerability: float) -> float:
 
 
 class QueryEvaluator:
-    def __init__(self, llm: TrackedLLM, passage_chars: int = 300, max_tokens: int = 64):
+    def __init__(self, llm: TrackedLLM, passage_chars: int = 300, max_tokens: int = 120):
         self.llm = llm
         self.passage_chars = passage_chars
         self.max_tokens = max_tokens
@@ -62,6 +66,7 @@ class QueryEvaluator:
         `passages`, when given, are shown as the response's sources (cut to `passage_chars`)."""
         obj = self.llm.json(node, "evaluate", self.messages(question, answer, lang, passages),
                             schema=EVAL_SCHEMA, max_tokens=self.max_tokens)
+        node.data["eval_reason"] = {k: str(obj.get(k, "")) for k in ("asks_for", "response_gives")}
         coherence = int(obj["semantic_coherence"])
         answerability = int(obj["answerability"])
         return {

@@ -191,10 +191,11 @@ RESPOND_SHOTS: list[tuple[str, str]] = [
 
 # -- Prompt B.4: query evaluator -----------------------------------------------------------------
 EVALUATE_SYSTEM = """You evaluate the semantic_coherence and answerability of a summary (a response) for the user's question.
+First write what the question asks for (asks_for) and what the summary actually gives (response_gives), each in a few words. Then score:
 - semantic_coherence: how well the summary keeps a logical flow and stays relevant to the user's question, from 1 (not at all) to 10 (exact match).
-- answerability: the probability that the summary directly and completely answers the user's question, as a percentage: 0 means no confidence, 100 means complete confidence. A summary that says the answer is unknown, answers a different question, gives only a step on the way (e.g. the director's name when the question asks for the director's birth year), or answers only some of the things a question asks, has low answerability.
+- answerability: the probability that the summary directly and completely answers the user's question, as a percentage: 0 means no confidence, 100 means complete confidence. A summary that says the answer is unknown, answers a different question, gives only a step on the way (e.g. the director's name when the question asks for the director's birth year), gives the wrong kind of thing (a year when a person is asked, a name when yes/no is asked), or answers only some of the things a question asks, has low answerability. A short, direct answer of the kind asked for has high answerability.
 - response_validity: true if the summary is an adequate answer to the question given its coherence and answerability, else false.
-Output JSON only: {"semantic_coherence": 1-10, "answerability": 0-100, "response_validity": true | false}"""
+Output JSON only: {"asks_for": "...", "response_gives": "...", "semantic_coherence": 1-10, "answerability": 0-100, "response_validity": true | false}"""
 
 EVALUATE_USER = "Question: {question}\nSummary: {answer}{evidence}"
 
@@ -202,19 +203,48 @@ EVIDENCE_HEADER = "\nSources of the summary:\n"
 
 EVALUATE_SHOTS: list[tuple[str, str]] = [
     (
-        "Question: Why are cosmetics review ratings important?\nSummary: [Meaning of cosmetics review ratings]: "
-        "A cosmetics review rating is an indicator of product quality and user satisfaction, so it helps "
-        "buyers choose products that suit them and pushes makers to improve quality.",
-        _j({"semantic_coherence": 9, "answerability": 95, "response_validity": True}),
+        "Question: In which year was the director of the film Oldboy born?\nSummary: "
+        "Oldboy was directed by Park Chan-wook [1]. → Park Chan-wook",
+        _j({"asks_for": "a year: the director's birth year", "response_gives": "a person: the director, no year",
+            "semantic_coherence": 7, "answerability": 15, "response_validity": False}),
+    ),
+    (
+        "Question: Who wrote the novel that the film Norwegian Wood is based on?\nSummary: The film is based on "
+        "the novel by Haruki Murakami [1][2].",
+        _j({"asks_for": "a person: the novel's author", "response_gives": "a person: Haruki Murakami, the author",
+            "semantic_coherence": 9, "answerability": 95, "response_validity": True}),
     ),
     (
         "Question: Which electric cars cost about the same as the BMW i5?\nSummary: The BMW i5 is an "
         "electric sedan made by BMW. The documents do not say which other cars cost the same. Answer: unknown",
-        _j({"semantic_coherence": 6, "answerability": 10, "response_validity": False}),
+        _j({"asks_for": "car models at the i5's price", "response_gives": "nothing: unknown",
+            "semantic_coherence": 6, "answerability": 5, "response_validity": False}),
     ),
     (
-        "Question: In which year was the director of the film Oldboy born?\nSummary: "
-        "Oldboy was directed by Park Chan-wook [1]. → Park Chan-wook",
-        _j({"semantic_coherence": 7, "answerability": 20, "response_validity": False}),
+        "Question: Are Tokyo and Kyoto both in Japan?\nSummary: Yes [1][2].",
+        _j({"asks_for": "yes or no", "response_gives": "yes", "semantic_coherence": 9, "answerability": 90,
+            "response_validity": True}),
+    ),
+    (
+        "Question: Who directed the film Titanic?\nSummary: Yes [1].",
+        _j({"asks_for": "a person: the director", "response_gives": "yes, not a person", "semantic_coherence": 2,
+            "answerability": 0, "response_validity": False}),
+    ),
+    (
+        "Question: Is the Eiffel Tower in Paris?\nSummary: Gustave Eiffel [1].",
+        _j({"asks_for": "yes or no", "response_gives": "a person, not yes or no", "semantic_coherence": 3,
+            "answerability": 5, "response_validity": False}),
+    ),
+    (
+        "Question: Which river is longer, the Nile or the Danube?\nSummary: According to the documents, the answer "
+        "is 1995 [1].",
+        _j({"asks_for": "one of two rivers", "response_gives": "a year, not a river", "semantic_coherence": 2,
+            "answerability": 0, "response_validity": False}),
+    ),
+    (
+        "Question: What is the nationality of the composer of Carmen?\nSummary: Georges Bizet, who composed Carmen, "
+        "was French [1].",
+        _j({"asks_for": "a nationality", "response_gives": "a nationality: French", "semantic_coherence": 9,
+            "answerability": 95, "response_validity": True}),
     ),
 ]

@@ -186,10 +186,11 @@ RESPOND_SHOTS: list[tuple[str, str]] = [
 
 # -- Prompt B.4: 쿼리 평가기 ------------------------------------------------------------------------
 EVALUATE_SYSTEM = """사용자 질문에 대한 요약(응답)의 semantic_coherence와 answerability를 평가합니다.
+먼저 질문이 무엇을 묻는지(asks_for)와 요약이 실제로 무엇을 답하는지(response_gives)를 몇 단어로 쓰고, 그다음 점수를 매깁니다.
 - semantic_coherence: 요약이 논리적인 흐름을 유지하고 사용자 질문과 어떻게 관련성을 유지하는지에 대한 평가. 점수는 1(전혀 없음)에서 10(완전 일치)까지입니다.
-- answerability: 요약이 사용자 질문에 직접적이고 완전하게 답하는 확률을 추정. 퍼센트로 표시하며, 0은 답변 가능성에 대한 신뢰가 없음을, 100은 완전한 신뢰를 의미합니다. 답을 알 수 없다고 하거나, 다른 질문에 답하거나, 중간 단계만 답하거나(예: 감독의 출생 연도를 물었는데 감독 이름만 답함), 질문이 묻는 여러 가지 중 일부에만 답하는 요약은 answerability가 낮습니다.
+- answerability: 요약이 사용자 질문에 직접적이고 완전하게 답하는 확률을 추정. 퍼센트로 표시하며, 0은 답변 가능성에 대한 신뢰가 없음을, 100은 완전한 신뢰를 의미합니다. 답을 알 수 없다고 하거나, 다른 질문에 답하거나, 중간 단계만 답하거나(예: 감독의 출생 연도를 물었는데 감독 이름만 답함), 묻는 것과 다른 종류를 답하거나(사람을 물었는데 연도, 예/아니오를 물었는데 이름), 질문이 묻는 여러 가지 중 일부에만 답하는 요약은 answerability가 낮습니다. 묻는 종류의 답을 짧고 직접 주는 요약은 answerability가 높습니다.
 - response_validity: coherence와 answerability로 볼 때 요약이 질문에 대한 적절한 답이면 true, 아니면 false.
-JSON만 출력합니다: {"semantic_coherence": 1-10, "answerability": 0-100, "response_validity": true | false}"""
+JSON만 출력합니다: {"asks_for": "...", "response_gives": "...", "semantic_coherence": 1-10, "answerability": 0-100, "response_validity": true | false}"""
 
 EVALUATE_USER = "질문: {question}\n요약: {answer}{evidence}"
 
@@ -197,17 +198,44 @@ EVIDENCE_HEADER = "\n요약의 출처:\n"
 
 EVALUATE_SHOTS: list[tuple[str, str]] = [
     (
-        "질문: 화장품 리뷰 평점의 중요성에 대해서\n요약: [화장품 리뷰 평점의 의미]: 화장품 리뷰 평점은 제품 품질과 사용자 "
-        "만족도를 평가하는 지표입니다. 구매자가 자신에게 맞는 제품을 고르는 데 도움이 되고, 제조사가 품질을 개선하게 합니다.",
-        _j({"semantic_coherence": 9, "answerability": 95, "response_validity": True}),
+        "질문: 영화 『올드보이』 감독은 몇 년에 태어났나요?\n요약: 『올드보이』의 감독은 박찬욱입니다 [1]. → 박찬욱",
+        _j({"asks_for": "연도: 감독의 출생 연도", "response_gives": "사람: 감독 이름, 연도 없음",
+            "semantic_coherence": 7, "answerability": 15, "response_validity": False}),
+    ),
+    (
+        "질문: 영화 『상실의 시대』의 원작 소설을 쓴 사람은 누구인가요?\n요약: 이 영화는 무라카미 하루키의 소설을 원작으로 합니다 [1][2].",
+        _j({"asks_for": "사람: 원작 소설의 작가", "response_gives": "사람: 무라카미 하루키, 작가",
+            "semantic_coherence": 9, "answerability": 95, "response_validity": True}),
     ),
     (
         "질문: BMW i5와 비슷한 가격대의 전기차는 무엇인가요?\n요약: BMW i5는 BMW가 만든 전기 세단입니다. 문서에는 "
         "같은 가격대의 다른 차가 나오지 않습니다. 답: 알 수 없음",
-        _j({"semantic_coherence": 6, "answerability": 10, "response_validity": False}),
+        _j({"asks_for": "i5와 같은 가격대의 차종", "response_gives": "없음: 알 수 없음",
+            "semantic_coherence": 6, "answerability": 5, "response_validity": False}),
     ),
     (
-        "질문: 영화 『올드보이』 감독은 몇 년에 태어났나요?\n요약: 『올드보이』의 감독은 박찬욱입니다 [1]. → 박찬욱",
-        _j({"semantic_coherence": 7, "answerability": 20, "response_validity": False}),
+        "질문: 부산과 대구는 모두 경상도에 있나요?\n요약: 네, 두 도시 모두 경상도에 있습니다 [1][2].",
+        _j({"asks_for": "예 또는 아니오", "response_gives": "예", "semantic_coherence": 9, "answerability": 90,
+            "response_validity": True}),
+    ),
+    (
+        "질문: 영화 『기생충』을 감독한 사람은?\n요약: 네 [1].",
+        _j({"asks_for": "사람: 감독", "response_gives": "예, 사람이 아님", "semantic_coherence": 2,
+            "answerability": 0, "response_validity": False}),
+    ),
+    (
+        "질문: 경복궁은 서울에 있나요?\n요약: 태조 이성계 [1].",
+        _j({"asks_for": "예 또는 아니오", "response_gives": "사람, 예/아니오가 아님", "semantic_coherence": 3,
+            "answerability": 5, "response_validity": False}),
+    ),
+    (
+        "질문: 한강과 낙동강 중 더 긴 강은?\n요약: 문서에 따르면 답은 1995년입니다 [1].",
+        _j({"asks_for": "두 강 중 하나", "response_gives": "연도, 강이 아님", "semantic_coherence": 2,
+            "answerability": 0, "response_validity": False}),
+    ),
+    (
+        "질문: 오페라 『카르멘』을 작곡한 사람의 국적은?\n요약: 『카르멘』을 작곡한 조르주 비제는 프랑스 사람입니다 [1].",
+        _j({"asks_for": "국적", "response_gives": "국적: 프랑스", "semantic_coherence": 9,
+            "answerability": 95, "response_validity": True}),
     ),
 ]

@@ -208,10 +208,15 @@ def test_evaluator_interface():
     assert out == {"semantic_coherence": 8, "answerability": 70, "overall": 7.5, "response_validity": True}
     assert set(out) == {"semantic_coherence", "answerability", "overall", "response_validity"}
     assert node.calls[0].purpose == "evaluate"
+    assert node.data["eval_reason"] == {"asks_for": "the answer", "response_gives": "an answer"}
     user = llm.requests[0].messages[-1]["content"]
     assert "Sources of the summary" in user and "(BMW i5)" in user
     # out-of-range scores are invalid JSON for the schema: retried, then LLMError
-    bad = routed_llm({"evaluate": lambda u: {"semantic_coherence": 11, "answerability": 50, "response_validity": True}})
+    bad = routed_llm({"evaluate": lambda u: {**scores(True), "semantic_coherence": 11}})
+    with pytest.raises(LLMError):
+        QueryEvaluator(tracked(bad)).evaluate(Node(), "q", "a", "en")
+    # the reasoning fields come first and are required (the grammar makes the model write them)
+    bare = routed_llm({"evaluate": lambda u: {"semantic_coherence": 8, "answerability": 50, "response_validity": True}})
     with pytest.raises(LLMError):
         QueryEvaluator(tracked(bad)).evaluate(Node(), "q", "a", "en")
 

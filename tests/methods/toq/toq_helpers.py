@@ -105,4 +105,5 @@ IRRELEVANT = {"relevance": "irrelevant", "answer_span": "None"}
 
 def scores(valid: bool, coherence: int = 8, answerability: int | None = None) -> dict:
     a = answerability if answerability is not None else (90 if valid else 20)
-    return {"semantic_coherence": coherence, "answerability": a, "response_validity": valid}
+    return {"asks_for": "the answer", "response_gives": "an answer" if valid else "something else",
+            "semantic_coherence": coherence, "answerability": a, "response_validity": valid}
