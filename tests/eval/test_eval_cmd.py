@@ -41,3 +41,25 @@ def test_cli_errors_are_messages(tmp_path, monkeypatch, capsys):
     assert "--data" in capsys.readouterr().err
     assert main(["eval", "compare", str(tmp_path)]) == 2
     assert "not an eval run directory" in capsys.readouterr().err
+
+
+def test_cli_score_adds_toq_evaluator_scores(qfile, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GAJI_HOME", str(tmp_path / "home"))
+    out = tmp_path / "r"
+    assert main(["eval", "--data", str(qfile), "--method", "eval_fake", "--llm", "scripted:the Battle of Guam.",
+                 "--out", str(out), "--quiet", "--limit", "2"]) == 0
+    judge = json.dumps({"asks_for": "a battle", "response_gives": "a battle", "semantic_coherence": 9,
+                        "answerability": 90, "response_validity": True})
+    capsys.readouterr()
+    assert main(["eval", "score", str(out), "--toq-eval", "--llm", "scripted:" + judge, "--quiet"]) == 0
+    line = capsys.readouterr().out
+    assert "scored 2" in line and "R.Val" not in line and "toq_rval 100.0 (n=2)" in line
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["metrics"]["toq_oass"]["mean"] == 9.0
+    # a judge whose output is not the schema's JSON: reported per question, exit code 1, nothing scored
+    out2 = tmp_path / "r2"
+    assert main(["eval", "--data", str(qfile), "--method", "eval_fake", "--llm", "scripted:x", "--out", str(out2),
+                 "--quiet", "--limit", "1"]) == 0
+    assert main(["eval", "score", str(out2), "--toq-eval", "--llm", "scripted:not json", "--quiet"]) == 1
+    assert main(["eval", "score", str(tmp_path / "nothing"), "--toq-eval"]) == 2
