@@ -141,7 +141,7 @@ def render(table: DepthTable, run_dir: str, info: dict) -> str:
         ids = ",".join(table.needed(d))
         lines.append(f"missing depth {d}: gaji eval --data {info.get('dataset', {}).get('name', '?')} --method toq "
                      f"-o max_depth={d} --retriever {info.get('retriever')} --k {info.get('k')} --llm {info.get('llm')} "
-                     f"--limit {info.get('limit')} --concurrency 1 --ids {ids} --out {run_dir}-depth{d}")
+                     f"--limit {info.get('limit')} --concurrency 1 --no-cache --ids {ids} --out {run_dir}-depth{d}")
     return "\n".join(lines)
 
 

@@ -88,6 +88,9 @@ def register(sub) -> None:
                     help="add the ToQ query evaluator's scores (the only post-hoc score so far)")
     sc.add_argument("--limit", type=int, help="score at most N more questions per run (resume later)")
     sc.add_argument("--concurrency", type=int, help="questions scored at once (default: the judge's parallel slots)")
+    sc.add_argument("--passages", type=int, default=5,
+                    help="retrieved passages shown to the judge (default 5, as `gaji eval --toq-eval`; 0 = question "
+                    "and answer only, as the evaluator sees them inside a ToQ tree)")
     sc.add_argument("--quiet", action="store_true", help="no progress lines")
     add_settings_flags(sc, index=False)
     sc.set_defaults(func=score_cmd)
@@ -174,7 +177,8 @@ def score_cmd(args: argparse.Namespace) -> int:
                 if not args.quiet:
                     print(f"{d}: {done}/{total} scored", file=sys.stderr, flush=True)
 
-            r = ToQRescore(d, judge, s.llm, concurrency=args.concurrency, retries=s.retries, progress=show).run(args.limit)
+            r = ToQRescore(d, judge, s.llm, concurrency=args.concurrency, retries=s.retries, progress=show,
+                           passages=args.passages).run(args.limit)
             m = r.summary.get("metrics", {})
             cells = ", ".join(f"{k} {format_value(k, m[k]['mean'])} (n={m[k]['n']})" for k in
                               ("toq_scoh", "toq_ans", "toq_oass", "toq_rval") if k in m)

@@ -47,7 +47,8 @@ class ToQRescore:
     """Adds ToQ evaluator scores to every answered question of one run directory."""
 
     def __init__(self, run_dir: str | Path, judge: Any, judge_llm: str, *, concurrency: int | None = None,
-                 retries: int = 2, factory: Callable | None = None, progress: Callable[[int, int], None] | None = None):
+                 retries: int = 2, factory: Callable | None = None, progress: Callable[[int, int], None] | None = None,
+                 passages: int = 5):
         self.dir = Path(run_dir)
         if not (self.dir / "results.jsonl").exists():
             raise ConfigError(f"{self.dir}: not a run directory (no results.jsonl); give a `gaji eval`/`gaji bench run` --out")
@@ -57,6 +58,7 @@ class ToQRescore:
         self.retries = retries
         self.factory = factory
         self.progress = progress
+        self.passages = max(0, int(passages))  # sources shown to the judge (0: question and answer only, as in the tree)
         self._lock = threading.Lock()
 
     def _load(self) -> tuple[dict[str, dict], dict[str, dict], dict]:
@@ -71,7 +73,8 @@ class ToQRescore:
         from gaji.llm.tracked import TrackedLLM
 
         trace = Trace.from_dict(trace_line["trace"])
-        scores, node = ToQScorer(TrackedLLM(self.judge, retries=self.retries), self.factory).score(
+        scorer = ToQScorer(TrackedLLM(self.judge, retries=self.retries), self.factory, max_passages=self.passages)
+        scores, node = scorer.score(
             rec.get("question") or trace.question, trace.answer, trace.lang or rec.get("lang") or "en", _passages(trace))
         ec = call_cost(node.calls)
         metrics = dict(rec.get("metrics") or {})
@@ -91,6 +94,10 @@ class ToQRescore:
                 res.failed.append((qid, "no answer to score (the question crashed or has no trace line)"))
             else:
                 todo.append((rec, traces[qid]))
+        before = (info.get("toq_eval_posthoc") or {}).get("passages")
+        if res.skipped and before is not None and before != self.passages:
+            raise ConfigError(f"{self.dir}: {res.skipped} answers were scored with --passages {before}; "
+                              f"continue with --passages {before} so that every score is comparable")
         if limit is not None:
             todo = todo[: max(0, limit)]
         total = len(todo)
@@ -131,6 +138,7 @@ class ToQRescore:
             "judge_llm": self.judge_llm,
             "judge_model": getattr(self.judge, "name", self.judge_llm),
             "self_judging": getattr(self.judge, "name", None) == info.get("model"),
+            "passages": self.passages,
         }
         atomic_write_json(old_path, summary)
         if info:

@@ -34,7 +34,8 @@ class ToQScorer:
     def score(self, question: str, answer: str, lang: str, passages: list[Passage]) -> tuple[dict[str, float], Node]:
         """Metrics and the Node holding the evaluator's LLM calls."""
         node = Node(kind="toq_eval", question=question, answer=answer)
-        r = self.evaluator.evaluate(node, question, answer, lang, passages[: self.max_passages] or None)
+        shown = passages[: self.max_passages] if self.max_passages > 0 else []
+        r = self.evaluator.evaluate(node, question, answer, lang, shown or None)
         coh = float(r.get("semantic_coherence", 0) or 0)
         ans = float(r.get("answerability", 0) or 0)
         overall = r.get("overall", r.get("overall_assessment"))

@@ -105,3 +105,14 @@ def test_korean_answer_is_scored_in_korean(make_run, tmp_path):
     calls: list = []
     ToQRescore(tmp_path / "run", judge_llm(calls), "scripted").run()
     assert calls and "임종석" in calls[0]
+
+
+def test_passages_shown_to_the_judge_and_kept_consistent(finished_run):
+    calls: list = []
+    ToQRescore(finished_run, judge_llm(calls), "scripted", passages=0).run(limit=1)
+    assert calls and "Sources of the summary" not in calls[0]
+    with pytest.raises(ConfigError, match="--passages 0"):
+        ToQRescore(finished_run, judge_llm(calls), "scripted", passages=5).run()
+    r = ToQRescore(finished_run, judge_llm(calls), "scripted", passages=0).run()
+    assert r.scored >= 1 and all("Sources of the summary" not in c for c in calls)
+    assert json.loads((finished_run / "summary.json").read_text())["toq_eval_posthoc"]["passages"] == 0
