@@ -1,6 +1,7 @@
 """`gaji expand ...`: chunk knowledge generation (paper 001; gaji/expand/).
 
     gaji expand run koblex --out runs/koblex.expansions.jsonl --llm local:small   # sidecar JSONL, resumable
+    gaji expand run koblex --out runs/kb.jsonl --llm local:small --ray local --workers 2   # sharded over Ray
     gaji index build koblex --out runs/kb --expansions runs/koblex.expansions.jsonl --compose case6
     gaji index build notes/ --out runs/notes --expand --llm local:small          # generate while indexing
     gaji expand show runs/koblex.expansions.jsonl -n 3
@@ -46,6 +47,10 @@ def expander_from_args(args: argparse.Namespace):
 
     flags = {k: getattr(args, k, None) for k in ("llm", "base_url", "parallel", "threads")}
     s = load_settings(flags)
+    if getattr(args, "ray", None):  # issue 10: the chunks sharded over Ray workers, one LLM each
+        from gaji.cli.scale_flags import ray_expander
+
+        return ray_expander(args, s)
     backend = make_llm(s.llm, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size, threads=s.threads,
                        timeout_s=s.timeout_s)
     return Expander(backend, lang=getattr(args, "expand_lang", "auto"))
@@ -68,6 +73,9 @@ def register(sub) -> None:
     r.add_argument("--skip-bad", action="store_true")
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
     add_expand_flags(r)
+    from gaji.cli.scale_flags import add_expand_ray_flags
+
+    add_expand_ray_flags(r)  # --ray ADDRESS --workers N (issue 10)
     r.set_defaults(func=_run, expand=True)
 
     s = esub.add_parser("show", help="print expansions from a sidecar JSONL or an expanded index")

@@ -428,6 +428,10 @@ def build_index(
         raise ConfigError("an index needs at least one of lexical (BM25) or dense")
     if dense_store and not dense:
         raise ConfigError("--dense-store needs the dense part: drop --no-dense")
+    if dense_store:  # issue 10: a store that is down fails now, not after the corpus is embedded
+        from gaji.stores.sync import check_store
+
+        check_store(dense_store)
     out = Path(out_dir)
     _check_target(out)
     cfg = chunking if isinstance(chunking, ChunkingConfig) else ChunkingConfig.from_dict(chunking or {})

@@ -252,7 +252,8 @@ class OpenAICompatLLM(LLMBackend):
                     raise LLMError(f"cannot reach {url}: timed out after {self.timeout_s:g} s") from None
                 if attempt > self.retries:
                     tries = f" ({attempt} attempts)" if attempt > 1 else ""
-                    raise LLMError(f"cannot reach {url}: {_reason(e)}{tries}") from None
+                    raise LLMError(f"cannot reach {url}: {_reason(e)}{tries}; is the server running there? "
+                                   "(check --base-url)") from None
             time.sleep(min(delay, MAX_BACKOFF_S))
 
     def generate(self, request: Request) -> Result:

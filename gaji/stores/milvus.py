@@ -44,12 +44,26 @@ def _client(uri: str):
     with _clients_lock:
         c = _clients.get(uri)
         if c is None:
+            check_server(uri)
             try:
                 c = MilvusClient(uri=uri, timeout=TIMEOUT_S)
             except Exception as e:  # noqa: BLE001 - pymilvus raises its own types; say what failed
                 raise IndexError_(f"cannot reach Milvus at {uri}: {type(e).__name__}: {e}") from None
             _clients[uri] = c
         return c
+
+
+def check_server(uri: str) -> None:
+    """Fail in seconds, not after pymilvus' 60 s connect timeout, when nothing listens at `uri`."""
+    import urllib.parse
+
+    from gaji.netcheck import unreachable
+
+    parts = urllib.parse.urlsplit(uri)
+    why = unreachable(parts.hostname or "", parts.port or 19530)
+    if why:
+        raise IndexError_(f"cannot reach Milvus at {uri}: {why}; is the Milvus server running there? "
+                          "(check the milvus://HOST:PORT of --dense-store, or the index's manifest dense_store)")
 
 
 def forget_client(uri: str) -> None:

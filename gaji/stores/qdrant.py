@@ -12,6 +12,7 @@ process the client is shared.
 """
 from __future__ import annotations
 
+import atexit
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,11 @@ __all__ = ["QdrantStore"]
 
 _clients: dict[str, Any] = {}
 _clients_lock = threading.Lock()
+_closing_registered = False
 
 
 def _client(key: str, **kw: Any):
+    global _closing_registered
     try:
         from qdrant_client import QdrantClient
     except ImportError:
@@ -37,6 +40,16 @@ def _client(key: str, **kw: Any):
     with _clients_lock:
         c = _clients.get(key)
         if c is None:
+            if "host" in kw:  # a server: fail in seconds when nothing listens there
+                from gaji.netcheck import unreachable
+
+                why = unreachable(kw["host"], kw.get("port") or 6333)
+                if why:
+                    raise IndexError_(f"cannot reach Qdrant at {key}: {why}; is the Qdrant server running there? "
+                                      "(check the qdrant://HOST:PORT of --dense-store, or the index's manifest)")
+            if not _closing_registered:  # close before interpreter shutdown, not in __del__ during it
+                atexit.register(close_clients)
+                _closing_registered = True
             try:
                 c = QdrantClient(**kw)
             except Exception as e:  # noqa: BLE001 - e.g. the local folder is locked by another process

@@ -17,7 +17,14 @@ from gaji.errors import ConfigError, IndexError_
 
 from .base import StoreDenseIndex, collection_name, open_dense_store, parse_store_url
 
-__all__ = ["push_vectors", "sync_rows", "attach_store", "open_store_index"]
+__all__ = ["check_store", "push_vectors", "sync_rows", "attach_store", "open_store_index"]
+
+
+def check_store(url: str) -> None:
+    """Before a build spends time embedding: the URL parses, names a known store, and its server (if it has
+    one) answers within a few seconds. Opening the store does it: each backend checks its server with one
+    bounded TCP connect before its client is made (IndexError_ naming the address otherwise)."""
+    open_dense_store(url, parse_store_url(url).collection or "gaji_check")
 
 
 def push_vectors(url: str, hint: str, fingerprint: str, vectors: np.ndarray, live: np.ndarray | None = None,

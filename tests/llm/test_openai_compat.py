@@ -91,7 +91,8 @@ def test_unreachable_port_is_a_clear_error():
     t0 = time.perf_counter()
     with pytest.raises(LLMError) as e:
         llm_for(url, retries=2).generate(Request(prompt="x"))
-    assert str(e.value) == f"cannot reach {url}/v1/completions: connection refused (3 attempts)"
+    assert str(e.value) == (f"cannot reach {url}/v1/completions: connection refused (3 attempts); "
+                            "is the server running there? (check --base-url)")
     assert time.perf_counter() - t0 < 5
 
 
