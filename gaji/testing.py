@@ -34,3 +34,14 @@ class ListRetriever(Retriever):
         for rank, (s, _, p) in enumerate(scored[:k], 1):
             out.append(Passage(id=p.id, doc_id=p.doc_id, title=p.title, text=p.text, score=float(s), rank=rank, source=self.name))
         return out
+
+
+def closed_port() -> int:
+    """A loopback TCP port with nothing listening (bound, then released): for unreachable-server tests."""
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port

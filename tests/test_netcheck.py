@@ -5,14 +5,7 @@ import socket
 import time
 
 from gaji.netcheck import unreachable
-
-
-def closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from gaji.testing import closed_port
 
 
 def test_closed_port_is_refused_at_once():

@@ -17,14 +17,14 @@ wall time, calls/s, completion tokens/s, latency p50/p95. Results: JSON + markdo
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
+
+from gaji.bench.results import save_result
 
 __all__ = ["register", "run", "QUESTIONS", "load"]
 
@@ -58,12 +58,7 @@ def _cli(args: argparse.Namespace) -> int:
     res = run(targets=[t.strip() for t in args.targets.split(",") if t.strip()], llm=args.llm,
               base_url=args.base_url, model=args.model, label=args.label, calls=args.calls,
               concurrency=args.concurrency, slots=args.slots, threads=args.threads, max_tokens=args.max_tokens)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    md = markdown(res)
-    (out / f"{args.tag}.json").write_text(json.dumps(res, ensure_ascii=False, indent=2), encoding="utf-8")
-    (out / f"{args.tag}.md").write_text(md, encoding="utf-8")
-    print(md)
+    save_result(args.out, args.tag, res, markdown(res))
     return 0
 
 

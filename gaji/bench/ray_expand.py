@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import platform
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from gaji.bench.results import save_result
 
 __all__ = ["register", "run_ray_expand"]
 
@@ -42,12 +43,7 @@ def register(bsub) -> None:
 
 def _cli(args: argparse.Namespace) -> int:
     res = run_ray_expand(args.corpus, args.limit, args.workers, args.llm, args.ray)
-    d = Path(args.out)
-    d.mkdir(parents=True, exist_ok=True)
-    md = markdown(res)
-    (d / f"{args.label}.json").write_text(json.dumps(res, ensure_ascii=False, indent=2), encoding="utf-8")
-    (d / f"{args.label}.md").write_text(md, encoding="utf-8")
-    print(md)
+    save_result(args.out, args.label, res, markdown(res))
     return 0
 
 

@@ -18,7 +18,6 @@ be identical; Ray start-up and model loading are timed apart from the embedding.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -55,11 +54,9 @@ def register(bsub) -> None:
 
 
 def _save(out: str, stem: str, res: dict, md: str) -> None:
-    d = Path(out)
-    d.mkdir(parents=True, exist_ok=True)
-    (d / f"{stem}.json").write_text(json.dumps(res, ensure_ascii=False, indent=2), encoding="utf-8")
-    (d / f"{stem}.md").write_text(md, encoding="utf-8")
-    print(md)
+    from gaji.bench.results import save_result
+
+    save_result(out, stem, res, md)
 
 
 def _machine() -> dict[str, Any]:

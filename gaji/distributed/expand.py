@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gaji.errors import ConfigError
-from gaji.expand.generator import Expander, ExpandResult, Expansion, ExpansionStore, _ExpandProgress, expansion_key
+from gaji.expand.generator import (Expander, ExpandProgress, ExpandResult, Expansion, ExpansionStore,
+                                   pending_chunks)
 from gaji.llm.base import LLMBackend
 from gaji.types import Chunk
 
@@ -143,20 +144,7 @@ class RayExpander:
                               startup_s=time.perf_counter() - t_start)
         res.workers = [{"pid": i["pid"], "host": i["host"], "shards": 0, "chunks": 0, "failed": 0,
                         "prompt_tokens": 0, "completion_tokens": 0, "busy_s": 0.0} for i in infos]
-        # what is done already: exactly Expander.run's rule (the key names chunk text, model and prompt)
-        have: dict[str, Expansion] = dict(seed or {})
-        if store is not None:
-            have.update(store.load())
-        todo: list[Chunk] = []
-        for c in chunks:
-            e = have.get(c.id)
-            if e is not None and e.key == expansion_key(c, self.model):
-                res.expansions[c.id] = e
-                res.reused += 1
-                if store is not None and seed and c.id in seed and e is seed[c.id]:
-                    store.append(e)
-            else:
-                todo.append(c)
+        todo = pending_chunks(chunks, self.model, store, seed, res)  # exactly Expander.run's rule
         # default shard: the worker's parallel slots (one batched decode), fewer when that would leave a worker idle
         size = self.shard_size or max(1, min(slots, -(-len(todo) // len(actors))))
         queue = shards_of(todo, size)
@@ -164,7 +152,7 @@ class RayExpander:
         pending: dict[Any, tuple[int, list[Chunk], float]] = {}  # ObjectRef -> (worker, shard, sent at)
         idle = list(range(len(actors)))
         alive = set(idle)
-        with _ExpandProgress(progress and bool(todo), len(chunks), res.reused) as bar:
+        with ExpandProgress(progress and bool(todo), len(chunks), res.reused) as bar:
             while queue or pending:
                 while idle and queue and not (limit_s is not None and time.perf_counter() - t_start > limit_s):
                     w = idle.pop(0)
@@ -198,7 +186,7 @@ class RayExpander:
 
     @staticmethod
     def _merge(res: RayExpandResult, share: dict[str, Any], shard: list[Chunk], part: ExpandResult,
-               store: ExpansionStore | None, bar: _ExpandProgress, on_done: Callable[[Expansion], None] | None) -> None:
+               store: ExpansionStore | None, bar: ExpandProgress, on_done: Callable[[Expansion], None] | None) -> None:
         """A finished shard: its expansions go to the store in chunk order; its accounting into the sums."""
         share["shards"] += 1
         for c in shard:

@@ -238,20 +238,8 @@ class Expander:
         `limit_s`: stop submitting new chunks after this many seconds (the run is resumable)."""
         t_start = time.perf_counter()
         res = ExpandResult(model=self.model, slots=max(1, int(self.llm.parallel_slots or 1)))
-        have: dict[str, Expansion] = dict(seed or {})
-        if store is not None:
-            have.update(store.load())
-        todo: list[Chunk] = []
-        for c in chunks:
-            e = have.get(c.id)
-            if e is not None and e.key == expansion_key(c, self.model):
-                res.expansions[c.id] = e
-                res.reused += 1
-                if store is not None and seed and c.id in seed and e is seed[c.id]:
-                    store.append(e)  # carried over from the seed: make the work file complete
-            else:
-                todo.append(c)
-        with _ExpandProgress(progress and bool(todo), len(chunks), res.reused) as bar:
+        todo = pending_chunks(chunks, self.model, store, seed, res)
+        with ExpandProgress(progress and bool(todo), len(chunks), res.reused) as bar:
             with ThreadPoolExecutor(max_workers=res.slots, thread_name_prefix="gaji-expand") as pool:
                 pending: dict[Future, Chunk] = {}
                 it = iter(todo)
@@ -295,7 +283,27 @@ class Expander:
         return res
 
 
-class _ExpandProgress:
+def pending_chunks(chunks: Sequence[Chunk], model: str, store: "ExpansionStore | None",
+                   seed: dict[str, Expansion] | None, res: Any) -> list[Chunk]:
+    """The chunks still to expand. Done ones (in `store` or `seed`, with the same key: chunk text, model and
+    prompt) go into `res.expansions` and count in `res.reused`; a seed's expansion is copied into the store."""
+    have: dict[str, Expansion] = dict(seed or {})
+    if store is not None:
+        have.update(store.load())
+    todo: list[Chunk] = []
+    for c in chunks:
+        e = have.get(c.id)
+        if e is not None and e.key == expansion_key(c, model):
+            res.expansions[c.id] = e
+            res.reused += 1
+            if store is not None and seed and c.id in seed and e is seed[c.id]:
+                store.append(e)  # carried over from the seed: make the work file complete
+        else:
+            todo.append(c)
+    return todo
+
+
+class ExpandProgress:
     """A rich progress bar (chunks, chunks/s, tokens/s, elapsed, remaining time) on stderr, or nothing."""
 
     def __init__(self, enabled: bool, total: int, completed: int):
@@ -309,7 +317,7 @@ class _ExpandProgress:
         self._id = None
         self._t0 = time.perf_counter()
 
-    def __enter__(self) -> "_ExpandProgress":
+    def __enter__(self) -> "ExpandProgress":
         if self.enabled:
             from rich.console import Console
             from rich.progress import (

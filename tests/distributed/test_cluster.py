@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import json
-import socket
 import time
 
 import pytest
 
 from gaji.distributed.cluster import check_address, resolve_auto
 from gaji.errors import ConfigError
-
-
-def closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from gaji.testing import closed_port
 
 
 def _fails_fast(address: str, *needles: str) -> str:

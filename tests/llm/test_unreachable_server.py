@@ -3,18 +3,10 @@ trace (status failed, the address and what to check), the command ends within se
 from __future__ import annotations
 
 import json
-import socket
 import time
 
 from gaji.cli.main import main
-
-
-def closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from gaji.testing import closed_port
 
 
 def test_ask_reports_an_unreachable_llm_server(tmp_path, capsys):

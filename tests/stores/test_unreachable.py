@@ -4,26 +4,18 @@ no longer there (pymilvus alone would wait 60 s; no traceback either way)."""
 from __future__ import annotations
 
 import json
-import socket
 import time
 
 import pytest
 
 from gaji.cli.main import main
 from gaji.errors import IndexError_
+from gaji.testing import closed_port
 
 ROWS = [
     {"id": "guam", "title": "Battle of Guam", "text": "The Second Battle of Guam was fought in 1944."},
     {"id": "kimchi", "title": "김치", "text": "김치는 배추를 소금에 절여 만든 한국의 전통 음식이다."},
 ]
-
-
-def closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def _corpus(tmp_path):
