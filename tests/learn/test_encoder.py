@@ -104,3 +104,10 @@ def test_save_load_tiny_random_encoder(tiny_encoder, tmp_path):
 def test_load_errors(tmp_path):
     with pytest.raises(ConfigError, match="encoder config"):
         E5Encoder.load(tmp_path)
+
+
+def test_keep_layers_is_clamped(tiny_encoder):
+    first = tiny_encoder.layers[0]
+    assert tiny_encoder.keep_layers(5) == 2 and len(tiny_encoder.layers) == 2  # no more than there are
+    assert tiny_encoder.keep_layers(0) == 1 and len(tiny_encoder.layers) == 1  # at least one
+    assert tiny_encoder.layers[0] is first  # the first layers are the ones kept
