@@ -50,7 +50,7 @@ from gaji.io import atomic_write_text
 
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 _KEYS = {"name", "description", "dataset", "method", "options", "retriever", "k", "model", "limit", "cheap",
-         "concurrency", "tolerance", "recorded", "toq_eval", "judge", "judge_llm"}
+         "concurrency", "tolerance", "recorded", "toq_eval", "judge", "judge_llm", "ks"}
 REPORT_COLUMNS = ("em", "f1", "rouge_l", "recall@5", "tokens", "calls", "wall_s")
 LICENCES = {
     "hotpotqa": "HotpotQA (CC BY-SA 4.0)",
@@ -83,6 +83,7 @@ class BenchConfig:
     toq_eval: bool = False
     judge: bool = False
     judge_llm: str | None = None
+    ks: tuple[int, ...] = (2, 5, 10)  # recall@k / Top@k cut-offs (long-form sets want deeper ones: 5,10,20,50)
 
 
 def load_config(path: str | Path) -> BenchConfig:
@@ -109,6 +110,9 @@ def load_config(path: str | Path) -> BenchConfig:
     opts = data.get("options") or {}
     if not isinstance(opts, dict):
         raise ConfigError(f"{p}: options must be a mapping")
+    ks = data.get("ks", [2, 5, 10])
+    if not isinstance(ks, list) or not ks or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in ks):
+        raise ConfigError(f"{p}: ks must be a list of positive integers, e.g. [5, 10, 20]")
     rec = data.get("recorded")
     if rec is not None and not isinstance(rec, dict):
         raise ConfigError(f"{p}: recorded must be a mapping (or absent)")
@@ -131,6 +135,7 @@ def load_config(path: str | Path) -> BenchConfig:
             toq_eval=bool(data.get("toq_eval", False)),
             judge=bool(data.get("judge", False)),
             judge_llm=data.get("judge_llm"),
+            ks=tuple(ks),
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(f"{p}: bad value: {e}") from None
@@ -197,6 +202,7 @@ def run_config(cfg: BenchConfig, out_dir: Path, *, cache: bool = False, progress
         data=cfg.dataset, method=cfg.method, options={k: str(v) for k, v in cfg.options.items()},
         out=str(out_dir), limit=cfg.limit, concurrency=cfg.concurrency, toq_eval=cfg.toq_eval,
         judge=cfg.judge, judge_llm=cfg.judge_llm, overwrite=fresh, progress=progress, restart_flag="--fresh",
+        ks=cfg.ks,
     )
     run = EvalRun(ecfg, settings, console=console)
     try:

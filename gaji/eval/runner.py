@@ -44,6 +44,7 @@ from gaji.eval.metrics.answer import answer_scores
 from gaji.eval.metrics.cost import call_cost, cost_metrics
 from gaji.eval.metrics.retrieval import DEFAULT_KS, RetrievedDoc, dedupe_docs, retrieval_scores
 from gaji.eval.metrics.rouge import rouge_l
+from gaji.progress import Bars, Task
 from gaji.eval.summary import (
     format_value,
     latest_by_id,
@@ -137,6 +138,7 @@ class EvalRun:
         self._fp: dict = {}
         self._owns_gaji = gaji is None
         self._owns_judge = False
+        self._unindexed: set[str] = set()  # corpus ids left out of the auto-built index (records without text)
 
     # -- setup ---------------------------------------------------------------
     @property
@@ -217,6 +219,8 @@ class EvalRun:
         if fresh:
             try:
                 self._open_index(idx_dir)
+                self._unindexed = set(json.loads(marker.read_text(encoding="utf-8")).get("unindexed_ids") or [])
+                self._note_unindexed()
                 return str(idx_dir)
             except GajiError:
                 fresh = False
@@ -224,10 +228,26 @@ class EvalRun:
         if build is None:
             from gaji.index.store import build_index as build
         self.console.print(f"building the index of {ds.name} in {idx_dir} (once; cached) …")
-        build(ds.corpus_source(), str(idx_dir), lexical=True, dense=True, progress=self.cfg.progress)
+        # A published set is used as it is: its records without text (ODSum-Story has 52, ASQA 1) are left out of
+        # the index and listed, and gold references to them leave the recall denominators. A user's own file
+        # stays strict: its first bad record is an error naming the line.
+        known = ds.name in KNOWN_DATASETS
+        index = build(ds.corpus_source(), str(idx_dir), lexical=True, dense=True, progress=self.cfg.progress,
+                      **({"skip_bad": True} if known else {}))
+        report = getattr(index, "read_report", None)
+        self._unindexed = skipped_ids(report.skipped) if report is not None else set()
+        if self._unindexed:
+            self.console.print(f"{ds.name}: {len(self._unindexed)} corpus record(s) without text left out of the index "
+                               "(gold references to them are not counted in recall)")
         atomic_write_json(marker, {"dataset": ds.name, "source": str(ds.corpus_path or ds.path), "corpus_sha256": fp,
-                                   "built_at": now_iso()})
+                                   "built_at": now_iso(), "unindexed_ids": sorted(self._unindexed)})
+        self._note_unindexed()
         return str(idx_dir)
+
+    def _note_unindexed(self) -> None:
+        if self._unindexed:
+            self.notes.append(f"{len(self._unindexed)} corpus record(s) without text are not indexed; gold references "
+                              "to them are left out of recall")
 
     def _open_index(self, idx_dir: Path) -> None:
         from gaji.index.store import open_index
@@ -405,7 +425,8 @@ class EvalRun:
         metrics = self._answer_metrics(trace.answer, item, ds)
         docs, passages = self._retrieved(trace)
         if trace.retriever or docs:
-            r = retrieval_scores(docs, item.gold, self.cfg.ks, self.cfg.gold_match)
+            gold = [g for g in item.gold if g.doc_id not in self._unindexed] if self._unindexed else item.gold
+            r = retrieval_scores(docs, gold, self.cfg.ks, self.cfg.gold_match)
             if r is not None:
                 metrics.update(r)
         metrics.update(cost_metrics(trace))
@@ -601,33 +622,21 @@ class RunningMeans:
 
 
 class _Progress:
-    """A rich progress bar with running averages; plain lines when stderr is not a terminal."""
+    """The eval bar with running averages (EM, F1, …); plain lines every ~10 % when stderr is not a terminal."""
 
     def __init__(self, console: Any, total: int, done: int, enabled: bool):
-        self.console = console
-        self.total = total
-        self.done = done
-        self.enabled = enabled
-        self.live = enabled and console.is_terminal
-        self._every = max(1, total // 10)
-        self._prog = None
+        self._bars = Bars(enabled, console=console, lines=True)
+        self.total, self.done = total, done
+        self._task: Task | None = None
         self.means = RunningMeans()
 
     def __enter__(self) -> "_Progress":
-        if self.live:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-            self._prog = Progress(
-                TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-                TextColumn("{task.fields[stats]}"), console=self.console, transient=False,
-            )
-            self._prog.__enter__()
-            self._task = self._prog.add_task("eval", total=self.total, completed=self.done, stats="")
+        self._bars.__enter__()
+        self._task = self._bars.task("eval", self.total, self.done)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._prog is not None:
-            self._prog.__exit__(*exc)
+        self._bars.__exit__(*exc)
 
     def stats(self, records: dict[str, dict]) -> str:
         m = self.means
@@ -639,15 +648,36 @@ class _Progress:
     def update(self, records: dict[str, dict]) -> None:
         for r in records.values():
             self.means.add(r)
-        if self._prog is not None:
-            self._prog.update(self._task, stats=self.stats(records))
+        if self._task is not None:
+            self._task.status(self.stats(records))
 
     def advance(self, records: dict[str, dict], rec: dict, previous: dict | None = None) -> None:
         if previous is not None:
             self.means.add(previous, sign=-1)
         self.means.add(rec)
         self.done += 1
-        if self._prog is not None:
-            self._prog.update(self._task, advance=1, stats=self.stats(records))
-        elif self.enabled and (self.done % self._every == 0 or self.done == self.total):
-            self.console.print(f"eval {self.done}/{self.total}  {self.stats(records)}")
+        if self._task is not None:
+            self._task.advance(1, status=self.stats(records))
+
+
+def skipped_ids(skipped: list) -> set[str]:
+    """The ids of the records a lenient read left out, read back from their JSONL lines ("id" field)."""
+    by_path: dict[str, set[int]] = {}
+    for sk in skipped:
+        if sk.line is not None:
+            by_path.setdefault(sk.path, set()).add(sk.line)
+    ids: set[str] = set()
+    for path, lines in by_path.items():
+        try:
+            with open(path, encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    if n in lines:
+                        try:
+                            rid = json.loads(line).get("id")
+                        except (json.JSONDecodeError, AttributeError):
+                            continue
+                        if rid is not None:
+                            ids.add(str(rid))
+        except OSError:
+            continue
+    return ids

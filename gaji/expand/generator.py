@@ -32,6 +32,7 @@ from gaji.errors import InputError, LLMError
 from gaji.io import append_jsonl
 from gaji.llm.base import LLMBackend
 from gaji.llm.tracked import TrackedLLM
+from gaji.progress import Bars, Task
 from gaji.text.lang import detect_lang
 from gaji.types import Chunk, Node
 
@@ -304,56 +305,33 @@ def pending_chunks(chunks: Sequence[Chunk], model: str, store: "ExpansionStore |
 
 
 class ExpandProgress:
-    """A rich progress bar (chunks, chunks/s, tokens/s, elapsed, remaining time) on stderr, or nothing."""
+    """The expansion bar (chunks, s/chunk, tokens/s, failures; elapsed and ETA) on stderr, or nothing."""
 
     def __init__(self, enabled: bool, total: int, completed: int):
-        self.enabled = enabled
-        self.total = total
-        self.start = completed
+        self._bars = Bars(enabled)
+        self._task: Task | None = None
+        self.total, self.start = total, completed
         self.done = completed
         self.failed = 0
         self.tokens = 0
-        self._p = None
-        self._id = None
-        self._t0 = time.perf_counter()
 
     def __enter__(self) -> "ExpandProgress":
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._p = Progress(
-                TextColumn("{task.description:<22}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-            )
-            self._p.__enter__()
-            self._id = self._p.add_task("expanding (LLM)", total=self.total, completed=self.done, rate="")
+        self._bars.__enter__()
+        self._task = self._bars.task("expanding (LLM)", self.total, self.start)
         return self
 
     def advance(self, tokens: int = 0, failed: bool = False) -> None:
         self.done += 1
         self.tokens += tokens
         self.failed += int(failed)
-        if self._p is not None:
-            dt = max(1e-9, time.perf_counter() - self._t0)
-            rate = f"{dt / max(1, self.done - self.start):.1f} s/chunk, {self.tokens / dt:.0f} tok/s"
+        if self._task is not None:
+            dt = self._task.elapsed()
+            status = f"{dt / max(1, self.done - self.start):.1f} s/chunk, {self.tokens / dt:.0f} tok/s"
             if self.failed:
-                rate += f", {self.failed} failed"
-            self._p.update(self._id, completed=self.done, rate=rate)
+                status += f", {self.failed} failed"
+            self._task.advance(1, status=status)
 
     def __exit__(self, *exc: Any) -> None:
-        if self._p is not None:
-            self._p.__exit__(*exc)
+        self._bars.__exit__(*exc)
+
+

@@ -40,6 +40,7 @@ from gaji.corpus.chunking import ChunkingConfig, chunk_document
 from gaji.corpus.readers import ReadReport, read_documents
 from gaji.errors import ConfigError, IndexError_
 from gaji.io import atomic_write_bytes, atomic_write_json
+from gaji.progress import Bars
 from gaji.types import Chunk, Document
 
 from .manifest import (
@@ -155,63 +156,12 @@ class ChunkStore:
 
 
 # ---------------------------------------------------------------------------------------------
-# progress
-# ---------------------------------------------------------------------------------------------
-
-
-class _Progress:
-    """A rich progress bar with passages/s, or nothing."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self._p = None
-
-    def __enter__(self) -> "_Progress":
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-            from rich.progress import TimeRemainingColumn
-
-            self._p = Progress(
-                TextColumn("{task.description:<22}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=False,
-            )
-            self._p.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._p is not None:
-            self._p.__exit__(*exc)
-
-    def task(self, description: str, total: int, completed: int = 0) -> "_Task":
-        return _Task(self._p, description, total, completed)
-
-
-class _Task:
-    def __init__(self, p, description: str, total: int, completed: int):
-        self._p = p
-        self._t0 = time.perf_counter()
-        self._start = completed
-        self._done = completed
-        self._id = p.add_task(description, total=total, completed=completed, rate="") if p is not None else None
-
-    def advance(self, n: int) -> None:
-        self._done += n
-        if self._p is not None:
-            dt = time.perf_counter() - self._t0
-            rate = (self._done - self._start) / dt if dt > 0 else 0.0
-            self._p.update(self._id, completed=self._done, rate=f"{rate:,.0f} passages/s")
-
-
-# ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
+
+
+def _passages_per_s(task) -> str:
+    return f"{task.rate():,.0f} passages/s"
 
 
 def _fingerprint(chunks: Sequence[Chunk], chunking: ChunkingConfig) -> str:
@@ -297,7 +247,7 @@ def _swap_in(tmp: Path, out: Path) -> None:
 
 
 def _analyze_and_index(
-    lex_dir: Path, items: Sequence[tuple[int, Chunk]], analyzer, prog: _Progress, stats: dict[str, float],
+    lex_dir: Path, items: Sequence[tuple[int, Chunk]], analyzer, prog: Bars, stats: dict[str, float],
     create: bool, delete_rows: Sequence[int] = (), compose: str | None = None,
 ) -> None:
     """Analyse chunks and add them as (row, terms) to the BM25 index in `lex_dir`."""
@@ -331,7 +281,7 @@ def _analyze_and_index(
         t2 = time.perf_counter()
         t_analyze += t1 - t0
         t_index += t2 - t1
-        task.advance(len(batch))
+        task.advance(len(batch), status=_passages_per_s)
     t0 = time.perf_counter()
     writer.close()
     t_index += time.perf_counter() - t0
@@ -341,7 +291,7 @@ def _analyze_and_index(
 
 
 def _embed_rows(
-    texts: Sequence[str], embedder, parts_dir: Path, prog: _Progress, checkpoint_rows: int, stats: dict[str, float]
+    texts: Sequence[str], embedder, parts_dir: Path, prog: Bars, checkpoint_rows: int, stats: dict[str, float]
 ) -> np.ndarray:
     """Embed `texts`, checkpointing every `checkpoint_rows` into parts_dir; resumes from existing parts."""
     from .dense import save_npy_atomic
@@ -371,7 +321,7 @@ def _embed_rows(
     while done < n:
         end = min(n, done + batch)
         pending.append(embedder.embed_passages(list(texts[done:end])))
-        task.advance(end - done)
+        task.advance(end - done, status=_passages_per_s)
         done = end
         if done - pending_start >= checkpoint_rows or done == n:
             block = np.concatenate(pending) if len(pending) > 1 else pending[0]
@@ -482,7 +432,7 @@ def build_index(
 
     ChunkStore.write(tmp, chunks)
     rows = list(enumerate(chunks))
-    with _Progress(progress) as prog:
+    with Bars(progress, lines=True) as prog:
         if lexical:
             assert analyzer is not None
             if state.get("lexical_done") != analyzer.name:
@@ -817,7 +767,7 @@ class Index:
             ChunkStore.write(tmp, rows)
             stats: dict[str, Any] = {}
             live = np.array([c is not None for c in rows], dtype=bool)
-            with _Progress(progress) as prog:
+            with Bars(progress, lines=True) as prog:
                 if m.has_lexical and (changed or deleted):
                     _analyze_and_index(
                         tmp / LEXICAL_DIR, changed, self.analyzer, prog, stats, create=False,

@@ -27,25 +27,36 @@ class OneR(Method):
         passage_chars: int = 1200  # each passage is cut to this many characters in the prompt
         # plain: the model gives only the answer; citations = the passages that support it (attribute()).
         # cite: the model answers and lists the [n] of the documents it used. plain scored higher (BENCHMARKS.md).
+        # long: a cited paragraph of about `words` words (RetGen for long-form sets such as ASQA, ODSum).
         style: str = "plain"
+        words: int = 250  # length of a "long" answer
 
         def __post_init__(self) -> None:
-            if self.style not in ("plain", "cite"):
-                raise ConfigError(f"oner option style must be plain or cite, not {self.style!r}")
+            if self.style not in ("plain", "cite", "long"):
+                raise ConfigError(f"oner option style must be plain, cite or long, not {self.style!r}")
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         lang, root = ctx.lang, trace.root
         passages = ctx.retrieve(root, trace.question, self.opts.k)
         fenced = format_passages(passages, max_chars=self.opts.passage_chars)
+        max_tokens = self.opts.max_tokens
         if self.opts.style == "plain":
             system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=fenced)
             user = direct.ONER_PLAIN_USER[lang].format(question=trace.question)
+        elif self.opts.style == "long":
+            system = direct.ONER_LONG_SYSTEM[lang].format(words=self.opts.words, data_note=DATA_NOTE[lang],
+                                                          passages=fenced)
+            user = direct.ONER_PLAIN_USER[lang].format(question=trace.question)
+            max_tokens = max(max_tokens, 2 * self.opts.words)  # ~1.3 tokens per word, with room
         else:
             system = direct.SYSTEM[lang]
             user = direct.ONER_USER[lang].format(data_note=DATA_NOTE[lang], passages=fenced, question=trace.question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        out = ctx.llm.chat(root, "answer", messages, max_tokens=self.opts.max_tokens)
-        if self.opts.style == "plain":
+        out = ctx.llm.chat(root, "answer", messages, max_tokens=max_tokens)
+        if self.opts.style == "long":
+            answer = out.strip()
+            trace.citations = cited_ids(out, passages) or attribute(answer, passages)
+        elif self.opts.style == "plain":
             answer = plain_answer(out)
             trace.citations = cited_ids(out, passages) or attribute(answer, passages)
         else:

@@ -53,6 +53,17 @@ def test_config_errors_name_the_file(tmp_path):
     p.write_text("dataset: hotpotqa\nmethod: nor\ntolerance: {em: lots}\n")
     with pytest.raises(ConfigError, match="tolerance"):
         load_config(p)
+    p.write_text("dataset: hotpotqa\nmethod: nor\nks: [5, twenty]\n")
+    with pytest.raises(ConfigError, match="x.yaml: ks must be"):
+        load_config(p)
+
+
+def test_config_ks_default_and_given(tmp_path):
+    p = tmp_path / "y.yaml"
+    p.write_text("dataset: asqa\nmethod: oner\n")
+    assert load_config(p).ks == (2, 5, 10)
+    p.write_text("dataset: asqa\nmethod: oner\nks: [5, 10, 20, 50]\n")
+    assert load_config(p).ks == (5, 10, 20, 50)
 
 
 def test_drift_absolute_relative_default_and_missing():

@@ -194,3 +194,62 @@ def test_ids_flag_reads_a_file_or_a_list(tmp_path):
     f.write_text("# failing at depth 1\nq1\n\nq3\n", encoding="utf-8")
     assert _ids(str(f)) == ("q1", "q3")
     assert _ids("q1, q2") == ("q1", "q2")
+
+
+def test_a_published_set_skips_records_without_text_and_drops_them_from_gold(make_run, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from gaji.corpus.readers import ReadReport, Skipped
+    from gaji.eval.datasets import load_dataset
+    from gaji.eval.runner import EvalRun
+
+    corpus = write_jsonl(tmp_path / "asqa.corpus.jsonl", [
+        {"id": "d-guam", "title": "Battle of Guam", "text": "The Battle of Guam was fought in 1944."},
+        {"id": "d-empty", "title": "", "text": ""},
+    ])
+    qs = write_jsonl(tmp_path / "asqa.jsonl", [{"id": "a1", "question": "When was the Battle of Guam?",
+                                                "answers": ["1944"], "supporting": [{"doc_id": "d-guam"}, {"doc_id": "d-empty"}]}])
+    calls = []
+
+    def fake_build(src, out_dir, lexical=True, dense=True, progress=True, **kw):
+        calls.append(kw)
+        os.makedirs(out_dir, exist_ok=True)
+        return SimpleNamespace(read_report=ReadReport(skipped=[Skipped(str(corpus), 2, "text", "empty 'text'")]))
+
+    monkeypatch.setattr(EvalRun, "_open_index", lambda self, d: None)
+    for _ in range(2):  # built once; the second run reads the left-out ids from the marker
+        run = make_run(qs, method="eval_fake_ret", index_cache=str(tmp_path / "cache"))
+        run._build_index = fake_build
+        run.gaji._retriever_obj = None
+        run._resolve_index(load_dataset(str(qs)))
+        assert run._unindexed == {"d-empty"}
+    assert calls == [{"skip_bad": True}]
+    marker = json.loads((tmp_path / "cache" / "asqa.source.json").read_text())
+    assert marker["unindexed_ids"] == ["d-empty"]
+
+    from gaji.testing import ListRetriever
+
+    run = make_run(qs, method="eval_fake_ret", retriever=ListRetriever([("d-guam", "Battle of Guam", "The Battle of Guam was fought in 1944.")]),
+                   ks=(1,), out=str(tmp_path / "scored"))
+    run._unindexed = {"d-empty"}
+    run.run()
+    m = lines(tmp_path / "scored" / "results.jsonl")[0]["metrics"]
+    assert m["recall@1"] == 1.0  # the text-less gold passage is not counted against the method
+
+
+def test_a_users_own_file_stays_strict(make_run, qfile, tmp_path, monkeypatch):
+    from gaji.eval.datasets import load_dataset
+    from gaji.eval.runner import EvalRun
+
+    calls = []
+
+    def fake_build(src, out_dir, lexical=True, dense=True, progress=True, **kw):
+        calls.append(kw)
+        os.makedirs(out_dir, exist_ok=True)
+
+    monkeypatch.setattr(EvalRun, "_open_index", lambda self, d: None)
+    run = make_run(qfile, method="eval_fake_ret", index_cache=str(tmp_path / "cache"))
+    run._build_index = fake_build
+    run.gaji._retriever_obj = None
+    run._resolve_index(load_dataset(str(qfile)))
+    assert calls == [{}]

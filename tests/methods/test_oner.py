@@ -94,3 +94,19 @@ def test_attribute_by_containment_then_by_word_overlap():
     assert attribute("21 July, 1944", ps) == ["b"]  # punctuation and spaces ignored
     assert attribute("the Guam battle", ps) == ["b"]  # most of its character bigrams are in b
     assert attribute("Tokyo", ps) == [] and attribute("", ps) == []
+
+
+def test_oner_long_style_keeps_the_paragraph_and_its_citations():
+    text = ("The Battle of Guam began on 21 July 1944 [2]. The Battle of Manila came later,\n"
+            "in February 1945 [1], so Guam was first.")
+    llm = ScriptedLLM([(r"about 60 words", text)])
+    t = OneR(k=2, style="long", words=60).run("Tell me about the battles of Guam and Manila.", ctx(llm, ListRetriever(DOCS)))
+    assert t.answer == text.strip()
+    assert set(t.citations) == {"guam", "manila"}
+    assert llm.requests[0].max_tokens >= 120
+
+
+def test_oner_long_style_in_korean():
+    llm = ScriptedLLM([(r"약 40단어", "세종은 1397년에 태어났다 [1].")])
+    t = OneR(k=1, style="long", words=40).run("세종은 언제 태어났는지 설명해 주세요.", ctx(llm, ListRetriever(DOCS)))
+    assert t.lang == "ko" and t.citations == ["sejong"] and "1397" in t.answer

@@ -51,22 +51,28 @@ VERIFY_SYSTEM = {
     "en": "You review the sub-questions of a research plan and turn the useful ones into good search queries.",
     "ko": "당신은 연구 계획의 하위 질문을 검토하고, 유용한 하위 질문을 좋은 검색어로 바꿉니다.",
 }
+# The model names the facet first (what part of a complete answer the sub-question supplies), then decides. A
+# first version asked for a free "reason" first and listed "only repeats the main question" among the reasons to
+# say no: the 1.5B model copied that phrase as the reason for every sub-question and rejected them all
+# (BENCHMARKS.md, ConTReGen). Exact repeats are caught before this call, without the model (tree._propose).
 VERIFY_USER = {
     "en": "Main question: {main}\n{parent}Proposed sub-question: {sub}\n{context}\n"
-    "Step 1: Is the sub-question needed to answer the main question, i.e. does it cover a facet a complete "
-    "answer should include? Say no if it is off-topic, trivial, or only repeats the main question.\n"
-    "Step 2: If it is needed, rewrite it as a self-contained search query: replace pronouns and vague "
-    "references, and add the names, titles, dates or other context from the main question so that the query "
-    "makes sense on its own.\n"
-    'Reply with JSON: {{"reason": "<one short sentence>", "needed": true or false, '
-    '"query": "<the rewritten query, empty if not needed>"}}',
+    "Step 1 (facet): in a few words, name the part of a complete answer to the main question that this "
+    "sub-question would supply (a sub-topic, event, person, interpretation, time, place, cause or consequence).\n"
+    "Step 2 (needed): true if that facet belongs in a complete answer to the main question; false only if the "
+    "sub-question is about another topic or asks for nothing a complete answer would use.\n"
+    "Step 3 (query): if needed, rewrite the sub-question as a self-contained search query: replace pronouns and "
+    "vague references, and add the names, titles, dates or other context from the main question so that the "
+    "query makes sense on its own. Empty if not needed.\n"
+    'Reply with JSON: {{"facet": "<a few words>", "needed": true or false, "query": "<the search query>"}}',
     "ko": "주 질문: {main}\n{parent}제안된 하위 질문: {sub}\n{context}\n"
-    "1단계: 이 하위 질문이 주 질문에 답하는 데 필요한가요? 즉 완전한 답변에 들어가야 할 측면을 다루나요? "
-    "주제와 무관하거나, 사소하거나, 주 질문을 반복할 뿐이라면 필요하지 않습니다.\n"
-    "2단계: 필요하다면 그 자체로 이해되는 검색어로 다시 쓰세요. 대명사와 모호한 표현을 구체적으로 바꾸고, "
-    "주 질문에 나오는 이름, 제목, 날짜 등 맥락을 넣어 검색어만 보아도 뜻이 통하게 하세요.\n"
-    'JSON으로 답하세요: {{"reason": "<짧은 한 문장>", "needed": true 또는 false, '
-    '"query": "<다시 쓴 검색어, 필요 없으면 빈 문자열>"}}',
+    "1단계(측면): 이 하위 질문이 주 질문에 대한 완전한 답변의 어느 부분(세부 주제, 사건, 인물, 해석, 시기, 장소, "
+    "원인, 결과)을 채우는지 몇 단어로 쓰세요.\n"
+    "2단계(필요 여부): 그 측면이 주 질문의 완전한 답변에 들어가야 하면 true, 하위 질문이 다른 주제이거나 완전한 "
+    "답변에 쓰일 내용을 묻지 않을 때만 false입니다.\n"
+    "3단계(검색어): 필요하다면 그 자체로 이해되는 검색어로 다시 쓰세요. 대명사와 모호한 표현을 구체적으로 바꾸고, "
+    "주 질문에 나오는 이름, 제목, 날짜 등 맥락을 넣어 검색어만 보아도 뜻이 통하게 하세요. 필요 없으면 빈 문자열입니다.\n"
+    'JSON으로 답하세요: {{"facet": "<몇 단어>", "needed": true 또는 false, "query": "<검색어>"}}',
 }
 PARENT_LINE = {
     "en": "It refines this question: {parent}\n",

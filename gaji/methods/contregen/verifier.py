@@ -20,11 +20,11 @@ NEED_SCHEMA = {
     "type": "object",
     "title": "contregen_verify",
     "properties": {
-        "reason": {"type": "string", "maxLength": 120},
+        "facet": {"type": "string", "maxLength": 120},
         "needed": {"type": "boolean"},
         "query": {"type": "string", "maxLength": 200},
     },
-    "required": ["reason", "needed", "query"],  # the reason first: a short judgement before the verdict
+    "required": ["facet", "needed", "query"],  # the facet first: what the sub-question adds, before the verdict
 }
 
 RELEVANCE_SCHEMA = {
@@ -41,7 +41,7 @@ class Verdict:
 
     needed: bool
     query: str  # the rewritten, self-contained search query ("" when not needed)
-    reason: str = ""
+    reason: str = ""  # the facet the model named (what the sub-question adds to the answer)
 
 
 def judge_need(
@@ -52,7 +52,7 @@ def judge_need(
                        schema=NEED_SCHEMA, max_tokens=max_tokens)
     needed = bool(out.get("needed"))
     query = " ".join(str(out.get("query") or "").split())
-    return Verdict(needed=needed, query=(query or sub) if needed else "", reason=str(out.get("reason") or "").strip())
+    return Verdict(needed=needed, query=(query or sub) if needed else "", reason=str(out.get("facet") or out.get("reason") or "").strip())
 
 
 def keep_relevant(

@@ -35,3 +35,14 @@ ONER_PLAIN_SYSTEM = {
     "주어진 문서는 다음과 같습니다.\n\n{passages}",
 }
 ONER_PLAIN_USER = {"en": "Question: {question}", "ko": "질문: {question}"}
+
+
+# OneR, style "long": RetGen for long-form questions (ConTReGen §4.2's baseline): one retrieval, then a paragraph
+# that covers every reading of the question, citing the documents as [n].
+ONER_LONG_SYSTEM = {
+    "en": "Answer the question based on the given documents, in one paragraph of about {words} words. If the question "
+    "can be read in more than one way, answer each reading. Cite the documents you use as [n].\n{data_note}\n"
+    "The following are the given documents.\n\n{passages}",
+    "ko": "주어진 문서를 바탕으로 질문에 약 {words}단어 분량의 한 문단으로 답하세요. 질문이 여러 뜻으로 읽히면 각각에 답하세요. "
+    "사용한 문서는 [n]으로 인용하세요.\n{data_note}\n주어진 문서는 다음과 같습니다.\n\n{passages}",
+}

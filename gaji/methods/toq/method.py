@@ -63,11 +63,17 @@ class ToQ(Method):
         rewrite_slots: bool = True  # let the integrator rewrite a node whose filled-in answer is long
         doc_chars: int = 700  # each document is cut to this many characters in prompts
         answer_style: str = "short"  # trace.answer: the root's short answer | "long": its explanation (long-form sets)
+        # what f_RG reads: "relevant" = the documents the answer integrator judged relevant (all of them when it
+        # judged none relevant) | "all" = every retrieved document (Algorithm 1, line 8: "based on the query and
+        # retrieved documents"); the judgements and spans are recorded either way
+        evidence: str = "relevant"
         parallel: bool = True  # independent siblings (and per-document judgements) run in parallel
 
         def __post_init__(self) -> None:
             if self.answer_style not in ("short", "long"):
                 raise ConfigError(f"option answer_style of method 'toq' must be short or long, not {self.answer_style!r}")
+            if self.evidence not in ("relevant", "all"):
+                raise ConfigError(f"option evidence of method 'toq' must be relevant or all, not {self.evidence!r}")
             if self.integrate not in ("per_doc", "batch"):
                 raise ConfigError(f"option integrate of method 'toq' must be per_doc or batch, not {self.integrate!r}")
             for name, low in (("max_depth", 1), ("k", 1), ("max_children", 2), ("max_items", 2), ("max_nodes", 1)):
@@ -175,7 +181,7 @@ class TreeOfQuestion:
         relevant = [p for p, j in zip(passages, judgements) if j.relevant]
         if not relevant:  # the judge found nothing: let the responder see everything (and say unknown)
             node.data["no_relevant"] = True
-        evidence = relevant or passages
+        evidence = relevant if relevant and self.opts.evidence == "relevant" else passages
         node.data["evidence"] = [p.id for p in evidence]
         self.ctx.emit(node)
         resp = self.responder.respond(node, question, query, evidence, self.lang)  # R = f_RG(q, Q, D)

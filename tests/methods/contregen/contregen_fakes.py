@@ -74,7 +74,7 @@ class Brain:
         if task == "contregen_verify":
             sub = re.search(r"(?:Proposed sub-question|제안된 하위 질문): (.+)", text).group(1)
             query = self.verdicts.get(sub, sub)
-            return json.dumps({"reason": "scripted", "needed": query is not None, "query": query or ""})
+            return json.dumps({"facet": "scripted", "needed": query is not None, "query": query or ""})
         if task == "contregen_relevance":
             docs = re.findall(r"^\[(\d+)\] \((.+?)\)", text, re.MULTILINE)
             return json.dumps({"relevant": [int(n) for n, t in docs if t not in self.irrelevant]})

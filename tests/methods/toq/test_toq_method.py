@@ -286,3 +286,26 @@ def test_long_answer_style_returns_the_explanation():
     t = ToQ(k=3, answer_style="long").run(Q, make_ctx(routed_llm(bridging_handlers()), OverlapRetriever(DOCS)))
     assert t.answer == "The i5 costs 98-120 million won; the EQE about 110 million won."
     assert t.root.answer == "Mercedes-Benz EQE" and t.citations == ["bmw", "eqe"]
+
+
+def test_evidence_option_chooses_what_the_responder_reads():
+    def one_relevant(u):
+        return relevant("98 to 120 million won") if "98 to 120" in doc_of(u) else IRRELEVANT
+
+    for evidence, expected in (("relevant", 1), ("all", 2)):
+        def answer(u):
+            return {"explanation": "It costs 98 to 120 million won [1].", "answer": "98 to 120 million won"}
+
+        llm = routed_llm(bridging_handlers(integrate=one_relevant, answer=answer))
+        t = ToQ(k=2, evidence=evidence).run(Q, make_ctx(llm, OverlapRetriever(DOCS)))
+        assert len(t.root.data["evidence"]) == expected
+        assert len(t.root.relevance) == 2  # both judged either way
+
+
+def test_bad_evidence_option_is_a_config_error():
+    import pytest
+
+    from gaji.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="evidence"):
+        ToQ.parse_options({"evidence": "some"})
