@@ -83,9 +83,19 @@ class Gaji:
             return None
         with self._lock:
             if name not in self._retrievers:
-                # retriever factories take the index and may use the LLM (e.g. ConTRe)
-                self._retrievers[name] = self.index.retriever(name, get_llm=lambda: self.backend)
+                # retriever factories take the index and may use the LLM (e.g. ConTRe); the settings' options go
+                # to the settings' retriever, checked against the options it declares
+                options = self.retriever_options(name)
+                self._retrievers[name] = self.index.retriever(name, get_llm=lambda: self.backend, **options)
             return self._retrievers[name]
+
+    def retriever_options(self, name: str) -> dict[str, Any]:
+        """The checked, typed options for retriever `name` (the settings' retriever_options apply to the
+        settings' retriever only)."""
+        from gaji.registry import RETRIEVERS
+
+        raw = self.settings.retriever_options if name == self.settings.retriever else {}
+        return RETRIEVERS.parse_options(name, raw or {})
 
     # -- asking --------------------------------------------------------------
     def make_method(self, method: str, options: dict[str, Any] | None = None) -> Method:

@@ -33,6 +33,9 @@ class Settings:
     index: str | None = None  # index directory
     method: str = "oner"
     retriever: str = "hybrid"  # bm25 | dense | hybrid
+    # options of that retriever, checked against what it declares (gaji/registry.py), e.g. {"max_depth": "1"} for
+    # contre; flag --retriever-opt KEY=VALUE (repeatable), env GAJI_RETRIEVER_OPTIONS="key=value;key=value"
+    retriever_options: dict[str, str] = field(default_factory=dict)
     k: int = 5
     lang: str = "auto"  # auto | ko | en
     cache: bool = False  # on-disk LLM response cache (gaji eval turns it on)
@@ -60,6 +63,8 @@ def _coerce(name: str, value: Any, source: str) -> Any:
     if value is None:
         return None
     try:
+        if ty.startswith("dict"):
+            return _mapping(value)
         if ty.startswith("bool"):
             if isinstance(value, bool):
                 return value
@@ -76,6 +81,23 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         return str(value)
     except (TypeError, ValueError):
         raise ConfigError(f"{source}: setting {name!r} cannot be {value!r} (expected {ty})") from None
+
+
+def _mapping(value: Any) -> dict[str, str]:
+    """A mapping setting: a mapping (config file, flags) or "key=value;key=value" (environment)."""
+    if isinstance(value, Mapping):
+        return {str(k): str(v) for k, v in value.items()}
+    if isinstance(value, str):
+        out: dict[str, str] = {}
+        for part in value.split(";"):
+            if not part.strip():
+                continue
+            if "=" not in part:
+                raise ValueError
+            k, v = part.split("=", 1)
+            out[k.strip()] = v.strip()
+        return out
+    raise TypeError
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:

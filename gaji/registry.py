@@ -20,6 +20,7 @@ class Entry(Generic[T]):
     name: str
     obj: T
     help: str = ""
+    options: dict[str, type] | None = None  # user-settable options and their types (retrievers: --retriever-opt)
 
 
 class Registry(Generic[T]):
@@ -29,14 +30,37 @@ class Registry(Generic[T]):
         self._modules = modules  # imported on first lookup so their @register lines run
         self._loaded = False
 
-    def register(self, name: str, help: str = "") -> Callable[[T], T]:
+    def register(self, name: str, help: str = "", options: dict[str, type] | None = None) -> Callable[[T], T]:
         def deco(obj: T) -> T:
             if name in self._entries and self._entries[name].obj is not obj:
                 raise ValueError(f"{self.kind} {name!r} registered twice")
-            self._entries[name] = Entry(name, obj, help or (getattr(obj, "__doc__", "") or "").strip().split("\n")[0])
+            doc = help or (getattr(obj, "__doc__", "") or "").strip().split("\n")[0]
+            self._entries[name] = Entry(name, obj, doc, dict(options or {}))
             return obj
 
         return deco
+
+    def parse_options(self, name: str, raw: dict[str, Any]) -> dict[str, Any]:
+        """Check `raw` (strings from flags, env or a file) against the options `name` declares, and convert them
+        to the declared types. An unknown option or a bad value is a ConfigError naming both."""
+        self.get(name)
+        declared = self._entries[name].options or {}
+        out: dict[str, Any] = {}
+        for key, value in raw.items():
+            if key not in declared:
+                known = ", ".join(sorted(declared)) or "none"
+                raise ConfigError(f"{self.kind} {name!r} has no option {key!r}; its options: {known}")
+            ty = declared[key]
+            try:
+                if ty is bool and isinstance(value, str):
+                    if value.strip().lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                        raise ValueError
+                    out[key] = value.strip().lower() in ("1", "true", "yes", "on")
+                else:
+                    out[key] = ty(value)
+            except (TypeError, ValueError):
+                raise ConfigError(f"{self.kind} {name!r}: option {key!r} must be {ty.__name__}, not {value!r}") from None
+        return out
 
     def _load(self) -> None:
         if self._loaded:

@@ -56,3 +56,16 @@ def test_prompt_cache_setting_from_env():
 
     assert load_settings({}, env={}).prompt_cache is True
     assert load_settings({}, env={"GAJI_PROMPT_CACHE": "0"}).prompt_cache is False
+
+
+def test_retriever_options_from_flag_env_and_file(tmp_path):
+    assert load_settings({}, env={}, cwd=tmp_path).retriever_options == {}
+    s = load_settings({}, env={"GAJI_RETRIEVER_OPTIONS": "max_depth=1; base = bm25"}, cwd=tmp_path)
+    assert s.retriever_options == {"max_depth": "1", "base": "bm25"}
+    (tmp_path / "gaji.toml").write_text('retriever = "contre"\n[retriever_options]\nmax_depth = 1\n', encoding="utf-8")
+    s = load_settings({}, env={}, cwd=tmp_path)
+    assert s.retriever == "contre" and s.retriever_options == {"max_depth": "1"}
+    s = load_settings({"retriever_options": {"max_depth": "2"}}, env={}, cwd=tmp_path)
+    assert s.retriever_options == {"max_depth": "2"} and s.sources["retriever_options"] == "flag"
+    with pytest.raises(ConfigError, match="GAJI_RETRIEVER_OPTIONS"):
+        load_settings({}, env={"GAJI_RETRIEVER_OPTIONS": "max_depth"}, cwd=tmp_path)

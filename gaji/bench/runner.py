@@ -50,7 +50,8 @@ from gaji.io import atomic_write_text
 
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 _KEYS = {"name", "description", "dataset", "method", "options", "retriever", "k", "model", "limit", "cheap",
-         "concurrency", "tolerance", "recorded", "toq_eval", "judge", "judge_llm", "ks"}
+         "concurrency", "tolerance", "recorded", "toq_eval", "judge", "judge_llm", "ks",
+         "retriever_options"}
 REPORT_COLUMNS = ("em", "f1", "rouge_l", "recall@5", "tokens", "calls", "wall_s")
 LICENCES = {
     "hotpotqa": "HotpotQA (CC BY-SA 4.0)",
@@ -84,6 +85,7 @@ class BenchConfig:
     judge: bool = False
     judge_llm: str | None = None
     ks: tuple[int, ...] = (2, 5, 10)  # recall@k / Top@k cut-offs (long-form sets want deeper ones: 5,10,20,50)
+    retriever_options: dict[str, Any] = field(default_factory=dict)  # e.g. {max_depth: 1} for contre
 
 
 def load_config(path: str | Path) -> BenchConfig:
@@ -113,6 +115,8 @@ def load_config(path: str | Path) -> BenchConfig:
     ks = data.get("ks", [2, 5, 10])
     if not isinstance(ks, list) or not ks or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in ks):
         raise ConfigError(f"{p}: ks must be a list of positive integers, e.g. [5, 10, 20]")
+    if not isinstance(data.get("retriever_options") or {}, dict):
+        raise ConfigError(f"{p}: retriever_options must be a mapping, e.g. {{max_depth: 1}}")
     rec = data.get("recorded")
     if rec is not None and not isinstance(rec, dict):
         raise ConfigError(f"{p}: recorded must be a mapping (or absent)")
@@ -136,6 +140,7 @@ def load_config(path: str | Path) -> BenchConfig:
             judge=bool(data.get("judge", False)),
             judge_llm=data.get("judge_llm"),
             ks=tuple(ks),
+            retriever_options={str(k): v for k, v in (data.get("retriever_options") or {}).items()},
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(f"{p}: bad value: {e}") from None
@@ -197,6 +202,8 @@ def run_config(cfg: BenchConfig, out_dir: Path, *, cache: bool = False, progress
         flags["retriever"] = cfg.retriever
     if cfg.k is not None:
         flags["k"] = cfg.k
+    if cfg.retriever_options:
+        flags["retriever_options"] = cfg.retriever_options
     settings = load_settings(flags)
     ecfg = EvalConfig(
         data=cfg.dataset, method=cfg.method, options={k: str(v) for k, v in cfg.options.items()},

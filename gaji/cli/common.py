@@ -14,6 +14,8 @@ def add_settings_flags(p: argparse.ArgumentParser, *, index: bool = True) -> Non
     if index:
         g.add_argument("--index", help="index directory (from `gaji index build`)")
         g.add_argument("--retriever", help="bm25 | dense | hybrid (default hybrid)")
+        g.add_argument("--retriever-opt", dest="retriever_options", action="append", metavar="KEY=VALUE",
+                       help="an option of the retriever (repeatable), e.g. rrf_k=30, or max_depth=1 for contre")
         g.add_argument("-k", "--k", type=int, dest="k", help="passages per retrieval")
     g.add_argument("--lang", choices=["auto", "ko", "en"], help="prompt language (default: follows the question)")
     g.add_argument("--cache", action=argparse.BooleanOptionalAction, default=None, help="on-disk LLM response cache")
@@ -25,6 +27,8 @@ def add_settings_flags(p: argparse.ArgumentParser, *, index: bool = True) -> Non
 def settings_from_args(args: argparse.Namespace) -> Settings:
     keys = ("llm", "base_url", "index", "retriever", "k", "lang", "cache", "parallel", "ctx_size", "threads", "method")
     flags = {k: getattr(args, k, None) for k in keys}
+    if getattr(args, "retriever_options", None):
+        flags["retriever_options"] = parse_kv(args.retriever_options)
     return load_settings(flags, config_path=getattr(args, "config", None))
 
 

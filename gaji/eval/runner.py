@@ -138,7 +138,8 @@ class EvalRun:
         self._fp: dict = {}
         self._owns_gaji = gaji is None
         self._owns_judge = False
-        self._unindexed: set[str] = set()  # corpus ids left out of the auto-built index (records without text)
+        self._unindexed: set[str] = set()
+        self._retriever_options: dict[str, Any] = {}  # corpus ids left out of the auto-built index (records without text)
 
     # -- setup ---------------------------------------------------------------
     @property
@@ -275,6 +276,7 @@ class EvalRun:
             "judge": {"on": self.cfg.judge, "llm": self.cfg.judge_llm, "k": self.cfg.judge_k} if self.cfg.judge else None,
             "toq_eval": self.cfg.toq_eval,
             **({"ids": sorted(self.cfg.ids)} if self.cfg.ids else {}),
+            **({"retriever_options": self._retriever_options} if needs and self._retriever_options else {}),
         }
 
     def items(self) -> list[EvalItem]:
@@ -306,6 +308,10 @@ class EvalRun:
             except ImportError as e:
                 raise ConfigError(f"--toq-eval needs the ToQ query evaluator (gaji.methods.toq.evaluator): {e}") from None
         method = self.gaji.make_method(cfg.method, cfg.options)  # bad options fail here, before any work
+        if self._method_cls.needs_retriever:  # and bad retriever options too
+            from gaji.registry import RETRIEVERS
+
+            self._retriever_options = RETRIEVERS.parse_options(self.s.retriever, self.s.retriever_options or {})
         opts = json.loads(json.dumps(dataclasses.asdict(method.opts), default=str))
         if self._method_cls.needs_retriever:
             idx = self._resolve_index(ds)
@@ -370,6 +376,7 @@ class EvalRun:
             "model": model,
             "backend": described,
             "retriever": self.s.retriever if needs else None,
+            "retriever_options": self._retriever_options if needs else {},
             "k": self._effective_k(self._opts) if needs else None,
             "index": self.s.index if needs else None,
             "lang": self.s.lang,

