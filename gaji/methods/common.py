@@ -95,3 +95,16 @@ def attribute(answer: str, passages: list[Passage]) -> list[str]:
         if share >= best_share and (best is None or share > best_share):
             best, best_share = p.id, share
     return [best] if best else []
+
+
+_LABEL = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*", re.I)
+
+
+def plain_answer(text: str) -> str:
+    """The answer of a "plain" reply: a short reply is cleaned like any answer (first line, [n] marks and
+    quotes dropped); a long multi-line reply (a long-form answer) is kept whole."""
+    text = _LABEL.sub("", text.strip())
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1 and len(text) > 100:
+        return text
+    return clean_answer(text)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gaji.methods.base import Method, RunContext
 from gaji.errors import ConfigError
-from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages
+from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
 from gaji.types import Trace
@@ -77,16 +77,3 @@ def parse_answer_sources(text: str) -> tuple[str, str]:
         nums = re.findall(r"\d+", sources)
         sources = "[" + ", ".join(nums) + "]" if nums else ""
     return answer, sources
-
-
-_LABEL = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*", re.I)
-
-
-def plain_answer(text: str) -> str:
-    """The answer of a "plain" reply: a short reply is cleaned like any answer (first line, [n] marks and
-    quotes dropped); a long multi-line reply (a long-form answer) is kept whole."""
-    text = _LABEL.sub("", text.strip())
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) > 1 and len(text) > 100:
-        return text
-    return clean_answer(text)

@@ -67,11 +67,16 @@ class ToQ(Method):
         # judged none relevant) | "all" = every retrieved document (Algorithm 1, line 8: "based on the query and
         # retrieved documents"); the judgements and spans are recorded either way
         evidence: str = "relevant"
+        # how f_RG answers: "json" = explanation + answer (few-shot, the evaluator reads both) | "plain" = OneR's
+        # plain prompt over the same documents (only the answer; sub-answers given as context lines)
+        respond: str = "json"
         parallel: bool = True  # independent siblings (and per-document judgements) run in parallel
 
         def __post_init__(self) -> None:
             if self.answer_style not in ("short", "long"):
                 raise ConfigError(f"option answer_style of method 'toq' must be short or long, not {self.answer_style!r}")
+            if self.respond not in ("json", "plain"):
+                raise ConfigError(f"option respond of method 'toq' must be json or plain, not {self.respond!r}")
             if self.evidence not in ("relevant", "all"):
                 raise ConfigError(f"option evidence of method 'toq' must be relevant or all, not {self.evidence!r}")
             if self.integrate not in ("per_doc", "batch"):
@@ -101,7 +106,7 @@ class TreeOfQuestion:
         self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children)
         self.query_generator = QueryGenerator(llm)
         self.integrator = AnswerIntegrator(llm, mode=opts.integrate, doc_chars=opts.doc_chars, map_fn=self.map)
-        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars)
+        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=opts.respond)
         self.evaluator = QueryEvaluator(llm)
         self._nodes = 1
         self._lock = threading.Lock()

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import cited_ids, clean_answer, format_passages
+from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
+from gaji.methods.prompts import direct
 from gaji.methods.toq.prompts import build, is_unknown, prompts
 from gaji.types import Node, Passage
 
@@ -40,8 +41,13 @@ class Response:
 
 
 class ResponseGenerator:
-    def __init__(self, llm: TrackedLLM, doc_chars: int = 800, max_tokens: int = 480, total_chars: int = 3500):
+    """`style` "json" (default): explanation + answer as JSON, few-shot (the exemplars above). "plain": OneR's plain
+    prompt (documents in the system message, only the answer asked for), with the sub-answers as context lines."""
+
+    def __init__(self, llm: TrackedLLM, doc_chars: int = 800, max_tokens: int = 480, total_chars: int = 3500,
+                 style: str = "json"):
         self.llm = llm
+        self.style = style
         self.doc_chars = doc_chars  # each document is cut to this …
         self.total_chars = total_chars  # … and all of them share this (≈2,500 Korean tokens: fits a 4k slot)
         self.max_tokens = max_tokens
@@ -72,6 +78,8 @@ class ResponseGenerator:
         short: bool = True,
     ) -> Response:
         """R = f_RG(q, Q, D); `sub_answers` are (sub-question, answer) pairs of the node's children."""
+        if self.style == "plain":
+            return self.respond_plain(node, question, passages, lang, list(sub_answers or []))
         msgs = self.messages(question, query, passages, lang, list(sub_answers or []), short)
         obj = self.llm.json(node, "answer", msgs, schema=RESPONSE_SCHEMA, max_tokens=self.max_tokens)
         explanation = str(obj.get("explanation", "")).strip()
@@ -80,3 +88,19 @@ class ResponseGenerator:
         if is_unknown(answer):
             answer = prompts(lang).UNKNOWN
         return Response(answer=answer, explanation=explanation, cited=cited_ids(f"{explanation} {raw}", passages))
+
+    def respond_plain(self, node: Node, question: str, passages: list[Passage], lang: str,
+                      sub_answers: list[tuple[str, str]]) -> Response:
+        p = prompts(lang)
+        fenced = format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages))))
+        context = ""
+        if sub_answers:
+            context = p.SUBANSWERS_HEADER + "".join(f"- {q} -> {a}\n" for q, a in sub_answers) + "\n"
+        msgs = [{"role": "system", "content": direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang],
+                                                                                   passages=fenced)},
+                {"role": "user", "content": context + direct.ONER_PLAIN_USER[lang].format(question=question)}]
+        out = self.llm.chat(node, "answer", msgs, max_tokens=64)
+        answer = plain_answer(out)
+        if is_unknown(answer) or not answer:
+            answer = p.UNKNOWN
+        return Response(answer=answer, explanation="", cited=cited_ids(out, passages) or attribute(answer, passages))

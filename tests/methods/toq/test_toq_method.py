@@ -309,3 +309,29 @@ def test_bad_evidence_option_is_a_config_error():
 
     with pytest.raises(ConfigError, match="evidence"):
         ToQ.parse_options({"evidence": "some"})
+
+
+def test_plain_responder_answers_with_the_oner_prompt_and_sub_answers_as_context():
+    seen = []
+
+    def plain(u):
+        seen.append(u)
+        if "Answers to sub-questions" in u or "sold in the 98 to 120" in u:
+            return "Mercedes-Benz EQE"
+        return "98 to 120 million won"
+
+    h = bridging_handlers(answer=lambda u: AssertionError("json responder not expected"), answer_plain=plain)
+    t = ToQ(k=2, respond="plain", evaluate_root=False).run(Q, make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
+    assert t.answer == "Mercedes-Benz EQE"
+    assert t.root.children[1].filled_question == SUB2_FILLED  # slot filled from the plain answer of node 1
+    assert any(u.startswith("Answers to sub-questions:") for u in seen)
+    assert t.root.data["explanation"] == ""
+
+
+def test_bad_respond_option_is_a_config_error():
+    import pytest
+
+    from gaji.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="respond"):
+        ToQ.parse_options({"respond": "chatty"})

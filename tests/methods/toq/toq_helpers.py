@@ -61,8 +61,13 @@ _SYSTEMS = {
 
 
 def component(req: Request) -> tuple[str, str]:
-    """(component, lang) of a ToQ request, from its system prompt."""
+    """(component, lang) of a ToQ request, from its system prompt ("answer_plain": the respond=plain prompt)."""
     system = req.messages[0]["content"]
+    from gaji.methods.prompts import direct
+
+    for lang, text in direct.ONER_PLAIN_SYSTEM.items():
+        if system[:40] == text[:40]:
+            return "answer_plain", lang
     for lang, mod in (("en", prompts_en), ("ko", prompts_ko)):
         for comp, name in _SYSTEMS.items():
             if system[:60] == getattr(mod, name)[:60]:
