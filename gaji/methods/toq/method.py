@@ -67,9 +67,11 @@ class ToQ(Method):
         # judged none relevant) | "all" = every retrieved document (Algorithm 1, line 8: "based on the query and
         # retrieved documents"); the judgements and spans are recorded either way
         evidence: str = "relevant"
-        # how f_RG answers: "json" = explanation + answer (few-shot, the evaluator reads both) | "plain" = OneR's
-        # plain prompt over the same documents (only the answer; sub-answers given as context lines)
-        respond: str = "json"
+        # how f_RG answers: "plain" = OneR's plain prompt over the node's documents (only the answer; sub-answers
+        # given as context lines) | "json" = explanation + answer, few-shot. On HotpotQA dev questions 51-80 at
+        # depth 1, plain scored F1 50.4 against 32.4 for json (BENCHMARKS.md), so plain is the default; the runs
+        # recorded before that pin respond=json in their configs. answer_style=long always uses json.
+        respond: str = "plain"
         parallel: bool = True  # independent siblings (and per-document judgements) run in parallel
 
         def __post_init__(self) -> None:
@@ -106,7 +108,9 @@ class TreeOfQuestion:
         self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children)
         self.query_generator = QueryGenerator(llm)
         self.integrator = AnswerIntegrator(llm, mode=opts.integrate, doc_chars=opts.doc_chars, map_fn=self.map)
-        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=opts.respond)
+        # a long answer is the root's explanation, which only the json responder writes
+        respond = "json" if opts.answer_style == "long" else opts.respond
+        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=respond)
         self.evaluator = QueryEvaluator(llm)
         self._nodes = 1
         self._lock = threading.Lock()

@@ -79,7 +79,7 @@ def test_bridging_fills_the_dependent_slot_in_order():
     events = []
     ctx = make_ctx(llm, r)
     ctx.on_event = lambda kind, d: events.append((kind, d["id"]))
-    t = ToQ(k=3).run(Q, ctx)
+    t = ToQ(k=3, respond="json").run(Q, ctx)
     root = t.root
     assert t.status == "ok" and t.answer == "Mercedes-Benz EQE"
     assert root.data["decomposition"] == "bridging" and root.data["waves"] == [[1], [2]]
