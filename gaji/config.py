@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from gaji.coerce import parse_bool, parse_pairs
 from gaji.errors import ConfigError
 
 
@@ -66,14 +67,7 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         if ty.startswith("dict"):
             return _mapping(value)
         if ty.startswith("bool"):
-            if isinstance(value, bool):
-                return value
-            v = str(value).strip().lower()
-            if v in ("1", "true", "yes", "on"):
-                return True
-            if v in ("0", "false", "no", "off"):
-                return False
-            raise ValueError
+            return value if isinstance(value, bool) else parse_bool(str(value))
         if ty.startswith("int"):
             return int(value)
         if ty.startswith("float"):
@@ -88,15 +82,7 @@ def _mapping(value: Any) -> dict[str, str]:
     if isinstance(value, Mapping):
         return {str(k): str(v) for k, v in value.items()}
     if isinstance(value, str):
-        out: dict[str, str] = {}
-        for part in value.split(";"):
-            if not part.strip():
-                continue
-            if "=" not in part:
-                raise ValueError
-            k, v = part.split("=", 1)
-            out[k.strip()] = v.strip()
-        return out
+        return parse_pairs(part for part in value.split(";") if part.strip())
     raise TypeError
 
 

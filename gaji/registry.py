@@ -10,6 +10,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypeVar
 
+from gaji.coerce import coerce
 from gaji.errors import ConfigError
 
 T = TypeVar("T")
@@ -50,16 +51,7 @@ class Registry(Generic[T]):
             if key not in declared:
                 known = ", ".join(sorted(declared)) or "none"
                 raise ConfigError(f"{self.kind} {name!r} has no option {key!r}; its options: {known}")
-            ty = declared[key]
-            try:
-                if ty is bool and isinstance(value, str):
-                    if value.strip().lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
-                        raise ValueError
-                    out[key] = value.strip().lower() in ("1", "true", "yes", "on")
-                else:
-                    out[key] = ty(value)
-            except (TypeError, ValueError):
-                raise ConfigError(f"{self.kind} {name!r}: option {key!r} must be {ty.__name__}, not {value!r}") from None
+            out[key] = coerce(value, declared[key], f"option {key!r} of {self.kind} {name!r}")
         return out
 
     def _load(self) -> None:

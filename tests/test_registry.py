@@ -29,9 +29,9 @@ def test_declared_options_are_checked_and_typed():
         "max_depth": 1, "base": "bm25", "fast": True, "rrf_k": 30.0}
     with pytest.raises(ConfigError, match="retriever 'tree' has no option 'depth'; its options: base, fast, max_depth, rrf_k"):
         r.parse_options("tree", {"depth": "1"})
-    with pytest.raises(ConfigError, match="option 'max_depth' must be int, not 'two'"):
+    with pytest.raises(ConfigError, match="option 'max_depth' of retriever 'tree': cannot read 'two' as int"):
         r.parse_options("tree", {"max_depth": "two"})
-    with pytest.raises(ConfigError, match="option 'fast' must be bool"):
+    with pytest.raises(ConfigError, match="option 'fast' of retriever 'tree': cannot read 'maybe' as bool"):
         r.parse_options("tree", {"fast": "maybe"})
     r.register("plain")(object())
     with pytest.raises(ConfigError, match="its options: none"):

@@ -34,12 +34,10 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def parse_kv(pairs: list[str] | None) -> dict[str, str]:
     """`-o key=value` pairs -> dict (method options)."""
+    from gaji.coerce import parse_pairs
     from gaji.errors import ConfigError
 
-    out: dict[str, str] = {}
-    for p in pairs or []:
-        if "=" not in p:
-            raise ConfigError(f"option {p!r} must look like key=value")
-        k, v = p.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
+    try:
+        return parse_pairs(pairs or [])
+    except ValueError as e:
+        raise ConfigError(f"option {e.args[0]!r} must look like key=value") from None

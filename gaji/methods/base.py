@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
+from gaji.coerce import coerce
 from gaji.errors import ConfigError, GajiError, LLMError
 from gaji.index.base import Retriever
 from gaji.llm.tracked import TrackedLLM
@@ -110,7 +111,7 @@ class Method:
                 raise ConfigError(
                     f"method {cls.name!r} has no option {k!r}; options: {', '.join(sorted(known)) or '(none)'}"
                 )
-            vals[key] = _coerce(v, hints.get(key, str), f"option {k!r} of method {cls.name!r}")
+            vals[key] = coerce(v, hints.get(key, str), f"option {k!r} of method {cls.name!r}")
         return cls.Options(**vals)
 
     @classmethod
@@ -160,33 +161,3 @@ class Method:
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:  # pragma: no cover - interface
         raise NotImplementedError
-
-
-def _coerce(value: Any, ty: Any, what: str) -> Any:
-    if not isinstance(value, str):
-        return value
-    origin = typing.get_origin(ty)
-    args = typing.get_args(ty)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        non_none = [a for a in args if a is not type(None)]
-        if value.lower() in ("none", "null", ""):
-            return None
-        ty = non_none[0] if non_none else str
-    try:
-        if ty is bool:
-            v = value.strip().lower()
-            if v in ("1", "true", "yes", "on"):
-                return True
-            if v in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(value)
-        if ty is int:
-            return int(value)
-        if ty is float:
-            return float(value)
-        if typing.get_origin(ty) is list or ty is list:
-            inner = (typing.get_args(ty) or (str,))[0]
-            return [_coerce(x.strip(), inner, what) for x in value.split(",") if x.strip()]
-        return value
-    except ValueError:
-        raise ConfigError(f"{what}: cannot read {value!r} as {getattr(ty, '__name__', ty)}") from None
