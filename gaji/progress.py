@@ -98,17 +98,17 @@ class Task:
 
     def advance(self, n: int = 1, status: str | Callable[["Task"], str] | None = None) -> None:
         """Count `n` more done; `status` is the new status text, or a function of the task, called after counting
-        (so a rate includes these `n`)."""
+        (so a rate includes these `n`) and only when something is shown."""
         before = self.done
         self.done += n
-        if callable(status):
+        line = (self._id is None and self.bars.enabled and self.bars.lines
+                and (self.done // self._every > before // self._every or self.done == self.total))
+        if callable(status) and (self._id is not None or line):
             status = status(self)
         if self._id is not None:
             fields = {} if status is None else {"status": status}
             self.bars._p.update(self._id, completed=self.done, **fields)
-        elif self.bars.enabled and self.bars.lines and (
-            self.done // self._every > before // self._every or self.done == self.total
-        ):
+        elif line:
             self.bars.console.print(f"{self.description} {self.done}/{self.total}  {status or ''}".rstrip())
 
     def status(self, text: str) -> None:

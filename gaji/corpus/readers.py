@@ -53,6 +53,7 @@ class Skipped:
     line: int | None
     field: str | None
     reason: str
+    record_id: str | None = None  # the "id" of a record left out for its text (gaji eval sets its gold references aside)
 
     def __str__(self) -> str:
         where = self.path + (f":{self.line}" if self.line is not None else "")
@@ -90,10 +91,11 @@ class _Ctx:
         self.skip_bad = skip_bad
         self.report = report
 
-    def bad(self, message: str, path: Path | str, line: int | None = None, field: str | None = None) -> None:
+    def bad(self, message: str, path: Path | str, line: int | None = None, field: str | None = None,
+            record_id: str | None = None) -> None:
         if not self.skip_bad:
             raise InputError(message + " (--skip-bad / skip_bad=True skips bad records)", path=str(path), line=line, field=field)
-        self.report.skipped.append(Skipped(str(path), line, field, message))
+        self.report.skipped.append(Skipped(str(path), line, field, message, record_id))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -109,17 +111,24 @@ def _doc_from_record(
     if not isinstance(rec, dict):
         ctx.bad(f"expected a JSON object, got {type(rec).__name__}", path, line, pre.rstrip(".") or None)
         return None
+    raw_id = rec.get("id")
+    usable_id = None
+    if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool):
+        usable_id = str(raw_id).strip() or None
+
+    def bad_text(message: str) -> None:  # the record is named in the report, so its gold references can be found
+        ctx.bad(message, path, line, pre + "text", record_id=usable_id)
+
     if "text" not in rec or rec["text"] is None:
-        ctx.bad("missing 'text'", path, line, pre + "text")
+        bad_text("missing 'text'")
         return None
     text = rec["text"]
     if not isinstance(text, str):
-        ctx.bad(f"'text' must be a string, got {type(text).__name__}", path, line, pre + "text")
+        bad_text(f"'text' must be a string, got {type(text).__name__}")
         return None
     if not text.strip():
-        ctx.bad("empty 'text'", path, line, pre + "text")
+        bad_text("empty 'text'")
         return None
-    raw_id = rec.get("id")
     if raw_id is None:
         doc_id = default_id
     elif isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):

@@ -44,7 +44,6 @@ from gaji.eval.metrics.answer import answer_scores
 from gaji.eval.metrics.cost import call_cost, cost_metrics
 from gaji.eval.metrics.retrieval import DEFAULT_KS, RetrievedDoc, dedupe_docs, retrieval_scores
 from gaji.eval.metrics.rouge import rouge_l
-from gaji.progress import Bars, Task
 from gaji.eval.summary import (
     format_value,
     latest_by_id,
@@ -53,6 +52,7 @@ from gaji.eval.summary import (
     summarize,
 )
 from gaji.io import append_jsonl, atomic_write_json
+from gaji.progress import Bars, Task
 from gaji.registry import METHODS
 from gaji.types import Node, Passage, Trace
 
@@ -138,8 +138,8 @@ class EvalRun:
         self._fp: dict = {}
         self._owns_gaji = gaji is None
         self._owns_judge = False
-        self._unindexed: set[str] = set()
-        self._retriever_options: dict[str, Any] = {}  # corpus ids left out of the auto-built index (records without text)
+        self._unindexed: set[str] = set()  # corpus ids left out of the auto-built index (records without text)
+        self._retriever_options: dict[str, Any] = {}  # the retriever's checked options (Gaji.retriever_options)
 
     # -- setup ---------------------------------------------------------------
     @property
@@ -232,11 +232,10 @@ class EvalRun:
         # A published set is used as it is: its records without text (ODSum-Story has 52, ASQA 1) are left out of
         # the index and listed, and gold references to them leave the recall denominators. A user's own file
         # stays strict: its first bad record is an error naming the line.
-        known = ds.name in KNOWN_DATASETS
         index = build(ds.corpus_source(), str(idx_dir), lexical=True, dense=True, progress=self.cfg.progress,
-                      **({"skip_bad": True} if known else {}))
+                      skip_bad=ds.name in KNOWN_DATASETS)
         report = getattr(index, "read_report", None)
-        self._unindexed = skipped_ids(report.skipped) if report is not None else set()
+        self._unindexed = {sk.record_id for sk in report.skipped if sk.record_id} if report is not None else set()
         if self._unindexed:
             self.console.print(f"{ds.name}: {len(self._unindexed)} corpus record(s) without text left out of the index "
                                "(gold references to them are not counted in recall)")
@@ -309,9 +308,7 @@ class EvalRun:
                 raise ConfigError(f"--toq-eval needs the ToQ query evaluator (gaji.methods.toq.evaluator): {e}") from None
         method = self.gaji.make_method(cfg.method, cfg.options)  # bad options fail here, before any work
         if self._method_cls.needs_retriever:  # and bad retriever options too
-            from gaji.registry import RETRIEVERS
-
-            self._retriever_options = RETRIEVERS.parse_options(self.s.retriever, self.s.retriever_options or {})
+            self._retriever_options = self.gaji.retriever_options(self.s.retriever)
         opts = json.loads(json.dumps(dataclasses.asdict(method.opts), default=str))
         if self._method_cls.needs_retriever:
             idx = self._resolve_index(ds)
@@ -633,13 +630,13 @@ class _Progress:
 
     def __init__(self, console: Any, total: int, done: int, enabled: bool):
         self._bars = Bars(enabled, console=console, lines=True)
-        self.total, self.done = total, done
+        self._total, self._done = total, done
         self._task: Task | None = None
         self.means = RunningMeans()
 
     def __enter__(self) -> "_Progress":
         self._bars.__enter__()
-        self._task = self._bars.task("eval", self.total, self.done)
+        self._task = self._bars.task("eval", self._total, self._done)
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -662,29 +659,5 @@ class _Progress:
         if previous is not None:
             self.means.add(previous, sign=-1)
         self.means.add(rec)
-        self.done += 1
         if self._task is not None:
-            self._task.advance(1, status=self.stats(records))
-
-
-def skipped_ids(skipped: list) -> set[str]:
-    """The ids of the records a lenient read left out, read back from their JSONL lines ("id" field)."""
-    by_path: dict[str, set[int]] = {}
-    for sk in skipped:
-        if sk.line is not None:
-            by_path.setdefault(sk.path, set()).add(sk.line)
-    ids: set[str] = set()
-    for path, lines in by_path.items():
-        try:
-            with open(path, encoding="utf-8") as f:
-                for n, line in enumerate(f, 1):
-                    if n in lines:
-                        try:
-                            rid = json.loads(line).get("id")
-                        except (json.JSONDecodeError, AttributeError):
-                            continue
-                        if rid is not None:
-                            ids.add(str(rid))
-        except OSError:
-            continue
-    return ids
+            self._task.advance(1, status=lambda _: self.stats(records))

@@ -309,27 +309,26 @@ class ExpandProgress:
 
     def __init__(self, enabled: bool, total: int, completed: int):
         self._bars = Bars(enabled)
+        self._total, self._completed = total, completed
         self._task: Task | None = None
-        self.total, self.start = total, completed
-        self.done = completed
         self.failed = 0
         self.tokens = 0
 
     def __enter__(self) -> "ExpandProgress":
         self._bars.__enter__()
-        self._task = self._bars.task("expanding (LLM)", self.total, self.start)
+        self._task = self._bars.task("expanding (LLM)", self._total, self._completed)
         return self
 
+    def _status(self, task: Task) -> str:
+        dt = task.elapsed()
+        status = f"{dt / max(1, task.new):.1f} s/chunk, {self.tokens / dt:.0f} tok/s"
+        return status + (f", {self.failed} failed" if self.failed else "")
+
     def advance(self, tokens: int = 0, failed: bool = False) -> None:
-        self.done += 1
         self.tokens += tokens
         self.failed += int(failed)
         if self._task is not None:
-            dt = self._task.elapsed()
-            status = f"{dt / max(1, self.done - self.start):.1f} s/chunk, {self.tokens / dt:.0f} tok/s"
-            if self.failed:
-                status += f", {self.failed} failed"
-            self._task.advance(1, status=status)
+            self._task.advance(1, status=self._status)
 
     def __exit__(self, *exc: Any) -> None:
         self._bars.__exit__(*exc)

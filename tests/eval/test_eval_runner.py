@@ -138,7 +138,7 @@ def test_index_built_once_from_the_dataset_corpus(make_run, qfile, tmp_path, mon
 
     built = []
 
-    def fake_build(src, out_dir, lexical=True, dense=True, progress=True):
+    def fake_build(src, out_dir, lexical=True, dense=True, progress=True, skip_bad=False):
         built.append((src, out_dir))
         os.makedirs(out_dir, exist_ok=True)
 
@@ -214,7 +214,7 @@ def test_a_published_set_skips_records_without_text_and_drops_them_from_gold(mak
     def fake_build(src, out_dir, lexical=True, dense=True, progress=True, **kw):
         calls.append(kw)
         os.makedirs(out_dir, exist_ok=True)
-        return SimpleNamespace(read_report=ReadReport(skipped=[Skipped(str(corpus), 2, "text", "empty 'text'")]))
+        return SimpleNamespace(read_report=ReadReport(skipped=[Skipped(str(corpus), 2, "text", "empty 'text'", "d-empty")]))
 
     monkeypatch.setattr(EvalRun, "_open_index", lambda self, d: None)
     for _ in range(2):  # built once; the second run reads the left-out ids from the marker
@@ -223,7 +223,7 @@ def test_a_published_set_skips_records_without_text_and_drops_them_from_gold(mak
         run.gaji._retriever_obj = None
         run._resolve_index(load_dataset(str(qs)))
         assert run._unindexed == {"d-empty"}
-    assert calls == [{"skip_bad": True}]
+    assert calls == [{"skip_bad": True}]  # a published set's bad records are skipped and listed
     marker = json.loads((tmp_path / "cache" / "asqa.source.json").read_text())
     assert marker["unindexed_ids"] == ["d-empty"]
 
@@ -252,7 +252,7 @@ def test_a_users_own_file_stays_strict(make_run, qfile, tmp_path, monkeypatch):
     run._build_index = fake_build
     run.gaji._retriever_obj = None
     run._resolve_index(load_dataset(str(qfile)))
-    assert calls == [{}]
+    assert calls == [{"skip_bad": False}]
 
 
 def test_bad_retriever_option_fails_before_any_work(make_run, qfile, tmp_path):

@@ -52,7 +52,7 @@ def judge_need(
                        schema=NEED_SCHEMA, max_tokens=max_tokens)
     needed = bool(out.get("needed"))
     query = " ".join(str(out.get("query") or "").split())
-    return Verdict(needed=needed, query=(query or sub) if needed else "", reason=str(out.get("facet") or out.get("reason") or "").strip())
+    return Verdict(needed=needed, query=(query or sub) if needed else "", reason=str(out.get("facet") or "").strip())
 
 
 def keep_relevant(

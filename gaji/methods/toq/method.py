@@ -69,7 +69,7 @@ class ToQ(Method):
         evidence: str = "relevant"
         # how f_RG answers: "plain" = OneR's plain prompt over the node's documents (only the answer; sub-answers
         # given as context lines) | "json" = explanation + answer, few-shot. On HotpotQA dev questions 51-80 at
-        # depth 1, plain scored F1 50.4 against 32.4 for json (BENCHMARKS.md), so plain is the default; the runs
+        # depth 1, plain scored F1 50.9 against 34.5 for json (BENCHMARKS.md), so plain is the default; the runs
         # recorded before that pin respond=json in their configs. answer_style=long always uses json.
         respond: str = "plain"
         parallel: bool = True  # independent siblings (and per-document judgements) run in parallel

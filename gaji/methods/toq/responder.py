@@ -52,17 +52,25 @@ class ResponseGenerator:
         self.total_chars = total_chars  # … and all of them share this (≈2,500 Korean tokens: fits a 4k slot)
         self.max_tokens = max_tokens
 
+    def documents(self, passages: list[Passage]) -> str:
+        """The fenced documents, each cut to its share of the character budget."""
+        return format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages))))
+
+    @staticmethod
+    def context(lang: str, sub_answers: list[tuple[str, str]]) -> str:
+        """The children's answers as lines before the question ("" for a node without children)."""
+        if not sub_answers:
+            return ""
+        return prompts(lang).SUBANSWERS_HEADER + "".join(f"- {q} -> {a}\n" for q, a in sub_answers) + "\n"
+
     def messages(self, question: str, query: str, passages: list[Passage], lang: str,
                  sub_answers: list[tuple[str, str]], short: bool) -> list[dict]:
         p = prompts(lang)
-        context = ""
-        if sub_answers:
-            context = p.SUBANSWERS_HEADER + "".join(f"- {q} -> {a}\n" for q, a in sub_answers) + "\n"
         user = p.RESPOND_USER.format(
-            context=context,
+            context=self.context(lang, sub_answers),
             question=question,
             query=query or question,
-            documents=format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages)))),
+            documents=self.documents(passages),
             style="short" if short else "full",
         )
         return build(p.RESPOND_SYSTEM, p.RESPOND_SHOTS, user)
@@ -91,16 +99,11 @@ class ResponseGenerator:
 
     def respond_plain(self, node: Node, question: str, passages: list[Passage], lang: str,
                       sub_answers: list[tuple[str, str]]) -> Response:
-        p = prompts(lang)
-        fenced = format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages))))
-        context = ""
-        if sub_answers:
-            context = p.SUBANSWERS_HEADER + "".join(f"- {q} -> {a}\n" for q, a in sub_answers) + "\n"
-        msgs = [{"role": "system", "content": direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang],
-                                                                                   passages=fenced)},
-                {"role": "user", "content": context + direct.ONER_PLAIN_USER[lang].format(question=question)}]
-        out = self.llm.chat(node, "answer", msgs, max_tokens=64)
+        system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=self.documents(passages))
+        user = self.context(lang, sub_answers) + direct.ONER_PLAIN_USER[lang].format(question=question)
+        out = self.llm.chat(node, "answer", [{"role": "system", "content": system}, {"role": "user", "content": user}],
+                            max_tokens=64)
         answer = plain_answer(out)
         if is_unknown(answer) or not answer:
-            answer = p.UNKNOWN
+            answer = prompts(lang).UNKNOWN
         return Response(answer=answer, explanation="", cited=cited_ids(out, passages) or attribute(answer, passages))

@@ -11,6 +11,7 @@ from gaji.llm.base import Request
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
+from gaji.methods.prompts import direct
 from gaji.methods.toq import prompts_en, prompts_ko
 from gaji.types import Passage
 
@@ -63,8 +64,6 @@ _SYSTEMS = {
 def component(req: Request) -> tuple[str, str]:
     """(component, lang) of a ToQ request, from its system prompt ("answer_plain": the respond=plain prompt)."""
     system = req.messages[0]["content"]
-    from gaji.methods.prompts import direct
-
     for lang, text in direct.ONER_PLAIN_SYSTEM.items():
         if system[:40] == text[:40]:
             return "answer_plain", lang
