@@ -56,6 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--freeze", type=int, default=0, help="freeze the embeddings and the first N encoder layers")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1: the machine is shared)")
+    t.add_argument("--class-weight", choices=("balanced", "none"), default="balanced",
+                   help="balanced (default): weigh the rare class up in the loss; none: plain cross-entropy")
     t.set_defaults(func=cmd_train)
     r = csub.add_parser("table4", help="paper 003 Table 4 (EM, F1, ATC, Δ) from `gaji eval` runs of the chain method")
     r.add_argument("--run", action="append", required=True, metavar="DATASET:LABEL=DIR",
@@ -133,12 +135,21 @@ def cmd_train(args: argparse.Namespace) -> int:
     from gaji.learn.classifier import TrainConfig, train_from_dir
 
     cfg = TrainConfig(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, max_tokens=args.max_tokens,
-                      heldout=args.heldout, freeze_layers=args.freeze, seed=args.seed, threads=args.threads)
+                      heldout=args.heldout, freeze_layers=args.freeze, seed=args.seed, threads=args.threads,
+                      class_weight=args.class_weight)
     report = train_from_dir(args.data, args.out, cfg, progress=_say)
-    _say(f"held-out accuracy: classifier {report['heldout']['classifier']['accuracy']:.3f}, "
-         f"logistic regression on embeddings {report['heldout']['logreg']['accuracy']:.3f}, "
-         f"majority class {report['heldout']['majority']['accuracy']:.3f} "
-         f"({report['heldout']['n']} held-out examples); inference {report['inference_ms']:.1f} ms/example")
+    held = report["heldout"]
+
+    def auc(side: str) -> str:
+        a = held[side].get("auc")
+        return "" if a is None else f", AUC {a:.3f}"
+
+    _say(f"held-out accuracy (balanced accuracy): classifier {held['classifier']['accuracy']:.3f} "
+         f"({held['classifier'].get('balanced_accuracy', 0):.3f}{auc('classifier')}), "
+         f"logistic regression on embeddings {held['logreg']['accuracy']:.3f} "
+         f"({held['logreg'].get('balanced_accuracy', 0):.3f}{auc('logreg')}), "
+         f"majority class {held['majority']['accuracy']:.3f} "
+         f"({held['n']} held-out examples); inference {report['inference_ms']:.1f} ms/example")
     _say(f"model: {args.out}")
     return 0
 

@@ -11,10 +11,12 @@ from gaji.learn.classifier import (  # noqa: E402
     SUFFICIENT,
     INSUFFICIENT,
     TrainConfig,
+    class_weights,
     format_input,
     load_classifier,
     logreg_fit,
     read_instances,
+    roc_auc,
     scores,
     split_by_question,
     train,
@@ -62,6 +64,34 @@ def test_scores_and_logreg():
     assert ((X @ w + b > 0).astype(int) == y).all()
 
 
+def test_class_weights_and_auc():
+    y = np.array([0, 0, 0, 1])
+    assert np.allclose(class_weights(y, "balanced"), [4 / 6, 2.0])  # n / (2 * n_class)
+    assert np.allclose(class_weights(y, "none"), [1.0, 1.0])
+    assert np.allclose(class_weights(np.zeros(3, dtype=int), "balanced"), [0.5, 1.0])  # absent class: 1
+    assert roc_auc(y, np.array([0.1, 0.2, 0.3, 0.9])) == 1.0
+    assert roc_auc(y, np.array([0.9, 0.2, 0.3, 0.1])) == 0.0
+    assert roc_auc(y, np.array([0.5, 0.5, 0.5, 0.5])) == 0.5  # ties count half
+    assert roc_auc(np.zeros(3, dtype=int), np.array([0.1, 0.2, 0.3])) is None
+    with pytest.raises(ConfigError, match="class_weight"):
+        TrainConfig(class_weight="auto")
+
+
+def test_balanced_weights_let_logreg_find_a_rare_class():
+    """4 % positives, separable only weakly: unweighted logistic regression stays below 0.5 on every
+    positive; with balanced weights it recovers them (what the sufficiency data looks like)."""
+    rng = np.random.default_rng(0)
+    n = 200
+    y = np.zeros(n)
+    y[:8] = 1
+    X = rng.normal(0, 1, (n, 8)) + np.outer(y, [0.8] + [0] * 7)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    w, b = logreg_fit(X, y)
+    assert ((X @ w + b)[y == 1] < 0).all()
+    w, b = logreg_fit(X, y, weights=class_weights(y, "balanced"))
+    assert ((X @ w + b)[y == 1] > 0).mean() >= 0.75
+
+
 def test_training_learns_the_fixture_and_round_trips(tiny_encoder, tmp_path):
     items = fixture_instances()
     cfg = TrainConfig(epochs=25, lr=3e-3, batch_size=8, max_tokens=64, heldout=0.25, seed=0, warmup=0.1)
@@ -74,6 +104,8 @@ def test_training_learns_the_fixture_and_round_trips(tiny_encoder, tmp_path):
     assert report["epochs"][-1]["loss"] < report["epochs"][0]["loss"]
     held = report["heldout"]
     assert held["n"] == len(te) and set(held) >= {"classifier", "logreg", "majority"}
+    assert held["classifier"]["auc"] is not None and held["classifier"]["auc"] >= 0.5
+    assert len(report["class_weights"]) == 2
     assert report["heldout_ids"] and all(i.startswith("fx/") for i in report["heldout_ids"])
     assert report["inference_ms"] > 0
     # save / load: same probabilities
@@ -117,7 +149,7 @@ def test_train_cli_and_chain_stop_with_the_saved_model(tiny_encoder, tmp_path, m
     assert main(["classifier", "train", "--data", str(data), "--out", str(out), "--epochs", "2", "--lr", "1e-3",
                  "--max-tokens", "64"]) == 0
     err = capsys.readouterr().err
-    assert "held-out accuracy: classifier" in err and "logistic regression" in err
+    assert "held-out accuracy (balanced accuracy): classifier" in err and "logistic regression" in err
     rep = json.loads((out / "report.json").read_text())
     assert rep["data_split"] == "report = first 2" and rep["train_examples"] + rep["heldout_examples"] == len(fixture_instances())
     llm = ScriptedLLM(default=lambda req: "q?" if "search engine can answer" in req.messages[0]["content"] else "x")
