@@ -108,3 +108,18 @@ def plain_answer(text: str) -> str:
     if len(lines) > 1 and len(text) > 100:
         return text
     return clean_answer(text)
+
+
+
+def interleave_ranked(lists: list[list[Passage]], k: int) -> list[Passage]:
+    """Round-robin merge of several result lists (first of each, then second of each, …), each passage once,
+    the first `k`. Unlike a score fusion it keeps every list's best hits, so a second search can add what
+    the first one missed."""
+    out: list[Passage] = []
+    seen: set[str] = set()
+    for rank in range(max((len(lst) for lst in lists), default=0)):
+        for lst in lists:
+            if rank < len(lst) and lst[rank].id not in seen:
+                seen.add(lst[rank].id)
+                out.append(lst[rank])
+    return out[:k]

@@ -110,3 +110,17 @@ def test_oner_long_style_in_korean():
     llm = ScriptedLLM([(r"약 40단어", "세종은 1397년에 태어났다 [1].")])
     t = OneR(k=1, style="long", words=40).run("세종은 언제 태어났는지 설명해 주세요.", ctx(llm, ListRetriever(DOCS)))
     assert t.lang == "ko" and t.citations == ["sejong"] and "1397" in t.answer
+
+
+
+def test_interleave_ranked_takes_turns_without_duplicates():
+    from gaji.methods.common import interleave_ranked
+    from gaji.types import Passage
+
+    def ps(*ids):
+        return [Passage(id=i, doc_id=i, text=i, rank=n) for n, i in enumerate(ids, 1)]
+
+    assert [p.id for p in interleave_ranked([ps("a", "b", "c"), ps("c", "d", "a")], k=4)] == ["a", "c", "b", "d"]
+    assert [p.id for p in interleave_ranked([ps("a", "b", "c"), ps("c", "d", "a")], k=2)] == ["a", "c"]
+    assert [p.id for p in interleave_ranked([ps("x"), []], k=5)] == ["x"]
+    assert interleave_ranked([], k=3) == []

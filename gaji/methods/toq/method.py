@@ -31,6 +31,7 @@ from typing import Any, Callable, Sequence
 
 from gaji.errors import ConfigError, LLMError
 from gaji.methods.base import Method, RunContext
+from gaji.methods.common import interleave_ranked
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import AnswerIntegrator
@@ -73,6 +74,9 @@ class ToQ(Method):
         # recorded before that pin respond=json in their configs. answer_style=long always uses json.
         respond: str = "plain"
         parallel: bool = True  # independent siblings (and per-document judgements) run in parallel
+        # what retrieves a node's documents: "query" = the generated search query (Algorithm 1, line 7) | "both" =
+        # the generated query and the node's (slot-filled) question, each top k, interleaved (query first) to k
+        search: str = "query"
 
         def __post_init__(self) -> None:
             if self.answer_style not in ("short", "long"):
@@ -81,6 +85,8 @@ class ToQ(Method):
                 raise ConfigError(f"option respond of method 'toq' must be json or plain, not {self.respond!r}")
             if self.evidence not in ("relevant", "all"):
                 raise ConfigError(f"option evidence of method 'toq' must be relevant or all, not {self.evidence!r}")
+            if self.search not in ("query", "both"):
+                raise ConfigError(f"option search of method 'toq' must be query or both, not {self.search!r}")
             if self.integrate not in ("per_doc", "batch"):
                 raise ConfigError(f"option integrate of method 'toq' must be per_doc or batch, not {self.integrate!r}")
             for name, low in (("max_depth", 1), ("k", 1), ("max_children", 2), ("max_items", 2), ("max_nodes", 1)):
@@ -183,8 +189,12 @@ class TreeOfQuestion:
     # -- lines 7-8: query, retrieval, answer --------------------------------------------------
     def search_and_answer(self, node: Node, question: str) -> None:
         query = self.query_generator.generate(node, question, self.lang)  # Q = f_QG(q)
-        node.query = query
         passages = self.ctx.retrieve(node, query, self.opts.k)  # D = f_DR(Q)
+        if self.opts.search == "both" and question.strip() != query.strip():
+            by_question = self.ctx.retrieve(node, question, self.opts.k)
+            passages = interleave_ranked([passages, by_question], self.opts.k)
+            node.data["queries"] = [query, question]
+        node.query = query
         judgements = self.integrator.judge(node, question, passages, self.lang)
         node.relevance = {p.id: j.to_dict() for p, j in zip(passages, judgements)}
         relevant = [p for p, j in zip(passages, judgements) if j.relevant]

@@ -335,3 +335,28 @@ def test_bad_respond_option_is_a_config_error():
 
     with pytest.raises(ConfigError, match="respond"):
         ToQ.parse_options({"respond": "chatty"})
+
+
+def test_search_both_fuses_the_query_and_the_question_results():
+    """search=both: the generated query and the question each retrieve k; RRF keeps k. A query that misses
+    the answer document is rescued by the question's own search (lists interleaved, query first)."""
+    question = "How much does the Ioniq 6 cost?"
+    h = bridging_handlers(query=lambda u: "clover horseshoe", evaluate=lambda u: scores(True),
+                          answer_plain=lambda u: "52 million won")
+    r = OverlapRetriever(DOCS)
+    t = ToQ(k=2, search="both").run(question, make_ctx(routed_llm(h), r))
+    assert r.queries == ["clover horseshoe", question]
+    assert t.root.query == "clover horseshoe" and t.root.data["queries"] == ["clover horseshoe", question]
+    assert list(t.root.relevance) == ["luck", "ioniq"]  # each list's best hit; eqe (rank 2 in both) dropped
+    r = OverlapRetriever(DOCS)
+    t = ToQ(k=2).run(question, make_ctx(routed_llm(h), r))  # default: the generated query alone
+    assert r.queries == ["clover horseshoe"] and list(t.root.relevance) == ["luck", "eqe"]
+
+
+def test_bad_search_option_is_a_config_error():
+    import pytest
+
+    from gaji.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="search"):
+        ToQ.parse_options({"search": "question"})
