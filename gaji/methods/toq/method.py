@@ -35,6 +35,7 @@ from gaji.methods.common import interleave_ranked
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import AnswerIntegrator
+from gaji.methods.toq.order import order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.methods.toq.query_generator import QueryGenerator
 from gaji.methods.toq.responder import Response, ResponseGenerator
@@ -77,6 +78,9 @@ class ToQ(Method):
         # what retrieves a node's documents: "query" = the generated search query (Algorithm 1, line 7) | "both" =
         # the generated query and the node's (slot-filled) question, each top k, interleaved (query first) to k
         search: str = "query"
+        # a comparison node whose children's answers are all dates (or all numbers) gets one more context line
+        # naming its items in order, computed by code (gaji.methods.toq.order): small models misorder dates
+        order_hints: bool = False
 
         def __post_init__(self) -> None:
             if self.answer_style not in ("short", "long"):
@@ -294,8 +298,15 @@ class TreeOfQuestion:
         """Answer the node from its children's answers and their cited documents; the root is
         evaluated again (the paper's termination test on the created nodes' responses)."""
         subs = [(c.filled_question or c.question, c.answer or prompts(self.lang).UNKNOWN) for c in node.children]
+        hint = ""
+        if self.opts.order_hints and node.data.get("decomposition") == "comparison":
+            known = [(q, a) for (q, a), c in zip(subs, node.children) if c.answer and not is_unknown(c.answer)]
+            hint = order_hint(question, known, self.lang) if len(known) == len(subs) else ""
+            if hint:
+                node.data["order_hint"] = hint
         evidence = self.evidence_of(node)
-        resp = self.responder.respond(node, question, node.query or question, evidence, self.lang, sub_answers=subs)
+        resp = self.responder.respond(node, question, node.query or question, evidence, self.lang, sub_answers=subs,
+                                      hint=hint)
         self.set_answer(node, resp, evidence)
         node.data["depth"] = max(n.level for n in node.walk())
         if node.kind == "root" and self.opts.evaluate_final:

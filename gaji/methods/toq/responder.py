@@ -57,17 +57,19 @@ class ResponseGenerator:
         return format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages))))
 
     @staticmethod
-    def context(lang: str, sub_answers: list[tuple[str, str]]) -> str:
-        """The children's answers as lines before the question ("" for a node without children)."""
+    def context(lang: str, sub_answers: list[tuple[str, str]], hint: str = "") -> str:
+        """The children's answers as lines before the question ("" for a node without children), then the
+        order hint of a comparison node (gaji.methods.toq.order), if any."""
         if not sub_answers:
             return ""
-        return prompts(lang).SUBANSWERS_HEADER + "".join(f"- {q} -> {a}\n" for q, a in sub_answers) + "\n"
+        lines = "".join(f"- {q} -> {a}\n" for q, a in sub_answers)
+        return prompts(lang).SUBANSWERS_HEADER + lines + (hint + "\n" if hint else "") + "\n"
 
     def messages(self, question: str, query: str, passages: list[Passage], lang: str,
-                 sub_answers: list[tuple[str, str]], short: bool) -> list[dict]:
+                 sub_answers: list[tuple[str, str]], short: bool, hint: str = "") -> list[dict]:
         p = prompts(lang)
         user = p.RESPOND_USER.format(
-            context=self.context(lang, sub_answers),
+            context=self.context(lang, sub_answers, hint),
             question=question,
             query=query or question,
             documents=self.documents(passages),
@@ -84,11 +86,13 @@ class ResponseGenerator:
         lang: str,
         sub_answers: list[tuple[str, str]] | None = None,
         short: bool = True,
+        hint: str = "",
     ) -> Response:
-        """R = f_RG(q, Q, D); `sub_answers` are (sub-question, answer) pairs of the node's children."""
+        """R = f_RG(q, Q, D); `sub_answers` are (sub-question, answer) pairs of the node's children, `hint` a
+        line shown after them (a comparison node's order hint)."""
         if self.style == "plain":
-            return self.respond_plain(node, question, passages, lang, list(sub_answers or []))
-        msgs = self.messages(question, query, passages, lang, list(sub_answers or []), short)
+            return self.respond_plain(node, question, passages, lang, list(sub_answers or []), hint)
+        msgs = self.messages(question, query, passages, lang, list(sub_answers or []), short, hint)
         obj = self.llm.json(node, "answer", msgs, schema=RESPONSE_SCHEMA, max_tokens=self.max_tokens)
         explanation = str(obj.get("explanation", "")).strip()
         raw = str(obj.get("answer", "")).strip()
@@ -98,9 +102,9 @@ class ResponseGenerator:
         return Response(answer=answer, explanation=explanation, cited=cited_ids(f"{explanation} {raw}", passages))
 
     def respond_plain(self, node: Node, question: str, passages: list[Passage], lang: str,
-                      sub_answers: list[tuple[str, str]]) -> Response:
+                      sub_answers: list[tuple[str, str]], hint: str = "") -> Response:
         system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=self.documents(passages))
-        user = self.context(lang, sub_answers) + direct.ONER_PLAIN_USER[lang].format(question=question)
+        user = self.context(lang, sub_answers, hint) + direct.ONER_PLAIN_USER[lang].format(question=question)
         out = self.llm.chat(node, "answer", [{"role": "system", "content": system}, {"role": "user", "content": user}],
                             max_tokens=64)
         answer = plain_answer(out)
