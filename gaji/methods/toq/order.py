@@ -33,8 +33,9 @@ _MONTH_WORD = re.compile(r"\b(" + "|".join(sorted(MONTHS, key=len, reverse=True)
 _KO_DATE = re.compile(r"(\d{3,4})\s*년(?:\s*(\d{1,2})\s*월)?(?:\s*(\d{1,2})\s*일)?")
 _ISO = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
 _DAY = re.compile(r"(?<!\d)(\d{1,2})(?:st|nd|rd|th)?(?!\d)")
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion|천|만|억|조)?",
-                     re.I)
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\d|st\b|nd\b|rd\b|th\b)\s*"
+                     r"(thousand|million|billion|trillion|천|만|억|조)?", re.I)
+_CENTURY = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\d{1,2}\s*세기", re.I)
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "천": 1e3, "만": 1e4, "억": 1e8, "조": 1e12}
 
 TEXT = {
@@ -127,6 +128,8 @@ def order_hint(parent: str, children: Sequence[tuple[str, str]], lang: str) -> s
     if all(dates):
         keyed = sorted(zip(dates, labels, [a for _, a in children]), key=lambda t: t[0])
         kind = "date"
+    elif any(dates) or any(_CENTURY.search(a) for _, a in children):
+        return ""  # some answers are dates and others are not: nothing to order
     else:
         nums = [parse_number(a) for _, a in children]
         if not all(n is not None for n in nums):
