@@ -72,9 +72,11 @@ def parse_date(text: str) -> tuple[int, int, int] | None:
 
 
 def parse_number(text: str) -> float | None:
-    """The first number in `text` with its scale word ("2,000" -> 2000, "1.5 million" -> 1.5e6, "3만" -> 30000)."""
+    """The quantity an answer states: its first number with a scale word ("2,000" -> 2000, "1.5 million" ->
+    1.5e6, "3만" -> 30000); None unless the answer is short (at most 5 words) and the number comes within its
+    first three words, so a title that holds a number ("The 7 Habits of Highly Effective People") is no quantity."""
     m = _NUMBER.search(text)
-    if not m:
+    if not m or len(text.split()) > 5 or len(text[: m.start()].split()) > 2:
         return None
     value = float(m.group(1).replace(",", ""))
     scale = (m.group(2) or "").lower()
@@ -125,15 +127,15 @@ def order_hint(parent: str, children: Sequence[tuple[str, str]], lang: str) -> s
         return ""
     text = TEXT.get(lang, TEXT["en"])
     dates = [parse_date(a) for _, a in children]
-    if all(dates):
+    if all(dates) and len(set(dates)) == len(dates):
         keyed = sorted(zip(dates, labels, [a for _, a in children]), key=lambda t: t[0])
         kind = "date"
     elif any(dates) or any(_CENTURY.search(a) for _, a in children):
-        return ""  # some answers are dates and others are not: nothing to order
+        return ""  # some answers are dates and others are not, or two dates are the same: nothing to order
     else:
         nums = [parse_number(a) for _, a in children]
-        if not all(n is not None for n in nums):
-            return ""
+        if not all(n is not None for n in nums) or len(set(nums)) < len(nums):
+            return ""  # not all quantities, or a tie: nothing to order
         keyed = sorted(zip(nums, labels, [a for _, a in children]), key=lambda t: t[0])
         kind = "number"
     items = ", ".join(f"{label} ({answer.strip().rstrip('.')})" for _, label, answer in keyed)

@@ -26,7 +26,8 @@ def test_parse_date(text, expected):
 
 @pytest.mark.parametrize("text, expected", [
     ("2,950,000", 2950000.0), ("3.4 million", 3.4e6), ("about 120 people", 120.0), ("3만 명", 30000.0),
-    ("1.2억 원", 1.2e8), ("none", None), ("the 12th", None), ("the 3rd of 5", 5.0),
+    ("1.2억 원", 1.2e8), ("none", None), ("the 12th", None), ("the 3rd of 5", None),
+    ("The 7 Habits of Highly Effective People", None), ("Apollo 11 was the first crewed landing", None),
 ])
 def test_parse_number(text, expected):
     assert parse_number(text) == pytest.approx(expected) if expected is not None else parse_number(text) is None
@@ -58,6 +59,12 @@ def test_order_hint_english_korean_numbers_and_refusals():
     assert order_hint(parent, [kids[0], ("When was Ava DuVernay born?", "unknown")], "en") == ""
     assert order_hint(parent, kids[:1], "en") == ""
     assert order_hint(parent, [kids[0], ("When was she born?", "1972")], "en") == ""
+    # a tie orders nothing; titles that hold a number are no quantities
+    assert order_hint(parent, [kids[0], ("When was Ava DuVernay born?", "1929")], "en") == ""
+    assert order_hint("Steven Covey, the father of Sean Covey, wrote what similar title to The 7 Habits of Teens?",
+                      [("What is the title of the book by Steven Covey?", "The 7 Habits of Highly Effective People"),
+                       ("What is the title of the book by Sean Covey?", "The 7 Habits of Highly Effective Teens")],
+                      "en") == ""
     # a date next to a non-date is never compared as numbers ("7 November 1435" vs "the late 12th century")
     assert order_hint("When was the palace founded at which Columba de Dunbar died in 1435?",
                       [("When did Columba de Dunbar die?", "7 November 1435"),
