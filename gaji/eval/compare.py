@@ -11,7 +11,7 @@ so an interrupted run compares on the questions it finished (the table says how 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from gaji.errors import ConfigError
 from gaji.eval.summary import display_scale, format_value, is_quality, load_run, markdown_table, metric_label, ordered, summarize
@@ -26,6 +26,7 @@ class RunView:
     info: dict
     summary: dict
     label: str = ""
+    records: list[dict] = field(default_factory=list)
 
     def mean(self, metric: str) -> float | None:
         m = self.summary["metrics"].get(metric)
@@ -75,7 +76,7 @@ def load_views(dirs: list[str]) -> list[RunView]:
                 summary["questions_per_hour"] = json.loads(sj.read_text(encoding="utf-8")).get("questions_per_hour")
             except json.JSONDecodeError:
                 pass
-        views.append(RunView(p, info, summary))
+        views.append(RunView(p, info, summary, records=records))
     label_runs(views)
     return views
 
@@ -99,10 +100,37 @@ def markdown(views: list[RunView], metrics: list[str] | None = None) -> str:
             f"{i.get('created_at', '')}"
         )
     notes = sorted({n for v in views for n in (v.info.get("notes") or [])})
-    text = markdown_table(header, rows) + "\n\n" + "\n".join(legend)
+    text = markdown_table(header, rows)
+    by_type = by_type_table(views)
+    if by_type:
+        text += "\n\n" + by_type
+    text += "\n\n" + "\n".join(legend)
     if notes:
         text += "\n\n" + "\n".join(f"> {n}" for n in notes)
     return text + "\n"
+
+
+def by_type_table(views: list[RunView]) -> str:
+    """The main quality metric by question type (HotpotQA's bridge/comparison, KoBLEX's hops, …), when the
+    records carry at least two types; "" otherwise. Questions without a type count as "untyped"."""
+    q = main_quality(views)
+    types = sorted({str(r.get("type") or "untyped") for v in views for r in v.records})
+    if q is None or len([t for t in types if t != "untyped"]) < 2:
+        return ""
+    rows = []
+    for t in types:
+        cells, ns = [], []
+        for v in views:
+            vals = [r["metrics"][q] for r in v.records
+                    if str(r.get("type") or "untyped") == t and isinstance((r.get("metrics") or {}).get(q), (int, float))]
+            ns.append(len(vals))
+            cells.append(format_value(q, sum(vals) / len(vals)) if vals else "–")
+        if len(set(ns)) > 1:  # the runs finished different questions: give each cell its count
+            cells = [f"{c} ({n})" for c, n in zip(cells, ns)]
+            rows.append([t] + cells)
+        else:
+            rows.append([f"{t} ({ns[0]})"] + cells)
+    return f"{metric_label(q)} by question type:\n\n" + markdown_table(["type"] + [v.label for v in views], rows)
 
 
 def main_quality(views: list[RunView]) -> str | None:

@@ -26,3 +26,34 @@ def test_compare_without_plots_and_selected_metrics(make_run, qfile, tmp_path):
     first_cells = [r.split("|")[1].strip() for r in md.splitlines() if r.startswith("| ")]
     assert first_cells[:4] == ["metric", "---", "EM", "ATC"] and first_cells[4] == "questions"
     assert [f.name for f in files] == ["compare.md"]
+
+
+def _hand_run(d, method, rows):
+    import json
+
+    d.mkdir(parents=True)
+    (d / "run.json").write_text(json.dumps({"method": method}))
+    (d / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_compare_adds_quality_by_question_type(tmp_path):
+    from gaji.eval.compare import by_type_table
+
+    def row(i, t, f1):
+        return {"id": str(i), "type": t, "metrics": {"f1": f1, "em": float(f1 == 1.0)}}
+
+    _hand_run(tmp_path / "a", "oner", [row(1, "bridge", 0.0), row(2, "bridge", 1.0), row(3, "comparison", 1.0),
+                                       row(4, "", 0.5)])
+    _hand_run(tmp_path / "b", "cot", [row(1, "bridge", 1.0), row(2, "bridge", 1.0), row(3, "comparison", 0.0),
+                                      row(4, "", 0.5)])
+    md, _ = compare([str(tmp_path / "a"), str(tmp_path / "b")], plots=False)
+    assert "F1 by question type:" in md
+    assert "| bridge (2) | 50.0 | 100.0 |" in md and "| comparison (1) | 100.0 | 0.0 |" in md
+    assert "| untyped (1) | 50.0 | 50.0 |" in md
+    # runs that finished different questions: each cell carries its own count
+    _hand_run(tmp_path / "c", "ircot", [row(1, "bridge", 1.0), row(3, "comparison", 1.0)])
+    views = load_views([str(tmp_path / "a"), str(tmp_path / "c")])
+    assert "| bridge | 50.0 (2) | 100.0 (1) |" in by_type_table(views)
+    # one type only (or none): no table
+    _hand_run(tmp_path / "d", "nor", [row(1, "bridge", 1.0), row(2, "", 0.0)])
+    assert by_type_table(load_views([str(tmp_path / "d")])) == ""
