@@ -110,7 +110,6 @@ def plain_answer(text: str) -> str:
     return clean_answer(text)
 
 
-
 def interleave_ranked(lists: list[list[Passage]], k: int) -> list[Passage]:
     """Round-robin merge of several result lists (first of each, then second of each, …), each passage once,
     the first `k`. Unlike a score fusion it keeps every list's best hits, so a second search can add what

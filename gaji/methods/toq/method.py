@@ -299,9 +299,9 @@ class TreeOfQuestion:
         evaluated again (the paper's termination test on the created nodes' responses)."""
         subs = [(c.filled_question or c.question, c.answer or prompts(self.lang).UNKNOWN) for c in node.children]
         hint = ""
-        if self.opts.order_hints and node.data.get("decomposition") == "comparison":
-            known = [(q, a) for (q, a), c in zip(subs, node.children) if c.answer and not is_unknown(c.answer)]
-            hint = order_hint(question, known, self.lang) if len(known) == len(subs) else ""
+        answered = all(c.answer and not is_unknown(c.answer) for c in node.children)
+        if self.opts.order_hints and answered and node.data.get("decomposition") == "comparison":
+            hint = order_hint(question, subs, self.lang)
             if hint:
                 node.data["order_hint"] = hint
         evidence = self.evidence_of(node)

@@ -83,6 +83,9 @@ def parse_number(text: str) -> float | None:
     return value * SCALES.get(scale, 1.0)
 
 
+_EDGE = " ,.?!'\"“”()"  # stripped from both ends of an item name
+
+
 def _latin(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
@@ -100,9 +103,7 @@ def item_label(own: str, parent: str, siblings: Sequence[str]) -> str:
             if sub in parent_l and not any(sub in s for s in sib_l):
                 best = sub
                 break
-    best = best.strip(" ,.?!'\"“”()")
-    if len(re.sub(r"\W", "", best)) < 2:
-        return ""
+    best = best.strip(_EDGE)
     start = own_l.find(best)
     label = own[start: start + len(best)]
     # trim a partial Latin word cut at either end ("s Mirabella" out of "was Mirabella"); a Korean particle glued
@@ -112,7 +113,7 @@ def item_label(own: str, parent: str, siblings: Sequence[str]) -> str:
         label = label.split(" ", 1)[1] if " " in label else ""
     if label and end < len(own) and _latin(own[end]) and _latin(label[-1]):
         label = label.rsplit(" ", 1)[0] if " " in label else ""
-    label = label.strip(" ,.?!'\"“”()")
+    label = label.strip(_EDGE)
     return label if len(re.sub(r"\W", "", label)) >= 2 else ""
 
 
@@ -125,18 +126,17 @@ def order_hint(parent: str, children: Sequence[tuple[str, str]], lang: str) -> s
     labels = [item_label(q, parent, questions[:i] + questions[i + 1:]) for i, q in enumerate(questions)]
     if not all(labels) or len({lab.lower() for lab in labels}) < len(labels):
         return ""
-    text = TEXT.get(lang, TEXT["en"])
     dates = [parse_date(a) for _, a in children]
-    if all(dates) and len(set(dates)) == len(dates):
-        keyed = sorted(zip(dates, labels, [a for _, a in children]), key=lambda t: t[0])
-        kind = "date"
+    if all(dates):
+        keys, kind = dates, "date"
     elif any(dates) or any(_CENTURY.search(a) for _, a in children):
-        return ""  # some answers are dates and others are not, or two dates are the same: nothing to order
+        return ""  # some answers are dates and others are not: nothing to order
     else:
-        nums = [parse_number(a) for _, a in children]
-        if not all(n is not None for n in nums) or len(set(nums)) < len(nums):
-            return ""  # not all quantities, or a tie: nothing to order
-        keyed = sorted(zip(nums, labels, [a for _, a in children]), key=lambda t: t[0])
-        kind = "number"
+        keys, kind = [parse_number(a) for _, a in children], "number"
+        if any(k is None for k in keys):
+            return ""  # not all quantities
+    if len(set(keys)) < len(keys):
+        return ""  # a tie: nothing to order
+    keyed = sorted(zip(keys, labels, [a for _, a in children]), key=lambda t: t[0])
     items = ", ".join(f"{label} ({answer.strip().rstrip('.')})" for _, label, answer in keyed)
-    return text[kind].format(items=items)
+    return TEXT.get(lang, TEXT["en"])[kind].format(items=items)
