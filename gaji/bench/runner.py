@@ -280,7 +280,8 @@ def recorded_block(summary: dict, minutes: float, root: Path) -> dict[str, Any]:
         "questions": summary.get("questions"),
         "errors": summary.get("errors"),
         "minutes": round(minutes, 2),
-        "questions_per_hour": summary.get("questions_per_hour"),
+        "sittings": summary.get("sittings"),
+        "questions_per_hour": summary.get("questions_per_hour_total") or summary.get("questions_per_hour"),
         "scores": scores,
     }
 
@@ -340,6 +341,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{cfg.name}: resumed {out} ({summary['questions'] - summary['questions_this_session']} questions "
               "from an earlier run kept; --fresh starts again)")
     minutes = (time.perf_counter() - t0) / 60
+    # a resumed run: add the earlier sittings' time (this invocation's time includes its set-up)
+    minutes += max(0.0, float(summary.get("elapsed_total_s") or 0) - float(summary.get("elapsed_s") or 0)) / 60
     measured = means(summary)
     if cfg.recorded and cfg.recorded.get("scores"):
         drifts = check_drift(cfg.recorded["scores"], measured, cfg.tolerance)

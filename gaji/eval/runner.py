@@ -331,7 +331,7 @@ class EvalRun:
                     f"use another --out, or {cfg.restart_flag} to start it again"
                 )
         if cfg.overwrite:
-            for name in ("results.jsonl", "traces.jsonl", "summary.json"):
+            for name in ("results.jsonl", "traces.jsonl", "summary.json", "run.json"):
                 (self.out / name).unlink(missing_ok=True)
         self._opts = opts
         self._fp = fp
@@ -356,6 +356,7 @@ class EvalRun:
             "gaji_version": __version__,
             "created_at": prev.get("created_at") or now_iso(),
             "updated_at": now_iso(),
+            "sittings": prev.get("sittings", []),  # one entry per session that ran questions (resumes add one)
             "status": status,
             "dataset": {
                 "name": ds.name,
@@ -529,13 +530,15 @@ class EvalRun:
                 self.notes.append(self_judging_note())
         else:
             self._concurrency = self.cfg.concurrency or previous.get("concurrency")
-        previous.setdefault("created_at", now_iso())
+        started = now_iso()
+        previous.setdefault("created_at", started)
         atomic_write_json(out / "run.json", self._run_info("running", previous=previous))
         records = {k: v for k, v in done.items() if k in wanted}
         resumed = len(items) - len(todo)
         if resumed:
             self.console.print(f"resuming {out}: {resumed} of {len(items)} questions already done")
         t_start = time.perf_counter()
+        sittings = [x for x in previous.get("sittings", []) if isinstance(x, dict)]
         n_new = 0
         status = "interrupted"
         try:
@@ -551,10 +554,10 @@ class EvalRun:
                             if trace_line is not None:
                                 append_jsonl(traces_path, trace_line)
                             append_jsonl(results_path, rec)
-                            previous = records.get(rec["id"])
+                            earlier = records.get(rec["id"])
                             records[rec["id"]] = rec
                             n_new += 1
-                            prog.advance(records, rec, previous)
+                            prog.advance(records, rec, earlier)
                 finally:
                     ex.shutdown(wait=False, cancel_futures=True)
             status = "finished"
@@ -562,10 +565,21 @@ class EvalRun:
             elapsed = time.perf_counter() - t_start
             ordered_recs = [records[it.id] for it in items if it.id in records]
             summary = summarize(ordered_recs)
+            if todo:  # a sitting that had questions to run (a resume of a finished run adds none)
+                sittings.append({"started": started, "ended": now_iso(), "questions": n_new,
+                                 "elapsed_s": round(elapsed, 2), "status": status})
+            previous["sittings"] = sittings
+            total_s = sum(float(x.get("elapsed_s") or 0) for x in sittings)
+            total_q = sum(int(x.get("questions") or 0) for x in sittings)
             summary.update({
                 "elapsed_s": round(elapsed, 2),
                 "questions_this_session": n_new,
                 "questions_per_hour": round(n_new / elapsed * 3600, 1) if elapsed > 0 and n_new else None,
+                # all sittings of a resumed run (run.json "sittings"); runs from before sittings were kept count
+                # only the sittings since
+                "elapsed_total_s": round(total_s, 2),
+                "sittings": len(sittings),
+                "questions_per_hour_total": round(total_q / total_s * 3600, 1) if total_s > 0 and total_q else None,
                 "complete": len(ordered_recs) == len(items),
                 "notes": self.notes,
             })

@@ -47,6 +47,13 @@ def test_resume_skips_finished_questions(make_run, qfile, tmp_path):
     assert len(llm2.requests) == 1  # q3 only: q1, q2 done; q4 crashes before calling the LLM
     assert summary["questions"] == 4 and summary["questions_this_session"] == 2
     assert len(lines(tmp_path / "run" / "results.jsonl")) == 4
+    # each sitting that ran questions is kept; the totals cover both, created_at is the first sitting's
+    info = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert [x["questions"] for x in info["sittings"]] == [2, 2] and summary["sittings"] == 2
+    assert info["created_at"] == info["sittings"][0]["started"]
+    assert summary["elapsed_total_s"] >= summary["elapsed_s"] and summary["questions_per_hour_total"] > 0
+    make_run(qfile, llm=ScriptedLLM(RULES)).run()  # nothing left to run: no sitting added
+    assert len(json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["sittings"]) == 2
 
 
 def test_resume_tolerates_a_torn_last_line_and_retries_errors(make_run, qfile, tmp_path):

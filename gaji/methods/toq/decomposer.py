@@ -6,6 +6,12 @@ as `[ANS_N]`. The output is schema-constrained JSON, then checked: at least one 
 most `max_children`, every `[ANS_N]` in range and not self-referential, no dependency cycle. A
 decomposition that fails those checks is asked again (another seed); after the retries it raises
 LLMError, like any other failed call.
+
+Two repairs keep a small model's output consistent with the type definitions: a repeated
+sub-question is dropped (its `[ANS_N]` uses point at the kept copy), and the type follows the
+structure where the structure decides it: sub-questions chained through `[ANS_N]` are "bridging"
+("hybrid" with an `each` sub-question), whatever label the model wrote; the model's label stays in
+`model_type`.
 """
 from __future__ import annotations
 
@@ -14,7 +20,7 @@ from dataclasses import dataclass, field
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.toq.prompts import build, prompts
-from gaji.methods.toq.tree import DependencyError, dependencies, dependency_waves, slot_refs
+from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
 from gaji.types import Node
 
 TYPES = ("single", "bridging", "intersection", "comparison", "hybrid")
@@ -52,6 +58,8 @@ class Decomposition:
     type: str
     subquestions: list[SubQuestion]
     waves: list[list[int]]  # sub-question indices; each wave only depends on earlier ones
+    model_type: str = ""  # the type the model wrote (before the structure decided it)
+    duplicates: int = 0  # repeated sub-questions dropped
 
     @property
     def is_single(self) -> bool:
@@ -62,24 +70,53 @@ class Decomposition:
 def parse_decomposition(obj: dict, question: str, max_children: int) -> Decomposition:
     """Checked Decomposition from the model's JSON; raises DependencyError when it cannot be ordered."""
     subs_raw = [s for s in obj.get("subquestions", []) if str(s.get("question", "")).strip()]
-    kind = obj.get("type", "single")
+    model_type = str(obj.get("type", "single"))
     if not subs_raw:
         raise DependencyError("no sub-questions")
-    texts = [str(s["question"]).strip() for s in subs_raw][:max_children]
+    texts, each, duplicates = _drop_repeats([str(s["question"]).strip() for s in subs_raw],
+                                            [bool(s.get("each")) for s in subs_raw])
+    texts, each = texts[:max_children], each[:max_children]
     deps = dependencies(texts)
     waves = dependency_waves(deps)
-    subs = [
-        SubQuestion(question=t, depends_on=d, each=bool(s.get("each")) and bool(slot_refs(t)))
-        for t, d, s in zip(texts, deps, subs_raw)
-    ]
+    subs = [SubQuestion(question=t, depends_on=d, each=e and bool(slot_refs(t))) for t, d, e in zip(texts, deps, each)]
+    kind = model_type
     if len(subs) == 1 or all(_same(s.question, question) for s in subs):
         kind = "single"
-    return Decomposition(type=kind, subquestions=subs, waves=waves)
+    elif any(s.depends_on for s in subs):
+        kind = "hybrid" if any(s.each for s in subs) else "bridging"
+    return Decomposition(type=kind, subquestions=subs, waves=waves, model_type=model_type, duplicates=duplicates)
+
+
+def _drop_repeats(texts: list[str], each: list[bool]) -> tuple[list[str], list[bool], int]:
+    """Keep the first of repeated sub-questions; `[ANS_N]` slots are renumbered to the kept ones."""
+    new_number: dict[int, int] = {}
+    kept: list[str] = []
+    kept_each: list[bool] = []
+    first: dict[str, int] = {}
+    for i, t in enumerate(texts, 1):
+        key = _norm(t)
+        if key in first:
+            new_number[i] = first[key]
+            continue
+        kept.append(t)
+        kept_each.append(each[i - 1])
+        first[key] = new_number[i] = len(kept)
+    if len(kept) == len(texts):
+        return texts, each, 0
+
+    def renumber(m) -> str:
+        n = int(m.group(1) or m.group(2))
+        return f"[ANS_{new_number[n]}]" if n in new_number else m.group(0)  # out of range: left for the check
+
+    return [SLOT.sub(renumber, t) for t in kept], kept_each, len(texts) - len(kept)
+
+
+def _norm(s: str) -> str:
+    return "".join(ch for ch in s.lower() if ch.isalnum())
 
 
 def _same(a: str, b: str) -> bool:
-    norm = lambda s: "".join(ch for ch in s.lower() if ch.isalnum())  # noqa: E731
-    return norm(a) == norm(b)
+    return _norm(a) == _norm(b)
 
 
 class QuestionDecomposer:

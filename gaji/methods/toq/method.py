@@ -244,6 +244,10 @@ class TreeOfQuestion:
             return [], []
         d = self.decomposer.decompose(node, question, self.lang)
         node.data["decomposition"] = d.type
+        if d.model_type != d.type:  # the structure decided the type, or the split was single after all
+            node.data["decomposition_model"] = d.model_type
+        if d.duplicates:
+            node.data["repeated_subquestions"] = d.duplicates
         if d.is_single:
             node.data["stop"] = "single search suffices"
             return [], []

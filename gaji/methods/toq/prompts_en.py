@@ -19,7 +19,8 @@ UNKNOWN = "unknown"
 DECOMPOSE_SYSTEM = """You decide whether a user's question can be answered with ONE search-engine search, or needs several searches whose results are combined.
 - If one search is enough, return type "single" with the user's question unchanged as the only sub-question.
 - If several searches are needed, split the question into at most {max_children} short sub-questions, each answerable by one search.
-- If a sub-question needs the answer of an earlier sub-question, write [ANS_N] in its place, where N is the number of that earlier sub-question.
+- If a sub-question needs the answer of an earlier sub-question, write [ANS_N] in its place, where N is the number of that earlier sub-question. Do not describe the unknown thing again: write "In what city is [ANS_1] located?", not "In what city is the university of X located?".
+- "comparison" is only for a question that names two or more items and compares them. A question about one named thing is "single" or "bridging". Never write the same sub-question twice.
 - Types: "bridging" (a later sub-question uses an earlier answer through [ANS_N]); "intersection" (find two sets; the answer is what they share); "comparison" (ask the same fact about each item, then compare); "hybrid" (first find a list, then ask about every item of it: that sub-question uses [ANS_N] and has "each": true).
 - "each" is false unless the sub-question must be asked once per item of a list answer.
 Output JSON only: {{"type": "...", "subquestions": [{{"question": "...", "each": false}}]}}"""
@@ -43,6 +44,17 @@ DECOMPOSE_SHOTS: list[tuple[str, str]] = [
         _j({"type": "bridging", "subquestions": [
             {"question": "Who directed the film Oldboy?", "each": False},
             {"question": "In which city was [ANS_1] born?", "each": False}]}),
+    ),
+    (
+        "Question: Jane Kim taught economics at a university located in what city?",
+        _j({"type": "bridging", "subquestions": [
+            {"question": "At which university did Jane Kim teach economics?", "each": False},
+            {"question": "In what city is [ANS_1] located?", "each": False}]}),
+    ),
+    (
+        "Question: Lakeside Academy is a private high school in which county of Ohio?",
+        _j({"type": "single", "subquestions": [
+            {"question": "Lakeside Academy is a private high school in which county of Ohio?", "each": False}]}),
     ),
     (
         "Question: Which actors have appeared in films by both Bong Joon-ho and Park Chan-wook?",

@@ -98,6 +98,38 @@ def test_decomposer_single_and_truncation():
     assert len(d.subquestions) == 3
 
 
+def test_decomposer_drops_repeated_subquestions_and_renumbers_slots():
+    d = parse_decomposition({"type": "comparison", "subquestions": [
+        {"question": "Which magazine does Robert McElroy write for?", "each": False},
+        {"question": "which magazine does Robert McElroy write for", "each": False},
+        {"question": "Where is [ANS_2] headquartered?", "each": False}]}, "q", 4)
+    assert [s.question for s in d.subquestions] == ["Which magazine does Robert McElroy write for?",
+                                                    "Where is [ANS_1] headquartered?"]
+    assert d.duplicates == 1 and d.subquestions[1].depends_on == [0] and d.waves == [[0], [1]]
+    # the same question twice is one search: single
+    d = parse_decomposition({"type": "comparison", "subquestions": [
+        {"question": "In what city is Connetquot High School?", "each": False},
+        {"question": "In what city is Connetquot High School?", "each": False}]},
+        "Connetquot High School is a public high school in what city in New York?", 4)
+    assert d.is_single and d.type == "single" and d.model_type == "comparison" and d.duplicates == 1
+
+
+def test_decomposer_type_follows_the_slots():
+    chained = {"type": "comparison", "subquestions": [
+        {"question": "Who wrote The Story of the Trapp Family Singers?", "each": False},
+        {"question": "Which members of the group are related to [ANS_1]?", "each": False}]}
+    d = parse_decomposition(chained, "q", 4)
+    assert (d.type, d.model_type) == ("bridging", "comparison")
+    d = parse_decomposition({"type": "intersection", "subquestions": [
+        {"question": "Which films are in the series?", "each": False},
+        {"question": "Box office of [ANS_1]?", "each": True}]}, "q", 4)
+    assert d.type == "hybrid"
+    # independent sub-questions keep the model's label (comparison vs intersection is not structural)
+    d = parse_decomposition({"type": "comparison", "subquestions": [
+        {"question": "When was A founded?", "each": False}, {"question": "When was B founded?", "each": False}]}, "q", 4)
+    assert d.type == d.model_type == "comparison" and d.duplicates == 0
+
+
 def test_decomposer_each_needs_a_slot():
     d = parse_decomposition({"type": "hybrid", "subquestions": [
         {"question": "Which films are in the series?", "each": True},

@@ -1,0 +1,173 @@
+"""`gaji bench decomposer`: does the ToQ question decomposer (Prompt B.2) split questions the right way?
+
+The tree can only answer a bridge question ("Where is the magazine that X writes for
+headquartered?") if the decomposer chains it: a later sub-question uses an earlier answer through
+`[ANS_N]` ("Which magazine does X write for?" → "Where is [ANS_1] headquartered?"). Two independent
+sub-questions ("What is X's magazine's headquarters?", "What does X write for?") send both searches
+after the unknown bridge entity. A comparison question needs the opposite: the same fact asked
+independently about each named item. This bench measures that on question sets whose gold data
+labels each question's shape, one decomposer call per question, outside the reported questions
+(`--offset`, default 50):
+
+  chain     HotpotQA "bridge", 2Wiki "compositional"/"inference", MuSiQue "2hop"…"4hop"   → should be chained
+  compare   HotpotQA/2Wiki "comparison", 2Wiki "bridge_comparison"                      → should be independent
+
+Reported per shape: how many decompositions came out chained, independent or single (no split),
+how many had a repeated sub-question (dropped by the parser), and the model's own type labels.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gaji.errors import ConfigError, GajiError
+
+SHAPES = {"bridge": "chain", "compositional": "chain", "inference": "chain",
+          "comparison": "compare", "bridge_comparison": "compare"}
+RIGHT = {"chain": "chained", "compare": "independent"}
+OUTCOMES = ("chained", "independent", "single", "failed")
+
+
+def expected_shape(qtype: str) -> str | None:
+    """'chain' or 'compare' from a dataset's question-type label; None when the label says nothing."""
+    t = (qtype or "").strip().lower()
+    if t in SHAPES:
+        return SHAPES[t]
+    if re.fullmatch(r"\dhop\d*", t):  # MuSiQue: every question is a chain of 2-4 hops
+        return "chain"
+    return None
+
+
+@dataclass
+class Split:
+    qid: str
+    question: str
+    shape: str  # chain | compare
+    outcome: str  # chained | independent | single | failed
+    type: str = ""  # the type after the parser's checks
+    model_type: str = ""  # the type the model wrote
+    subquestions: list[str] = field(default_factory=list)
+    duplicates: int = 0  # repeated sub-questions the parser dropped
+    tokens: int = 0
+    error: str | None = None
+
+    @property
+    def right(self) -> bool:
+        return self.outcome == RIGHT[self.shape]
+
+
+def decompose_all(items: list[Any], decomposer: Any, concurrency: int = 2) -> list[Split]:
+    """One decomposition per question with a known shape, in order; a failed call is a 'failed' Split."""
+    from gaji.types import Node
+
+    todo = [(it, expected_shape(it.type)) for it in items]
+    todo = [(it, shape) for it, shape in todo if shape]
+
+    def one(job: tuple[Any, str]) -> Split:
+        it, shape = job
+        node = Node(kind="root", question=it.question)
+        try:
+            d = decomposer.decompose(node, it.question, it.lang or "en")
+        except GajiError as e:
+            return Split(it.id, it.question, shape, "failed", error=str(e),
+                         tokens=sum(c.prompt_tokens + c.completion_tokens for c in node.calls))
+        if d.is_single:
+            outcome = "single"
+        elif any(sq.depends_on for sq in d.subquestions):
+            outcome = "chained"
+        else:
+            outcome = "independent"
+        return Split(it.id, it.question, shape, outcome, d.type, d.model_type, [sq.question for sq in d.subquestions],
+                     d.duplicates, sum(c.prompt_tokens + c.completion_tokens for c in node.calls))
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as ex:
+        return list(ex.map(one, todo))
+
+
+def score(splits: list[Split]) -> dict[str, Any]:
+    out: dict[str, Any] = {"shapes": {}}
+    for shape in ("chain", "compare"):
+        ss = [s for s in splits if s.shape == shape]
+        if not ss:
+            continue
+        pct = lambda n: round(100.0 * n / len(ss), 1)  # noqa: E731
+        out["shapes"][shape] = {
+            "n": len(ss),
+            "right_pct": pct(sum(s.right for s in ss)),
+            **{f"{o}_pct": pct(sum(s.outcome == o for s in ss)) for o in OUTCOMES},
+            "duplicates_pct": pct(sum(s.duplicates > 0 for s in ss)),
+            "model_types": dict(collections.Counter(s.model_type or "–" for s in ss).most_common()),
+        }
+    if splits:
+        out["right_pct"] = round(100.0 * sum(s.right for s in splits) / len(splits), 1)
+        out["tokens_per_question"] = round(sum(s.tokens for s in splits) / len(splits), 1)
+    return out
+
+
+def render(result: dict, title: str) -> str:
+    lines = [f"**{title}**", "", "| gold shape | should be | n | right % | chained % | independent % | single % | "
+             "failed % | repeated sub-q % | model's labels |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for shape, s in result["shapes"].items():
+        labels = ", ".join(f"{k} {v}" for k, v in s["model_types"].items())
+        lines.append(f"| {shape} | {RIGHT[shape]} | {s['n']} | {s['right_pct']} | {s['chained_pct']} | "
+                     f"{s['independent_pct']} | {s['single_pct']} | {s['failed_pct']} | {s['duplicates_pct']} | {labels} |")
+    lines += ["", f"Right overall: {result.get('right_pct', '–')} %; {result.get('tokens_per_question', '–')} "
+              "tokens per question (prompt + completion)."]
+    return "\n".join(lines)
+
+
+def register(bsub) -> None:
+    from gaji.cli.common import add_settings_flags
+
+    p = bsub.add_parser("decomposer", help="ToQ decomposer vs the gold question shape (chain / comparison)")
+    p.add_argument("--data", default="hotpotqa", help="question sets with shape labels, comma-separated "
+                   "(hotpotqa, 2wikimultihopqa, musique; default hotpotqa)")
+    p.add_argument("--offset", type=int, default=50, help="skip the first N questions of each set (the reported ones; "
+                   "default 50)")
+    p.add_argument("--limit", type=int, default=60, help="questions taken from each set after the offset (default 60; "
+                   "those without a shape label are skipped)")
+    p.add_argument("--max-children", type=int, default=4, help="sub-questions per decomposition (ToQ's default 4)")
+    p.add_argument("--concurrency", type=int, help="calls at once (default: the LLM's parallel slots)")
+    p.add_argument("--out", help="write <out>.md and <out>.json")
+    add_settings_flags(p, index=False)
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from gaji.cli.common import settings_from_args
+    from gaji.eval.datasets import load_dataset
+    from gaji.io import atomic_write_json, atomic_write_text
+    from gaji.llm.factory import make_llm
+    from gaji.llm.tracked import TrackedLLM
+    from gaji.methods.toq.decomposer import QuestionDecomposer
+
+    if args.offset < 0 or args.limit < 1 or args.max_children < 2:
+        raise ConfigError("--offset must be >= 0, --limit >= 1 and --max-children >= 2")
+    names = [n.strip() for n in args.data.split(",") if n.strip()]
+    items = []
+    for name in names:
+        items += load_dataset(name).items[args.offset: args.offset + args.limit]
+    if not any(expected_shape(it.type) for it in items):
+        raise ConfigError(f"{args.data}: no question with a chain/comparison type label after --offset {args.offset}")
+    s = settings_from_args(args)
+    llm = make_llm(s.llm, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size, threads=s.threads,
+                   timeout_s=s.timeout_s)
+    try:
+        decomposer = QuestionDecomposer(TrackedLLM(llm, retries=s.retries), max_children=args.max_children)
+        splits = decompose_all(items, decomposer, args.concurrency or int(getattr(llm, "parallel_slots", 1) or 1))
+        model = llm.name
+    finally:
+        llm.close()
+    result = score(splits)
+    result.update(data=names, offset=args.offset, limit=args.limit, llm=s.llm, model=model, questions=len(splits))
+    md = render(result, f"{', '.join(names)} questions {args.offset + 1}–{args.offset + args.limit}, decomposer {model}")
+    print(md)
+    if args.out:
+        atomic_write_text(Path(args.out + ".md"), md + "\n")
+        atomic_write_json(Path(args.out + ".json"), {**result, "splits": [asdict(x) for x in splits]})
+    return 0
