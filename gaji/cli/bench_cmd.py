@@ -16,6 +16,7 @@ BENCH_MODULES = (
     "gaji.bench.toq_depth",  # gaji bench toq-depth (ToQ Tables 4/5, issue 4)
     "gaji.bench.evaluator",  # gaji bench evaluator (ToQ query evaluator calibration, issue 4)
     "gaji.bench.decomposer",  # gaji bench decomposer (ToQ decomposer vs gold question shapes, issue 4)
+    "gaji.bench.verifier",  # gaji bench verifier (ConTReGen verification step (i), issue 7)
 )
 
 

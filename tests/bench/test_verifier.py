@@ -1,0 +1,82 @@
+"""`gaji bench verifier`: plans read from ConTReGen traces, own/foreign probes, the real step-(i) prompt, scoring."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gaji.bench.verifier import NeedProbe, NeedVerdict, build_probes, plans_from_run, render, run_probes, score
+from gaji.errors import ConfigError
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+
+
+def _trace(qid, question, subs, lang="en", method="contregen"):
+    root = {"question": question, "passage_ids": ["p1", "p2"],
+            "children": [{"question": s, "kind": "sub"} for s in subs]}
+    return {"id": qid, "trace": {"method": method, "lang": lang, "root": root,
+                                 "passages": {"p1": {"id": "p1", "title": "Bellagio"}, "p2": {"id": "p2", "title": ""}}}}
+
+
+def _write(tmp_path, records):
+    (tmp_path / "traces.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+                                           encoding="utf-8")
+    return tmp_path
+
+
+RUN = [
+    _trace("a", "When was the Bellagio built?", ["When did construction of the Bellagio begin?",
+                                                 "When did the Bellagio open?"]),
+    _trace("b", "Who wrote Genesis?", ["Which rivers are named in Genesis 2?"]),
+    _trace("c", "무궁화호는 언제 운행을 시작했나요?", ["무궁화호의 첫 운행 연도는?"], lang="ko"),
+    _trace("d", "No plan here", []),
+]
+
+
+def test_plans_and_probes(tmp_path):
+    plans = plans_from_run(_write(tmp_path, RUN))
+    assert [p["id"] for p in plans] == ["a", "b", "c"]  # a root without sub-questions has nothing to probe
+    assert plans[0]["titles"] == ["Bellagio"] and plans[2]["lang"] == "ko"
+    probes = build_probes(plans)
+    a = [p for p in probes if p.qid == "a"]
+    assert [p.kind for p in a] == ["own", "own", "foreign"]  # b has one sub-question to lend
+    assert a[2].sub == "Which rivers are named in Genesis 2?" and a[2].main == "When was the Bellagio built?"
+    c_foreign = [p for p in probes if p.qid == "c" and p.kind == "foreign"]
+    assert [p.sub for p in c_foreign] == ["When did construction of the Bellagio begin?"]  # the last borrows from the first
+    assert build_probes(plans) == probes and build_probes(plans[:1]) == []
+
+
+def test_bad_runs_are_named(tmp_path):
+    with pytest.raises(ConfigError, match="no traces"):
+        plans_from_run(tmp_path)
+    (tmp_path / "traces.jsonl").write_text('{"id": "a", "trace": {"root"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="line 1"):
+        plans_from_run(tmp_path)
+    _write(tmp_path, [_trace("a", "q", ["s"], method="toq")])
+    with pytest.raises(ConfigError, match="ConTReGen"):
+        plans_from_run(tmp_path)
+
+
+def test_real_step_one_prompt_and_score(tmp_path):
+    def rule(request):
+        text = request.messages[-1]["content"]
+        main = text.split("\n", 1)[0]
+        sub = next(line for line in text.splitlines() if "sub-question:" in line or "하위 질문:" in line)
+        same = ("Bellagio" in main and "Bellagio" in sub) or ("Genesis" in main and "Genesis" in sub) or (
+            "무궁화호" in main and "무궁화호" in sub)
+        return json.dumps({"facet": "x", "needed": same, "query": sub.split(":", 1)[1].strip() if same else ""},
+                          ensure_ascii=False)
+
+    probes = build_probes(plans_from_run(_write(tmp_path, RUN)))
+    verdicts = run_probes(probes, TrackedLLM(ScriptedLLM([(r"(?s).*", rule)]), retries=0), 2)
+    assert [v.probe for v in verdicts] == probes
+    r = score(verdicts)
+    assert r["kinds"]["own"]["needed_pct"] == 100.0 and r["kinds"]["foreign"]["needed_pct"] == 0.0
+    assert r["gap_points"] == 100.0 and r["failed"] == 0
+    assert "| planned for this question | 4 | 100.0 |" in render(r, "t")
+
+
+def test_rubber_stamp_has_no_gap():
+    p_own, p_for = NeedProbe("a", "own", "m", "s", []), NeedProbe("a", "foreign", "m", "t", [])
+    r = score([NeedVerdict(p_own, True), NeedVerdict(p_for, True), NeedVerdict(p_for, None, error="x")])
+    assert r["gap_points"] == 0.0 and r["failed"] == 1
