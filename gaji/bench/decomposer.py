@@ -20,11 +20,10 @@ from __future__ import annotations
 import argparse
 import collections
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
+from gaji.bench.probing import map_calls
 from gaji.errors import ConfigError, GajiError
 
 SHAPES = {"bridge": "chain", "compositional": "chain", "inference": "chain",
@@ -85,8 +84,7 @@ def decompose_all(items: list[Any], decomposer: Any, concurrency: int = 2) -> li
         return Split(it.id, it.question, shape, outcome, d.type, d.model_type, [sq.question for sq in d.subquestions],
                      d.duplicates, sum(c.prompt_tokens + c.completion_tokens for c in node.calls))
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as ex:
-        return list(ex.map(one, todo))
+    return map_calls(one, todo, concurrency)
 
 
 def score(splits: list[Split]) -> dict[str, Any]:
@@ -122,7 +120,7 @@ def render(result: dict, title: str) -> str:
 
 
 def register(bsub) -> None:
-    from gaji.cli.common import add_settings_flags
+    from gaji.bench.probing import add_probe_flags
 
     p = bsub.add_parser("decomposer", help="ToQ decomposer vs the gold question shape (chain / comparison)")
     p.add_argument("--data", default="hotpotqa", help="question sets with shape labels, comma-separated "
@@ -132,18 +130,13 @@ def register(bsub) -> None:
     p.add_argument("--limit", type=int, default=60, help="questions taken from each set after the offset (default 60; "
                    "those without a shape label are skipped)")
     p.add_argument("--max-children", type=int, default=4, help="sub-questions per decomposition (ToQ's default 4)")
-    p.add_argument("--concurrency", type=int, help="calls at once (default: the LLM's parallel slots)")
-    p.add_argument("--out", help="write <out>.md and <out>.json")
-    add_settings_flags(p, index=False)
+    add_probe_flags(p)
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.cli.common import settings_from_args
+    from gaji.bench.probing import report, with_llm
     from gaji.eval.datasets import load_dataset
-    from gaji.io import atomic_write_json, atomic_write_text
-    from gaji.llm.factory import make_llm
-    from gaji.llm.tracked import TrackedLLM
     from gaji.methods.toq.decomposer import QuestionDecomposer
 
     if args.offset < 0 or args.limit < 1 or args.max_children < 2:
@@ -154,20 +147,11 @@ def _run(args: argparse.Namespace) -> int:
         items += load_dataset(name).items[args.offset: args.offset + args.limit]
     if not any(expected_shape(it.type) for it in items):
         raise ConfigError(f"{args.data}: no question with a chain/comparison type label after --offset {args.offset}")
-    s = settings_from_args(args)
-    llm = make_llm(s.llm, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size, threads=s.threads,
-                   timeout_s=s.timeout_s)
-    try:
-        decomposer = QuestionDecomposer(TrackedLLM(llm, retries=s.retries), max_children=args.max_children)
-        splits = decompose_all(items, decomposer, args.concurrency or int(getattr(llm, "parallel_slots", 1) or 1))
-        model = llm.name
-    finally:
-        llm.close()
+    splits, used = with_llm(args, lambda llm, n: decompose_all(
+        items, QuestionDecomposer(llm, max_children=args.max_children), n))
     result = score(splits)
-    result.update(data=names, offset=args.offset, limit=args.limit, llm=s.llm, model=model, questions=len(splits))
-    md = render(result, f"{', '.join(names)} questions {args.offset + 1}–{args.offset + args.limit}, decomposer {model}")
-    print(md)
-    if args.out:
-        atomic_write_text(Path(args.out + ".md"), md + "\n")
-        atomic_write_json(Path(args.out + ".json"), {**result, "splits": [asdict(x) for x in splits]})
+    result.update(data=names, offset=args.offset, limit=args.limit, **used, questions=len(splits))
+    md = render(result, f"{', '.join(names)} questions {args.offset + 1}–{args.offset + args.limit}, "
+                        f"decomposer {used['model']}")
+    report(args.out, md, {**result, "splits": [asdict(x) for x in splits]})
     return 0

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import argparse
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
+from gaji.bench.probing import map_calls
 from gaji.errors import ConfigError, GajiError
 
 TEMPLATE = {
@@ -125,8 +124,7 @@ def run_probes(probes: list[Probe], evaluator: Any, concurrency: int = 2) -> lis
         return Verdict(p, bool(r["response_validity"]), float(r["semantic_coherence"]), float(r["answerability"]),
                        reason=node.data.get("eval_reason"))
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as ex:
-        return list(ex.map(one, probes))
+    return map_calls(one, probes, concurrency)
 
 
 def render(result: dict, title: str) -> str:
@@ -143,24 +141,19 @@ def render(result: dict, title: str) -> str:
 
 
 def register(bsub) -> None:
-    from gaji.cli.common import add_settings_flags
+    from gaji.bench.probing import add_probe_flags
 
     p = bsub.add_parser("evaluator", help="ToQ query evaluator vs labelled responses (gold / bridge entity / other answer)")
     p.add_argument("--data", default="hotpotqa", help="question set with gold answers (default hotpotqa)")
     p.add_argument("--offset", type=int, default=50, help="skip the first N questions (the reported ones; default 50)")
     p.add_argument("--limit", type=int, default=40, help="questions used (default 40)")
-    p.add_argument("--concurrency", type=int, help="calls at once (default: the LLM's parallel slots)")
-    p.add_argument("--out", help="write <out>.md and <out>.json")
-    add_settings_flags(p, index=False)
+    add_probe_flags(p)
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.cli.common import settings_from_args
+    from gaji.bench.probing import report, with_llm
     from gaji.eval.datasets import load_dataset
-    from gaji.io import atomic_write_json, atomic_write_text
-    from gaji.llm.factory import make_llm
-    from gaji.llm.tracked import TrackedLLM
     from gaji.methods.toq.evaluator import QueryEvaluator
 
     if args.offset < 0 or args.limit < 1:
@@ -170,22 +163,11 @@ def _run(args: argparse.Namespace) -> int:
     probes = build_probes(items)
     if not probes:
         raise ConfigError(f"{args.data}: no questions with gold answers after --offset {args.offset}")
-    s = settings_from_args(args)
-    llm = make_llm(s.llm, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size, threads=s.threads,
-                   timeout_s=s.timeout_s)
-    try:
-        verdicts = run_probes(probes, QueryEvaluator(TrackedLLM(llm, retries=s.retries)),
-                              args.concurrency or int(getattr(llm, "parallel_slots", 1) or 1))
-        model = llm.name
-    finally:
-        llm.close()
+    verdicts, used = with_llm(args, lambda llm, n: run_probes(probes, QueryEvaluator(llm), n))
     result = score(verdicts)
-    result.update(data=ds.name, offset=args.offset, limit=args.limit, llm=s.llm, model=model, probes=len(probes))
-    md = render(result, f"{ds.name} questions {args.offset + 1}–{args.offset + len(items)}, judge {model}")
-    print(md)
-    if args.out:
-        atomic_write_text(Path(args.out + ".md"), md + "\n")
-        atomic_write_json(Path(args.out + ".json"), {**result, "verdicts": [
-            {**asdict(v.probe), "valid": v.valid, "coherence": v.coherence, "answerability": v.answerability,
-             "error": v.error, "reason": v.reason} for v in verdicts]})
+    result.update(data=ds.name, offset=args.offset, limit=args.limit, **used, probes=len(probes))
+    md = render(result, f"{ds.name} questions {args.offset + 1}–{args.offset + len(items)}, judge {used['model']}")
+    report(args.out, md, {**result, "verdicts": [
+        {**asdict(v.probe), "valid": v.valid, "coherence": v.coherence, "answerability": v.answerability,
+         "error": v.error, "reason": v.reason} for v in verdicts]})
     return 0

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from gaji.bench.probing import map_calls
 from gaji.errors import ConfigError, GajiError
 
 KINDS = ("own", "foreign")
@@ -103,8 +103,7 @@ def run_probes(probes: list[NeedProbe], llm: Any, concurrency: int = 2) -> list[
             return NeedVerdict(p, None, error=str(e))
         return NeedVerdict(p, v.needed, v.reason, v.query)
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as ex:
-        return list(ex.map(one, probes))
+    return map_calls(one, probes, concurrency)
 
 
 def score(verdicts: list[NeedVerdict]) -> dict[str, Any]:
@@ -132,22 +131,17 @@ def render(result: dict, title: str) -> str:
 
 
 def register(bsub) -> None:
-    from gaji.cli.common import add_settings_flags
+    from gaji.bench.probing import add_probe_flags
 
     p = bsub.add_parser("verifier", help="ConTReGen verification step (i): own vs another question's sub-questions")
     p.add_argument("run", help="a finished ConTReGen run directory (traces.jsonl)")
     p.add_argument("--limit", type=int, default=20, help="questions of the run used (default 20)")
-    p.add_argument("--concurrency", type=int, help="calls at once (default: the LLM's parallel slots)")
-    p.add_argument("--out", help="write <out>.md and <out>.json")
-    add_settings_flags(p, index=False)
+    add_probe_flags(p)
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.cli.common import settings_from_args
-    from gaji.io import atomic_write_json, atomic_write_text
-    from gaji.llm.factory import make_llm
-    from gaji.llm.tracked import TrackedLLM
+    from gaji.bench.probing import report, with_llm
 
     if args.limit < 2:
         raise ConfigError("--limit must be >= 2 (foreign sub-questions come from another question)")
@@ -155,22 +149,11 @@ def _run(args: argparse.Namespace) -> int:
     probes = build_probes(plans)
     if not probes:
         raise ConfigError(f"{args.run}: fewer than 2 traced questions with proposed sub-questions")
-    s = settings_from_args(args)
-    llm = make_llm(s.llm, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size, threads=s.threads,
-                   timeout_s=s.timeout_s)
-    try:
-        verdicts = run_probes(probes, TrackedLLM(llm, retries=s.retries),
-                              args.concurrency or int(getattr(llm, "parallel_slots", 1) or 1))
-        model = llm.name
-    finally:
-        llm.close()
+    verdicts, used = with_llm(args, lambda llm, n: run_probes(probes, llm, n))
     result = score(verdicts)
-    result.update(run=str(args.run), questions=len(plans), llm=s.llm, model=model, probes=len(probes))
-    md = render(result, f"{args.run}: {len(plans)} questions, verifier {model}")
-    print(md)
-    if args.out:
-        atomic_write_text(Path(args.out + ".md"), md + "\n")
-        atomic_write_json(Path(args.out + ".json"), {**result, "verdicts": [
-            {**asdict(v.probe), "needed": v.needed, "facet": v.facet, "query": v.query, "error": v.error}
-            for v in verdicts]})
+    result.update(run=str(args.run), questions=len(plans), **used, probes=len(probes))
+    md = render(result, f"{args.run}: {len(plans)} questions, verifier {used['model']}")
+    report(args.out, md, {**result, "verdicts": [
+        {**asdict(v.probe), "needed": v.needed, "facet": v.facet, "query": v.query, "error": v.error}
+        for v in verdicts]})
     return 0

@@ -80,3 +80,18 @@ def test_rubber_stamp_has_no_gap():
     p_own, p_for = NeedProbe("a", "own", "m", "s", []), NeedProbe("a", "foreign", "m", "t", [])
     r = score([NeedVerdict(p_own, True), NeedVerdict(p_for, True), NeedVerdict(p_for, None, error="x")])
     assert r["gap_points"] == 0.0 and r["failed"] == 1
+
+
+def test_cli_writes_the_report(tmp_path, monkeypatch, capsys):
+    from gaji.cli.main import main
+
+    monkeypatch.setenv("GAJI_HOME", str(tmp_path / "home"))
+    run = _write(tmp_path, RUN)
+    reply = json.dumps({"facet": "x", "needed": True, "query": "q"})  # a rubber stamp
+    out = tmp_path / "probe"
+    assert main(["bench", "verifier", str(run), "--llm", f"scripted:{reply}", "--out", str(out)]) == 0
+    assert "Gap: 0.0 points" in capsys.readouterr().out
+    saved = json.loads((tmp_path / "probe.json").read_text(encoding="utf-8"))
+    assert saved["model"] == "scripted" and saved["probes"] == 7 and len(saved["verdicts"]) == 7
+    assert (tmp_path / "probe.md").read_text(encoding="utf-8").startswith("**")
+    assert main(["bench", "verifier", str(run), "--limit", "1"]) != 0  # a clear error, not a traceback
