@@ -266,7 +266,8 @@ def _git_commit(root: Path) -> str | None:
     return commit + ("-dirty" if dirty else "")
 
 
-def recorded_block(summary: dict, minutes: float, root: Path) -> dict[str, Any]:
+def recorded_block(summary: dict, minutes: float, root: Path, commit: str | None = None) -> dict[str, Any]:
+    """The `recorded:` block; `commit` is the code the run started with (default: the tree's commit now)."""
     from gaji.eval.runner import machine_info, now_iso
 
     scores = {}
@@ -275,7 +276,7 @@ def recorded_block(summary: dict, minutes: float, root: Path) -> dict[str, Any]:
     return {
         "date": now_iso(),
         "gaji_version": __version__,
-        "commit": _git_commit(root),
+        "commit": commit or _git_commit(root),
         "machine": machine_info(),
         "questions": summary.get("questions"),
         "errors": summary.get("errors"),
@@ -336,6 +337,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg = load_config(find_config(args.config, root))
     out = Path(args.out) if args.out else Path(".gaji") / "bench" / cfg.name
     t0 = time.perf_counter()
+    commit = _git_commit(root)  # the code this process runs; HEAD may move while a long run goes on
     summary = run_config(cfg, out, cache=args.cache, progress=not args.quiet, fresh=args.fresh)
     if not args.fresh and summary.get("questions_this_session", 0) < summary.get("questions", 0):
         print(f"{cfg.name}: resumed {out} ({summary['questions'] - summary['questions_this_session']} questions "
@@ -352,7 +354,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print(f"{cfg.name}: no recorded scores yet")
     if args.record:
-        write_recorded(cfg.path, recorded_block(summary, minutes, root))
+        write_recorded(cfg.path, recorded_block(summary, minutes, root, commit))
         dest = root / "benchmarks" / "results" / cfg.name
         copy_results(out, dest)
         print(f"recorded scores in {cfg.path}; results in {dest}")
