@@ -42,7 +42,7 @@ class NeedProbe:
 class NeedVerdict:
     probe: NeedProbe
     needed: bool | None  # None: the call failed
-    facet: str = ""
+    reason: str = ""  # the topics the verifier named
     query: str = ""
     error: str | None = None
 
@@ -154,6 +154,6 @@ def _run(args: argparse.Namespace) -> int:
     result.update(run=str(args.run), questions=len(plans), **used, probes=len(probes))
     md = render(result, f"{args.run}: {len(plans)} questions, verifier {used['model']}")
     report(args.out, md, {**result, "verdicts": [
-        {**asdict(v.probe), "needed": v.needed, "facet": v.facet, "query": v.query, "error": v.error}
+        {**asdict(v.probe), "needed": v.needed, "reason": v.reason, "query": v.query, "error": v.error}
         for v in verdicts]})
     return 0

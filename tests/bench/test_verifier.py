@@ -64,7 +64,7 @@ def test_real_step_one_prompt_and_score(tmp_path):
         sub = next(line for line in text.splitlines() if "sub-question:" in line or "하위 질문:" in line)
         same = ("Bellagio" in main and "Bellagio" in sub) or ("Genesis" in main and "Genesis" in sub) or (
             "무궁화호" in main and "무궁화호" in sub)
-        return json.dumps({"facet": "x", "needed": same, "query": sub.split(":", 1)[1].strip() if same else ""},
+        return json.dumps({"main_topic": "m", "sub_topic": "s", "needed": same, "query": sub.split(":", 1)[1].strip() if same else ""},
                           ensure_ascii=False)
 
     probes = build_probes(plans_from_run(_write(tmp_path, RUN)))
@@ -87,7 +87,7 @@ def test_cli_writes_the_report(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setenv("GAJI_HOME", str(tmp_path / "home"))
     run = _write(tmp_path, RUN)
-    reply = json.dumps({"facet": "x", "needed": True, "query": "q"})  # a rubber stamp
+    reply = json.dumps({"main_topic": "m", "sub_topic": "s", "needed": True, "query": "q"})  # a rubber stamp
     out = tmp_path / "probe"
     assert main(["bench", "verifier", str(run), "--llm", f"scripted:{reply}", "--out", str(out)]) == 0
     assert "Gap: 0.0 points" in capsys.readouterr().out

@@ -12,6 +12,7 @@ Retrieved text (and the notes derived from it) is always fenced data, preceded b
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -51,28 +52,49 @@ VERIFY_SYSTEM = {
     "en": "You review the sub-questions of a research plan and turn the useful ones into good search queries.",
     "ko": "당신은 연구 계획의 하위 질문을 검토하고, 유용한 하위 질문을 좋은 검색어로 바꿉니다.",
 }
-# The model names the facet first (what part of a complete answer the sub-question supplies), then decides. A
-# first version asked for a free "reason" first and listed "only repeats the main question" among the reasons to
-# say no: the 1.5B model copied that phrase as the reason for every sub-question and rejected them all
-# (BENCHMARKS.md, ConTReGen). Exact repeats are caught before this call, without the model (tree._propose).
+# The model names what each question is about before it decides. Two earlier versions failed on the 1.5B model:
+# a free "reason" first, with "only repeats the main question" listed among the reasons to say no, was copied as
+# the reason for every sub-question and rejected them all; a "facet" first (what part of a complete answer the
+# sub-question supplies) found a facet for anything and accepted everything, sub-questions planned for other
+# questions included (`gaji bench verifier`: 100 % needed for own and foreign sub-questions alike; BENCHMARKS.md,
+# ConTReGen). Naming both topics turns the verdict into a comparison the model can make, and the two worked
+# examples show one of each verdict. Exact repeats are caught before this call, without the model (tree._propose).
 VERIFY_USER = {
     "en": "Main question: {main}\n{parent}Proposed sub-question: {sub}\n{context}\n"
-    "Step 1 (facet): in a few words, name the part of a complete answer to the main question that this "
-    "sub-question would supply (a sub-topic, event, person, interpretation, time, place, cause or consequence).\n"
-    "Step 2 (needed): true if that facet belongs in a complete answer to the main question; false only if the "
-    "sub-question is about another topic or asks for nothing a complete answer would use.\n"
-    "Step 3 (query): if needed, rewrite the sub-question as a self-contained search query: replace pronouns and "
+    "Step 1 (main_topic): the person, work, place, event or thing the main question is about, in a few words.\n"
+    "Step 2 (sub_topic): the person, work, place, event or thing the sub-question is about, in a few words.\n"
+    "Step 3 (needed): true if the sub-question is about the main topic or something directly tied to it (a part, "
+    "an aspect, a time, a cause, a consequence, a person involved in it) and its answer would belong in a complete "
+    "answer to the main question; false if it is about another subject.\n"
+    "Step 4 (query): if needed, rewrite the sub-question as a self-contained search query: replace pronouns and "
     "vague references, and add the names, titles, dates or other context from the main question so that the "
     "query makes sense on its own. Empty if not needed.\n"
-    'Reply with JSON: {{"facet": "<a few words>", "needed": true or false, "query": "<the search query>"}}',
+    'Reply with JSON: {{"main_topic": "...", "sub_topic": "...", "needed": true or false, "query": "..."}}',
     "ko": "주 질문: {main}\n{parent}제안된 하위 질문: {sub}\n{context}\n"
-    "1단계(측면): 이 하위 질문이 주 질문에 대한 완전한 답변의 어느 부분(세부 주제, 사건, 인물, 해석, 시기, 장소, "
-    "원인, 결과)을 채우는지 몇 단어로 쓰세요.\n"
-    "2단계(필요 여부): 그 측면이 주 질문의 완전한 답변에 들어가야 하면 true, 하위 질문이 다른 주제이거나 완전한 "
-    "답변에 쓰일 내용을 묻지 않을 때만 false입니다.\n"
-    "3단계(검색어): 필요하다면 그 자체로 이해되는 검색어로 다시 쓰세요. 대명사와 모호한 표현을 구체적으로 바꾸고, "
+    "1단계(main_topic): 주 질문이 다루는 인물, 작품, 장소, 사건 또는 대상을 몇 단어로 쓰세요.\n"
+    "2단계(sub_topic): 하위 질문이 다루는 인물, 작품, 장소, 사건 또는 대상을 몇 단어로 쓰세요.\n"
+    "3단계(needed): 하위 질문이 주 질문의 대상이나 그와 직접 이어진 것(일부, 측면, 시기, 원인, 결과, 관련 인물)을 "
+    "다루고 그 답이 주 질문의 완전한 답변에 들어갈 만하면 true, 다른 대상을 다루면 false입니다.\n"
+    "4단계(query): 필요하다면 그 자체로 이해되는 검색어로 다시 쓰세요. 대명사와 모호한 표현을 구체적으로 바꾸고, "
     "주 질문에 나오는 이름, 제목, 날짜 등 맥락을 넣어 검색어만 보아도 뜻이 통하게 하세요. 필요 없으면 빈 문자열입니다.\n"
-    'JSON으로 답하세요: {{"facet": "<몇 단어>", "needed": true 또는 false, "query": "<검색어>"}}',
+    'JSON으로 답하세요: {{"main_topic": "...", "sub_topic": "...", "needed": true 또는 false, "query": "..."}}',
+}
+# worked examples, one of each verdict: (main question, sub-question, reply)
+VERIFY_SHOTS = {
+    "en": [
+        ("Who built the Brooklyn Bridge?", "Who designed the Brooklyn Bridge and when did construction start?",
+         {"main_topic": "Brooklyn Bridge", "sub_topic": "Brooklyn Bridge design and construction", "needed": True,
+          "query": "Brooklyn Bridge designer John Roebling construction start year"}),
+        ("Who built the Brooklyn Bridge?", "When was the novel Moby-Dick published?",
+         {"main_topic": "Brooklyn Bridge", "sub_topic": "the novel Moby-Dick", "needed": False, "query": ""}),
+    ],
+    "ko": [
+        ("숭례문은 누가 지었나요?", "숭례문은 언제 누구의 설계로 세워졌나요?",
+         {"main_topic": "숭례문", "sub_topic": "숭례문의 건립 시기와 설계자", "needed": True,
+          "query": "숭례문 건립 연도 설계자"}),
+        ("숭례문은 누가 지었나요?", "소설 『토지』는 언제 출간되었나요?",
+         {"main_topic": "숭례문", "sub_topic": "소설 『토지』", "needed": False, "query": ""}),
+    ],
 }
 PARENT_LINE = {
     "en": "It refines this question: {parent}\n",
@@ -166,13 +188,19 @@ def plan_messages(lang: str, question: str, passages: Sequence[Passage], n: int,
 
 def verify_messages(lang: str, main: str, parent: str, sub: str, titles: Sequence[str]) -> Messages:
     """Step (i): needed for the main question? rewritten as a self-contained query."""
-    user = VERIFY_USER[lang].format(
-        main=main,
-        parent=PARENT_LINE[lang].format(parent=parent) if parent and parent != main else "",
-        sub=sub,
-        context=CONTEXT_LINE[lang].format(titles="; ".join(titles)) if titles else "",
-    )
-    return _messages(VERIFY_SYSTEM[lang], user)
+    def user(main: str, parent: str, sub: str, titles: Sequence[str]) -> str:
+        return VERIFY_USER[lang].format(
+            main=main,
+            parent=PARENT_LINE[lang].format(parent=parent) if parent and parent != main else "",
+            sub=sub,
+            context=CONTEXT_LINE[lang].format(titles="; ".join(titles)) if titles else "",
+        )
+
+    messages = [{"role": "system", "content": VERIFY_SYSTEM[lang]}]
+    for shot_main, shot_sub, reply in VERIFY_SHOTS[lang]:
+        messages += [{"role": "user", "content": user(shot_main, "", shot_sub, [])},
+                     {"role": "assistant", "content": json.dumps(reply, ensure_ascii=False)}]
+    return messages + [{"role": "user", "content": user(main, parent, sub, titles)}]
 
 
 def relevance_messages(lang: str, main: str, sub: str, passages: Sequence[Passage], chars: int) -> Messages:

@@ -20,11 +20,12 @@ NEED_SCHEMA = {
     "type": "object",
     "title": "contregen_verify",
     "properties": {
-        "facet": {"type": "string", "maxLength": 120},
+        "main_topic": {"type": "string", "maxLength": 80},
+        "sub_topic": {"type": "string", "maxLength": 80},
         "needed": {"type": "boolean"},
         "query": {"type": "string", "maxLength": 200},
     },
-    "required": ["facet", "needed", "query"],  # the facet first: what the sub-question adds, before the verdict
+    "required": ["main_topic", "sub_topic", "needed", "query"],  # both topics first, then the verdict
 }
 
 RELEVANCE_SCHEMA = {
@@ -41,7 +42,7 @@ class Verdict:
 
     needed: bool
     query: str  # the rewritten, self-contained search query ("" when not needed)
-    reason: str = ""  # the facet the model named (what the sub-question adds to the answer)
+    reason: str = ""  # "<main topic> / <sub-question's topic>", as the model named them before deciding
 
 
 def judge_need(
@@ -52,7 +53,8 @@ def judge_need(
                        schema=NEED_SCHEMA, max_tokens=max_tokens)
     needed = bool(out.get("needed"))
     query = " ".join(str(out.get("query") or "").split())
-    return Verdict(needed=needed, query=(query or sub) if needed else "", reason=str(out.get("facet") or "").strip())
+    topics = [str(out.get(k) or "").strip() for k in ("main_topic", "sub_topic")]
+    return Verdict(needed=needed, query=(query or sub) if needed else "", reason=" / ".join(t for t in topics if t))
 
 
 def keep_relevant(

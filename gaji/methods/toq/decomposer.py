@@ -29,8 +29,7 @@ TYPES = ("single", "bridging", "intersection", "comparison", "hybrid")
 def decomposition_schema(max_children: int) -> dict:
     return {
         "type": "object",
-        "properties": {
-            "type": {"type": "string", "enum": list(TYPES)},
+        "properties": {  # sub-questions first: the model writes the split, then names its type
             "subquestions": {
                 "type": "array",
                 "minItems": 1,
@@ -41,8 +40,9 @@ def decomposition_schema(max_children: int) -> dict:
                     "required": ["question", "each"],
                 },
             },
+            "type": {"type": "string", "enum": list(TYPES)},
         },
-        "required": ["type", "subquestions"],
+        "required": ["subquestions", "type"],
     }
 
 

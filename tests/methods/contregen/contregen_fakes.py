@@ -72,9 +72,9 @@ class Brain:
             q = re.findall(r"^(?:Question|질문): (.+)$", text, re.MULTILINE)[-1]
             return json.dumps({"subquestions": self.plans.get(q, [])})
         if task == "contregen_verify":
-            sub = re.search(r"(?:Proposed sub-question|제안된 하위 질문): (.+)", text).group(1)
+            sub = re.findall(r"(?:Proposed sub-question|제안된 하위 질문): (.+)", text)[-1]  # after the worked examples
             query = self.verdicts.get(sub, sub)
-            return json.dumps({"facet": "scripted", "needed": query is not None, "query": query or ""})
+            return json.dumps({"main_topic": "m", "sub_topic": "scripted", "needed": query is not None, "query": query or ""})
         if task == "contregen_relevance":
             docs = re.findall(r"^\[(\d+)\] \((.+?)\)", text, re.MULTILINE)
             return json.dumps({"relevant": [int(n) for n, t in docs if t not in self.irrelevant]})
