@@ -29,7 +29,8 @@ TYPES = ("single", "bridging", "intersection", "comparison", "hybrid")
 def decomposition_schema(max_children: int) -> dict:
     return {
         "type": "object",
-        "properties": {  # sub-questions first: the model writes the split, then names its type
+        "properties": {
+            "type": {"type": "string", "enum": list(TYPES)},
             "subquestions": {
                 "type": "array",
                 "minItems": 1,
@@ -40,9 +41,8 @@ def decomposition_schema(max_children: int) -> dict:
                     "required": ["question", "each"],
                 },
             },
-            "type": {"type": "string", "enum": list(TYPES)},
         },
-        "required": ["subquestions", "type"],
+        "required": ["type", "subquestions"],
     }
 
 

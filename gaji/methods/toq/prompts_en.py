@@ -23,64 +23,56 @@ DECOMPOSE_SYSTEM = """You decide whether a user's question can be answered with 
 - "comparison" is only for a question that names two or more items and compares them. A question about one named thing is "single" or "bridging". Never write the same sub-question twice.
 - Types: "bridging" (a later sub-question uses an earlier answer through [ANS_N]); "intersection" (find two sets; the answer is what they share); "comparison" (ask the same fact about each item, then compare); "hybrid" (first find a list, then ask about every item of it: that sub-question uses [ANS_N] and has "each": true).
 - "each" is false unless the sub-question must be asked once per item of a list answer.
-Output JSON only, the sub-questions first and then the type: {{"subquestions": [{{"question": "...", "each": false}}], "type": "..."}}"""
+Output JSON only: {{"type": "...", "subquestions": [{{"question": "...", "each": false}}]}}"""
 
 DECOMPOSE_USER = "Question: {question}"
 
 DECOMPOSE_SHOTS: list[tuple[str, str]] = [
     (
         "Question: Who wrote the novel The Remains of the Day?",
-        _j({"subquestions": [
-            {"question": "Who wrote the novel The Remains of the Day?", "each": False}], "type": "single"}),
+        _j({"type": "single", "subquestions": [
+            {"question": "Who wrote the novel The Remains of the Day?", "each": False}]}),
     ),
     (
         "Question: Please recommend an electric car in a similar price range to the BMW i5.",
-        _j({"subquestions": [
+        _j({"type": "bridging", "subquestions": [
             {"question": "What is the price range of the BMW i5?", "each": False},
-            {"question": "Which electric cars are sold in the [ANS_1] price range?", "each": False}], "type": "bridging"}),
+            {"question": "Which electric cars are sold in the [ANS_1] price range?", "each": False}]}),
     ),
     (
         "Question: In which city was the director of the film Oldboy born?",
-        _j({"subquestions": [
+        _j({"type": "bridging", "subquestions": [
             {"question": "Who directed the film Oldboy?", "each": False},
-            {"question": "In which city was [ANS_1] born?", "each": False}], "type": "bridging"}),
+            {"question": "In which city was [ANS_1] born?", "each": False}]}),
     ),
     (
         "Question: Jane Kim taught economics at a university located in what city?",
-        _j({"subquestions": [
+        _j({"type": "bridging", "subquestions": [
             {"question": "At which university did Jane Kim teach economics?", "each": False},
-            {"question": "In what city is [ANS_1] located?", "each": False}], "type": "bridging"}),
-    ),
-    (
-        "Question: Which river flows through the capital of the country where the composer of the opera Rusalka was born?",
-        _j({"subquestions": [
-            {"question": "Who composed the opera Rusalka?", "each": False},
-            {"question": "In which country was [ANS_1] born?", "each": False},
-            {"question": "What is the capital of [ANS_2]?", "each": False},
-            {"question": "Which river flows through [ANS_3]?", "each": False}], "type": "bridging"}),
+            {"question": "In what city is [ANS_1] located?", "each": False}]}),
     ),
     (
         "Question: Lakeside Academy is a private high school in which county of Ohio?",
-        _j({"subquestions": [
-            {"question": "Lakeside Academy is a private high school in which county of Ohio?", "each": False}], "type": "single"}),
+        _j({"type": "single", "subquestions": [
+            {"question": "Lakeside Academy is a private high school in which county of Ohio?", "each": False}]}),
     ),
     (
         "Question: Which actors have appeared in films by both Bong Joon-ho and Park Chan-wook?",
-        _j({"subquestions": [
+        _j({"type": "intersection", "subquestions": [
             {"question": "Which actors have appeared in Bong Joon-ho's films?", "each": False},
-            {"question": "Which actors have appeared in Park Chan-wook's films?", "each": False}], "type": "intersection"}),
+            {"question": "Which actors have appeared in Park Chan-wook's films?", "each": False}]}),
     ),
     (
         "Question: Which phone has the bigger battery, the Galaxy S24 or the iPhone 15?",
-        _j({"subquestions": [
+        _j({"type": "comparison", "subquestions": [
             {"question": "What is the battery capacity of the Galaxy S24?", "each": False},
-            {"question": "What is the battery capacity of the iPhone 15?", "each": False}], "type": "comparison"}),
+            {"question": "What is the battery capacity of the iPhone 15?", "each": False}]}),
     ),
     (
         "Question: Which film of the Harry Potter series earned the most at the box office?",
-        _j({"subquestions": [
+        _j({"type": "hybrid", "subquestions": [
             {"question": "Which films are in the Harry Potter series?", "each": False},
-            {"question": "How much did [ANS_1] earn at the box office?", "each": True}], "type": "hybrid"}),
+            {"question": "How much did [ANS_1] earn at the box office?", "each": True}]}),
     ),
 ]
 

@@ -23,64 +23,56 @@ DECOMPOSE_SYSTEM = """당신은 사용자의 질문이 검색 엔진 한 번 검
 - "comparison"은 질문이 둘 이상의 대상을 이름으로 들고 비교할 때만 씁니다. 이름이 하나인 대상에 대한 질문은 "single" 또는 "bridging"입니다. 같은 하위 질문을 두 번 쓰지 않습니다.
 - 유형: "bridging"(뒤의 하위 질문이 [ANS_N]으로 앞의 답을 사용), "intersection"(두 집합을 찾아 공통된 것이 답), "comparison"(각 대상에 대해 같은 사실을 묻고 비교), "hybrid"(먼저 목록을 찾고, 그 목록의 항목마다 질문: 그 하위 질문은 [ANS_N]을 쓰고 "each": true).
 - 목록 답변의 항목마다 한 번씩 물어야 하는 하위 질문이 아니면 "each"는 false입니다.
-JSON만 출력합니다. 하위 질문을 먼저, 유형을 나중에 씁니다: {{"subquestions": [{{"question": "...", "each": false}}], "type": "..."}}"""
+JSON만 출력합니다: {{"type": "...", "subquestions": [{{"question": "...", "each": false}}]}}"""
 
 DECOMPOSE_USER = "질문: {question}"
 
 DECOMPOSE_SHOTS: list[tuple[str, str]] = [
     (
         "질문: 소설 『채식주의자』를 쓴 작가는 누구인가요?",
-        _j({"subquestions": [
-            {"question": "소설 『채식주의자』를 쓴 작가는 누구인가요?", "each": False}], "type": "single"}),
+        _j({"type": "single", "subquestions": [
+            {"question": "소설 『채식주의자』를 쓴 작가는 누구인가요?", "each": False}]}),
     ),
     (
         "질문: BMW i5와 비슷한 가격대의 전기차 추천해주세요.",
-        _j({"subquestions": [
+        _j({"type": "bridging", "subquestions": [
             {"question": "BMW i5의 가격대는 얼마인가요?", "each": False},
-            {"question": "[ANS_1] 가격대의 전기차는 무엇이 있나요?", "each": False}], "type": "bridging"}),
+            {"question": "[ANS_1] 가격대의 전기차는 무엇이 있나요?", "each": False}]}),
     ),
     (
         "질문: 영화 『올드보이』 감독의 고향은 어디인가요?",
-        _j({"subquestions": [
+        _j({"type": "bridging", "subquestions": [
             {"question": "영화 『올드보이』의 감독은 누구인가요?", "each": False},
-            {"question": "[ANS_1]의 고향은 어디인가요?", "each": False}], "type": "bridging"}),
+            {"question": "[ANS_1]의 고향은 어디인가요?", "each": False}]}),
     ),
     (
         "질문: 김지은 교수가 경제학을 가르친 대학교는 어느 도시에 있나요?",
-        _j({"subquestions": [
+        _j({"type": "bridging", "subquestions": [
             {"question": "김지은 교수가 경제학을 가르친 대학교는 어디인가요?", "each": False},
-            {"question": "[ANS_1]은 어느 도시에 있나요?", "each": False}], "type": "bridging"}),
-    ),
-    (
-        "질문: 오페라 『루살카』의 작곡가가 태어난 나라의 수도를 흐르는 강은 무엇인가요?",
-        _j({"subquestions": [
-            {"question": "오페라 『루살카』의 작곡가는 누구인가요?", "each": False},
-            {"question": "[ANS_1]은 어느 나라에서 태어났나요?", "each": False},
-            {"question": "[ANS_2]의 수도는 어디인가요?", "each": False},
-            {"question": "[ANS_3]을 흐르는 강은 무엇인가요?", "each": False}], "type": "bridging"}),
+            {"question": "[ANS_1]은 어느 도시에 있나요?", "each": False}]}),
     ),
     (
         "질문: 한빛고등학교는 경기도의 어느 시에 있는 사립 고등학교인가요?",
-        _j({"subquestions": [
-            {"question": "한빛고등학교는 경기도의 어느 시에 있는 사립 고등학교인가요?", "each": False}], "type": "single"}),
+        _j({"type": "single", "subquestions": [
+            {"question": "한빛고등학교는 경기도의 어느 시에 있는 사립 고등학교인가요?", "each": False}]}),
     ),
     (
         "질문: 봉준호 감독과 박찬욱 감독의 영화에 모두 출연한 배우는 누구인가요?",
-        _j({"subquestions": [
+        _j({"type": "intersection", "subquestions": [
             {"question": "봉준호 감독의 영화에 출연한 배우는 누구인가요?", "each": False},
-            {"question": "박찬욱 감독의 영화에 출연한 배우는 누구인가요?", "each": False}], "type": "intersection"}),
+            {"question": "박찬욱 감독의 영화에 출연한 배우는 누구인가요?", "each": False}]}),
     ),
     (
         "질문: 갤럭시 S24랑 아이폰 15 중 어느 폰의 배터리 용량이 더 큰가요?",
-        _j({"subquestions": [
+        _j({"type": "comparison", "subquestions": [
             {"question": "갤럭시 S24의 배터리 용량은 얼마인가요?", "each": False},
-            {"question": "아이폰 15의 배터리 용량은 얼마인가요?", "each": False}], "type": "comparison"}),
+            {"question": "아이폰 15의 배터리 용량은 얼마인가요?", "each": False}]}),
     ),
     (
         "질문: 해리 포터 영화 시리즈 중 흥행 수입이 제일 높은 작품은 뭐야?",
-        _j({"subquestions": [
+        _j({"type": "hybrid", "subquestions": [
             {"question": "해리 포터 영화 시리즈에는 어떤 작품들이 있나요?", "each": False},
-            {"question": "[ANS_1]의 흥행 수입은 얼마인가요?", "each": True}], "type": "hybrid"}),
+            {"question": "[ANS_1]의 흥행 수입은 얼마인가요?", "each": True}]}),
     ),
 ]
 
