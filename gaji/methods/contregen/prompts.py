@@ -52,48 +52,51 @@ VERIFY_SYSTEM = {
     "en": "You review the sub-questions of a research plan and turn the useful ones into good search queries.",
     "ko": "당신은 연구 계획의 하위 질문을 검토하고, 유용한 하위 질문을 좋은 검색어로 바꿉니다.",
 }
-# The model names what each question is about before it decides. Two earlier versions failed on the 1.5B model:
-# a free "reason" first, with "only repeats the main question" listed among the reasons to say no, was copied as
-# the reason for every sub-question and rejected them all; a "facet" first (what part of a complete answer the
+# The model names what each question is about before it decides. Earlier versions failed on the 1.5B model: a
+# free "reason" first, with "only repeats the main question" listed among the reasons to say no, was copied as the
+# reason for every sub-question and rejected them all; a "facet" first (what part of a complete answer the
 # sub-question supplies) found a facet for anything and accepted everything, sub-questions planned for other
-# questions included (`gaji bench verifier`: 100 % needed for own and foreign sub-questions alike; BENCHMARKS.md,
-# ConTReGen). Naming both topics turns the verdict into a comparison the model can make, and the two worked
-# examples show one of each verdict. Exact repeats are caught before this call, without the model (tree._propose).
+# questions included. `gaji bench verifier` on 12 ASQA plans (BENCHMARKS.md, ConTReGen): facet first: own 100 %,
+# foreign 100 % needed; main topic, then sub topic, one example pair about one question: 90 % / 70 %; this
+# version (sub topic first, copied from the sub-question; examples about two different questions): 90 % / 56.7 %.
+# Exact repeats are caught before this call, without the model (tree._propose).
 VERIFY_USER = {
     "en": "Main question: {main}\n{parent}Proposed sub-question: {sub}\n{context}\n"
-    "Step 1 (main_topic): the person, work, place, event or thing the main question is about, in a few words.\n"
-    "Step 2 (sub_topic): the person, work, place, event or thing the sub-question is about, in a few words.\n"
-    "Step 3 (needed): true if the sub-question is about the main topic or something directly tied to it (a part, "
-    "an aspect, a time, a cause, a consequence, a person involved in it) and its answer would belong in a complete "
-    "answer to the main question; false if it is about another subject.\n"
+    "Step 1 (sub_topic): the person, work, place, event or thing the SUB-QUESTION asks about, copied from the "
+    "sub-question.\n"
+    "Step 2 (main_topic): the person, work, place, event or thing the MAIN QUESTION asks about, copied from the "
+    "main question.\n"
+    "Step 3 (needed): true if the two topics are the same or directly tied (a part, an aspect, a time, a cause, a "
+    "consequence, a person involved) and the sub-question's answer would belong in a complete answer to the main "
+    "question; false if the sub-question is about another subject.\n"
     "Step 4 (query): if needed, rewrite the sub-question as a self-contained search query: replace pronouns and "
     "vague references, and add the names, titles, dates or other context from the main question so that the "
     "query makes sense on its own. Empty if not needed.\n"
-    'Reply with JSON: {{"main_topic": "...", "sub_topic": "...", "needed": true or false, "query": "..."}}',
+    'Reply with JSON: {{"sub_topic": "...", "main_topic": "...", "needed": true or false, "query": "..."}}',
     "ko": "주 질문: {main}\n{parent}제안된 하위 질문: {sub}\n{context}\n"
-    "1단계(main_topic): 주 질문이 다루는 인물, 작품, 장소, 사건 또는 대상을 몇 단어로 쓰세요.\n"
-    "2단계(sub_topic): 하위 질문이 다루는 인물, 작품, 장소, 사건 또는 대상을 몇 단어로 쓰세요.\n"
-    "3단계(needed): 하위 질문이 주 질문의 대상이나 그와 직접 이어진 것(일부, 측면, 시기, 원인, 결과, 관련 인물)을 "
-    "다루고 그 답이 주 질문의 완전한 답변에 들어갈 만하면 true, 다른 대상을 다루면 false입니다.\n"
+    "1단계(sub_topic): 하위 질문이 묻는 인물, 작품, 장소, 사건 또는 대상을 하위 질문에서 그대로 옮겨 쓰세요.\n"
+    "2단계(main_topic): 주 질문이 묻는 인물, 작품, 장소, 사건 또는 대상을 주 질문에서 그대로 옮겨 쓰세요.\n"
+    "3단계(needed): 두 대상이 같거나 직접 이어져 있고(일부, 측면, 시기, 원인, 결과, 관련 인물) 하위 질문의 답이 주 "
+    "질문의 완전한 답변에 들어갈 만하면 true, 하위 질문이 다른 대상을 다루면 false입니다.\n"
     "4단계(query): 필요하다면 그 자체로 이해되는 검색어로 다시 쓰세요. 대명사와 모호한 표현을 구체적으로 바꾸고, "
     "주 질문에 나오는 이름, 제목, 날짜 등 맥락을 넣어 검색어만 보아도 뜻이 통하게 하세요. 필요 없으면 빈 문자열입니다.\n"
-    'JSON으로 답하세요: {{"main_topic": "...", "sub_topic": "...", "needed": true 또는 false, "query": "..."}}',
+    'JSON으로 답하세요: {{"sub_topic": "...", "main_topic": "...", "needed": true 또는 false, "query": "..."}}',
 }
-# worked examples, one of each verdict: (main question, sub-question, reply)
+# worked examples, one of each verdict, about different main questions: (main question, sub-question, reply)
 VERIFY_SHOTS = {
     "en": [
         ("Who built the Brooklyn Bridge?", "Who designed the Brooklyn Bridge and when did construction start?",
-         {"main_topic": "Brooklyn Bridge", "sub_topic": "Brooklyn Bridge design and construction", "needed": True,
+         {"sub_topic": "Brooklyn Bridge design and construction", "main_topic": "Brooklyn Bridge", "needed": True,
           "query": "Brooklyn Bridge designer John Roebling construction start year"}),
-        ("Who built the Brooklyn Bridge?", "When was the novel Moby-Dick published?",
-         {"main_topic": "Brooklyn Bridge", "sub_topic": "the novel Moby-Dick", "needed": False, "query": ""}),
+        ("When was the novel Moby-Dick published?", "What is the population of Cairo?",
+         {"sub_topic": "Cairo", "main_topic": "the novel Moby-Dick", "needed": False, "query": ""}),
     ],
     "ko": [
         ("숭례문은 누가 지었나요?", "숭례문은 언제 누구의 설계로 세워졌나요?",
-         {"main_topic": "숭례문", "sub_topic": "숭례문의 건립 시기와 설계자", "needed": True,
+         {"sub_topic": "숭례문의 건립 시기와 설계자", "main_topic": "숭례문", "needed": True,
           "query": "숭례문 건립 연도 설계자"}),
-        ("숭례문은 누가 지었나요?", "소설 『토지』는 언제 출간되었나요?",
-         {"main_topic": "숭례문", "sub_topic": "소설 『토지』", "needed": False, "query": ""}),
+        ("소설 『토지』는 언제 출간되었나요?", "부산의 인구는 얼마인가요?",
+         {"sub_topic": "부산의 인구", "main_topic": "소설 『토지』", "needed": False, "query": ""}),
     ],
 }
 PARENT_LINE = {

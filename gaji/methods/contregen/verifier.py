@@ -20,12 +20,12 @@ NEED_SCHEMA = {
     "type": "object",
     "title": "contregen_verify",
     "properties": {
-        "main_topic": {"type": "string", "maxLength": 80},
         "sub_topic": {"type": "string", "maxLength": 80},
+        "main_topic": {"type": "string", "maxLength": 80},
         "needed": {"type": "boolean"},
         "query": {"type": "string", "maxLength": 200},
     },
-    "required": ["main_topic", "sub_topic", "needed", "query"],  # both topics first, then the verdict
+    "required": ["sub_topic", "main_topic", "needed", "query"],  # both topics first, then the verdict
 }
 
 RELEVANCE_SCHEMA = {
