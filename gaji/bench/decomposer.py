@@ -64,17 +64,19 @@ def decompose_all(items: list[Any], decomposer: Any, concurrency: int = 2) -> li
     """One decomposition per question with a known shape, in order; a failed call is a 'failed' Split."""
     from gaji.types import Node
 
-    todo = [(it, expected_shape(it.type)) for it in items]
-    todo = [(it, shape) for it, shape in todo if shape]
+    jobs = [(it, shape) for it in items if (shape := expected_shape(it.type))]
 
     def one(job: tuple[Any, str]) -> Split:
         it, shape = job
         node = Node(kind="root", question=it.question)
+        error = None
         try:
             d = decomposer.decompose(node, it.question, it.lang or "en")
         except GajiError as e:
-            return Split(it.id, it.question, shape, "failed", error=str(e),
-                         tokens=sum(c.prompt_tokens + c.completion_tokens for c in node.calls))
+            d, error = None, str(e)
+        tokens = sum(c.prompt_tokens + c.completion_tokens for c in node.calls)
+        if d is None:
+            return Split(it.id, it.question, shape, "failed", error=error, tokens=tokens)
         if d.is_single:
             outcome = "single"
         elif any(sq.depends_on for sq in d.subquestions):
@@ -82,9 +84,9 @@ def decompose_all(items: list[Any], decomposer: Any, concurrency: int = 2) -> li
         else:
             outcome = "independent"
         return Split(it.id, it.question, shape, outcome, d.type, d.model_type, [sq.question for sq in d.subquestions],
-                     d.duplicates, sum(c.prompt_tokens + c.completion_tokens for c in node.calls))
+                     d.duplicates, tokens)
 
-    return map_calls(one, todo, concurrency)
+    return map_calls(one, jobs, concurrency)
 
 
 def score(splits: list[Split]) -> dict[str, Any]:

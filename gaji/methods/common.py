@@ -16,6 +16,17 @@ DATA_NOTE = {
 _FENCE_TAG = re.compile(r"</?\s*documents\s*>", re.I)
 
 
+def few_shot_messages(system: str, shots: list[tuple[str, str]], user: str) -> list[dict]:
+    """Chat messages: the fixed system turn and (user, assistant) exemplar turns first, the variable user turn
+    last, so every call of one prompt shares its long prefix in llama.cpp's prompt cache."""
+    msgs = [{"role": "system", "content": system}]
+    for u, a in shots:
+        msgs.append({"role": "user", "content": u})
+        msgs.append({"role": "assistant", "content": a})
+    msgs.append({"role": "user", "content": user})
+    return msgs
+
+
 def format_passages(
     passages: list[Passage], style: str = "numbered", max_chars: int = 1200, numbers: list[int] | None = None
 ) -> str:

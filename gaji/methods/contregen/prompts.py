@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from gaji.methods.common import DATA_NOTE, format_passages
+from gaji.methods.common import DATA_NOTE, few_shot_messages, format_passages
 from gaji.types import Passage
 
 Messages = list[dict]
@@ -199,11 +199,8 @@ def verify_messages(lang: str, main: str, parent: str, sub: str, titles: Sequenc
             context=CONTEXT_LINE[lang].format(titles="; ".join(titles)) if titles else "",
         )
 
-    messages = [{"role": "system", "content": VERIFY_SYSTEM[lang]}]
-    for shot_main, shot_sub, reply in VERIFY_SHOTS[lang]:
-        messages += [{"role": "user", "content": user(shot_main, "", shot_sub, [])},
-                     {"role": "assistant", "content": json.dumps(reply, ensure_ascii=False)}]
-    return messages + [{"role": "user", "content": user(main, parent, sub, titles)}]
+    shots = [(user(m, "", q, []), json.dumps(reply, ensure_ascii=False)) for m, q, reply in VERIFY_SHOTS[lang]]
+    return few_shot_messages(VERIFY_SYSTEM[lang], shots, user(main, parent, sub, titles))
 
 
 def relevance_messages(lang: str, main: str, sub: str, passages: Sequence[Passage], chars: int) -> Messages:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.toq.prompts import build, prompts
+from gaji.methods.common import few_shot_messages
+from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
 from gaji.types import Node
 
@@ -129,7 +130,7 @@ class QuestionDecomposer:
     def messages(self, question: str, lang: str) -> list[dict]:
         p = prompts(lang)
         system = p.DECOMPOSE_SYSTEM.format(max_children=self.max_children)
-        return build(system, p.DECOMPOSE_SHOTS, p.DECOMPOSE_USER.format(question=question))
+        return few_shot_messages(system, p.DECOMPOSE_SHOTS, p.DECOMPOSE_USER.format(question=question))
 
     def decompose(self, node: Node, question: str, lang: str) -> Decomposition:
         """Split `question` (recording the calls on `node`); LLMError when no valid split comes back."""

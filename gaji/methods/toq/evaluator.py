@@ -17,7 +17,8 @@ used by the eval harness on any method's answers:
 from __future__ import annotations
 
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.toq.prompts import build, prompts
+from gaji.methods.common import few_shot_messages
+from gaji.methods.toq.prompts import prompts
 from gaji.types import Node, Passage
 
 EVAL_SCHEMA = {
@@ -56,7 +57,7 @@ class QueryEvaluator:
                 lines.append(f"[{i}] ({ps.title}) {text}" if ps.title else f"[{i}] {text}")
             evidence = p.EVIDENCE_HEADER + "\n".join(lines)
         user = p.EVALUATE_USER.format(question=question, answer=answer.strip(), evidence=evidence)
-        return build(p.EVALUATE_SYSTEM, p.EVALUATE_SHOTS, user)
+        return few_shot_messages(p.EVALUATE_SYSTEM, p.EVALUATE_SHOTS, user)
 
     def evaluate(
         self, node: Node, question: str, answer: str, lang: str, passages: list[Passage] | None = None

@@ -25,7 +25,8 @@ from typing import Any, Callable, Mapping
 
 from gaji.errors import ConfigError, LLMError
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.toq.prompts import build, prompts
+from gaji.methods.common import few_shot_messages
+from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.tree import fill_slots
 from gaji.types import Node, Passage
 
@@ -135,7 +136,7 @@ class AnswerIntegrator:
     def judge_one(self, node: Node, question: str, passage: Passage, lang: str) -> Judgement:
         p = prompts(lang)
         user = p.INTEGRATE_USER.format(question=question, document=document_json(passage, self.doc_chars))
-        obj = self.llm.json(node, "integrate", build(p.INTEGRATE_SYSTEM, p.INTEGRATE_SHOTS, user),
+        obj = self.llm.json(node, "integrate", few_shot_messages(p.INTEGRATE_SYSTEM, p.INTEGRATE_SHOTS, user),
                             schema=JUDGEMENT_SCHEMA, max_tokens=self.max_tokens)
         return _judgement(obj, passage, question)
 
@@ -149,7 +150,7 @@ class AnswerIntegrator:
         p = prompts(lang)
         docs = "\n".join(f"[{i}] {document_json(ps, self.doc_chars)}" for i, ps in enumerate(passages, 1))
         user = p.INTEGRATE_BATCH_USER.format(question=question, documents=docs)
-        obj = self.llm.json(node, "integrate", build(p.INTEGRATE_BATCH_SYSTEM, p.INTEGRATE_BATCH_SHOTS, user),
+        obj = self.llm.json(node, "integrate", few_shot_messages(p.INTEGRATE_BATCH_SYSTEM, p.INTEGRATE_BATCH_SHOTS, user),
                             schema=batch_schema(len(passages)), max_tokens=self.max_tokens * len(passages))
         out = [Judgement(relevant=False, error="not judged") for _ in passages]
         items = obj.get("judgements", [])
@@ -175,7 +176,7 @@ class AnswerIntegrator:
         listing = "\n".join(f"[ANS_{n}] = {a}" for n, a in sorted(answers.items()))
         user = p.REWRITE_USER.format(question=question, answers=listing)
         try:
-            out = self.llm.chat(node, "rewrite", build(p.REWRITE_SYSTEM, p.REWRITE_SHOTS, user),
+            out = self.llm.chat(node, "rewrite", few_shot_messages(p.REWRITE_SYSTEM, p.REWRITE_SHOTS, user),
                                 max_tokens=64, stop=["\n"])
         except LLMError as e:
             node.data["rewrite_error"] = str(e)

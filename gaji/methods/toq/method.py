@@ -303,8 +303,8 @@ class TreeOfQuestion:
         evaluated again (the paper's termination test on the created nodes' responses)."""
         subs = [(c.filled_question or c.question, c.answer or prompts(self.lang).UNKNOWN) for c in node.children]
         hint = ""
-        answered = all(c.answer and not is_unknown(c.answer) for c in node.children)
-        if self.opts.order_hints and answered and node.data.get("decomposition") == "comparison":
+        if (self.opts.order_hints and node.data.get("decomposition") == "comparison"
+                and all(c.answer and not is_unknown(c.answer) for c in node.children)):
             hint = order_hint(question, subs, self.lang)
             if hint:
                 node.data["order_hint"] = hint

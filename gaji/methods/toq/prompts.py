@@ -30,16 +30,6 @@ def prompts(lang: str) -> ModuleType:
     return _BY_LANG.get(lang, prompts_en)
 
 
-def build(system: str, shots: list[tuple[str, str]], user: str) -> list[dict]:
-    """Chat messages: fixed system and exemplar turns first, the variable user turn last."""
-    msgs = [{"role": "system", "content": system}]
-    for u, a in shots:
-        msgs.append({"role": "user", "content": u})
-        msgs.append({"role": "assistant", "content": a})
-    msgs.append({"role": "user", "content": user})
-    return msgs
-
-
 def is_unknown(answer: str) -> bool:
     """True for an empty answer or the responders' "unknown" (either language)."""
     a = answer.strip().strip(".").strip().lower()

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.toq.prompts import build, prompts
+from gaji.methods.common import few_shot_messages
+from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.tree import strip_slots
 from gaji.types import Node
 
@@ -33,7 +34,7 @@ class QueryGenerator:
 
     def messages(self, question: str, lang: str) -> list[dict]:
         p = prompts(lang)
-        return build(p.QUERY_SYSTEM, p.QUERY_SHOTS, p.QUERY_USER.format(question=question))
+        return few_shot_messages(p.QUERY_SYSTEM, p.QUERY_SHOTS, p.QUERY_USER.format(question=question))
 
     def generate(self, node: Node, question: str, lang: str) -> str:
         """Q = f_QG(q): one search query for `question` (the call is recorded on `node`)."""

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
 from gaji.methods.prompts import direct
-from gaji.methods.toq.prompts import build, is_unknown, prompts
+from gaji.methods.common import few_shot_messages
+from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.types import Node, Passage
 
 RESPONSE_SCHEMA = {
@@ -75,7 +76,7 @@ class ResponseGenerator:
             documents=self.documents(passages),
             style="short" if short else "full",
         )
-        return build(p.RESPOND_SYSTEM, p.RESPOND_SHOTS, user)
+        return few_shot_messages(p.RESPOND_SYSTEM, p.RESPOND_SHOTS, user)
 
     def respond(
         self,
