@@ -1,8 +1,8 @@
-"""Prompt selection and assembly for Tree-of-Question.
+"""Prompt selection for Tree-of-Question.
 
-The language follows `ctx.lang` ("ko" → prompts_ko, anything else → prompts_en). Messages are built
-as system + few-shot turns + the variable user turn *last*, so every call of one component shares
-its long prefix and llama.cpp's prompt cache reuses it.
+The language follows `ctx.lang` ("ko" → prompts_ko, anything else → prompts_en). The components build
+their messages with `gaji.methods.common.few_shot_messages`: system + few-shot turns + the variable user
+turn *last*, so every call of one component shares its long prefix and llama.cpp's prompt cache reuses it.
 """
 from __future__ import annotations
 
