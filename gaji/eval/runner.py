@@ -569,7 +569,9 @@ class EvalRun:
                 sittings.append({"started": started, "ended": now_iso(), "questions": n_new,
                                  "elapsed_s": round(elapsed, 2), "status": status})
             previous["sittings"] = sittings
-            total_s = sum(float(x.get("elapsed_s") or 0) for x in sittings)
+            # earlier sittings as recorded (rounded), this one unrounded: a sitting under 5 ms still counts
+            earlier_sittings = sittings[:-1] if todo else sittings
+            total_s = sum(float(x.get("elapsed_s") or 0) for x in earlier_sittings) + (elapsed if todo else 0.0)
             total_q = sum(int(x.get("questions") or 0) for x in sittings)
             summary.update({
                 "elapsed_s": round(elapsed, 2),
