@@ -51,20 +51,9 @@ class Gaji:
     def backend(self) -> LLMBackend:
         with self._lock:
             if self._backend is None:
-                from gaji.llm.factory import make_llm
+                from gaji.llm.factory import llm_from_settings
 
-                s = self.settings
-                self._backend = make_llm(
-                    self._llm_spec,
-                    cache=s.cache,
-                    cache_dir=s.cache_dir,
-                    base_url=s.base_url,
-                    parallel=s.parallel,
-                    ctx_size=s.ctx_size,
-                    threads=s.threads,
-                    timeout_s=s.timeout_s,
-                    prompt_cache=s.prompt_cache,
-                )
+                self._backend = llm_from_settings(self.settings, self._llm_spec)
             return self._backend
 
     @property

@@ -54,6 +54,8 @@ class Split:
     duplicates: int = 0  # repeated sub-questions the parser dropped
     tokens: int = 0
     error: str | None = None
+    route: str = ""  # routed decomposer: the router's shape (chain | compare)
+    prompt: str = ""  # the prompt whose answer was used: paper | chain | compare
 
     @property
     def right(self) -> bool:
@@ -84,7 +86,7 @@ def decompose_all(items: list[Any], decomposer: Any, concurrency: int = 2) -> li
         else:
             outcome = "independent"
         return Split(it.id, it.question, shape, outcome, d.type, d.model_type, [sq.question for sq in d.subquestions],
-                     d.duplicates, tokens)
+                     d.duplicates, tokens, route=d.route.shape if d.route else "", prompt=d.prompt)
 
     return map_calls(one, jobs, concurrency)
 
@@ -103,6 +105,9 @@ def score(splits: list[Split]) -> dict[str, Any]:
             "duplicates_pct": pct(sum(s.duplicates > 0 for s in ss)),
             "model_types": dict(collections.Counter(s.model_type or "–" for s in ss).most_common()),
         }
+        if any(s.route for s in ss):  # routed decomposer: how often the router named the gold shape
+            out["shapes"][shape]["routed_right_pct"] = pct(sum(s.route == shape for s in ss))
+            out["shapes"][shape]["prompts"] = dict(collections.Counter(s.prompt or "–" for s in ss).most_common())
     if splits:
         out["right_pct"] = round(100.0 * sum(s.right for s in splits) / len(splits), 1)
         out["tokens_per_question"] = round(sum(s.tokens for s in splits) / len(splits), 1)
@@ -116,6 +121,11 @@ def render(result: dict, title: str) -> str:
         labels = ", ".join(f"{k} {v}" for k, v in s["model_types"].items())
         lines.append(f"| {shape} | {RIGHT[shape]} | {s['n']} | {s['right_pct']} | {s['chained_pct']} | "
                      f"{s['independent_pct']} | {s['single_pct']} | {s['failed_pct']} | {s['duplicates_pct']} | {labels} |")
+    routed = [(shape, s) for shape, s in result["shapes"].items() if "routed_right_pct" in s]
+    if routed:
+        lines += ["", "Shape router: " + "; ".join(
+            f"{shape} questions routed to {shape} {s['routed_right_pct']} %, answered by the "
+            + ", ".join(f"{k} prompt {v}" for k, v in s["prompts"].items()) for shape, s in routed) + "."]
     lines += ["", f"Right overall: {result.get('right_pct', '–')} %; {result.get('tokens_per_question', '–')} "
               "tokens per question (prompt + completion)."]
     return "\n".join(lines)
@@ -132,6 +142,9 @@ def register(bsub) -> None:
     p.add_argument("--limit", type=int, default=60, help="questions taken from each set after the offset (default 60; "
                    "those without a shape label are skipped)")
     p.add_argument("--max-children", type=int, default=4, help="sub-questions per decomposition (ToQ's default 4)")
+    p.add_argument("--decomposer", choices=("paper", "routed"), default="paper",
+                   help="paper: Prompt B.2 (default); routed: the shape router + one prompt per shape")
+    p.add_argument("--router", default="", help="routed: a router file (default: the shipped one)")
     add_probe_flags(p)
     p.set_defaults(func=_run)
 
@@ -149,11 +162,15 @@ def _run(args: argparse.Namespace) -> int:
         items += load_dataset(name).items[args.offset: args.offset + args.limit]
     if not any(expected_shape(it.type) for it in items):
         raise ConfigError(f"{args.data}: no question with a chain/comparison type label after --offset {args.offset}")
+    from gaji.methods.toq.router import ShapeRouter
+
+    router = ShapeRouter.load(args.router or None) if args.decomposer == "routed" else None
     splits, used = with_llm(args, lambda llm, n: decompose_all(
-        items, QuestionDecomposer(llm, max_children=args.max_children), n))
+        items, QuestionDecomposer(llm, max_children=args.max_children, router=router), n))
     result = score(splits)
-    result.update(data=names, offset=args.offset, limit=args.limit, **used, questions=len(splits))
+    result.update(data=names, offset=args.offset, limit=args.limit, **used, questions=len(splits),
+                  decomposer=args.decomposer)
     md = render(result, f"{', '.join(names)} questions {args.offset + 1}–{args.offset + args.limit}, "
-                        f"decomposer {used['model']}")
+                        f"decomposer {used['model']} ({args.decomposer} prompt)")
     report(args.out, md, {**result, "splits": [asdict(x) for x in splits]})
     return 0

@@ -23,12 +23,11 @@ def with_llm(args: argparse.Namespace, work: Callable[[Any, int], T]) -> tuple[T
     """Build the LLM the flags name, run `work(tracked_llm, concurrency)`, close the LLM. Returns the
     work's result and {"llm": the --llm spec, "model": the model's name} for the report."""
     from gaji.cli.common import settings_from_args
-    from gaji.llm.factory import make_llm
+    from gaji.llm.factory import llm_from_settings
     from gaji.llm.tracked import TrackedLLM
 
     s = settings_from_args(args)
-    llm = make_llm(s.llm, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size, threads=s.threads,
-                   timeout_s=s.timeout_s)
+    llm = llm_from_settings(s, cache=False)
     try:
         concurrency = args.concurrency or int(getattr(llm, "parallel_slots", 1) or 1)
         return work(TrackedLLM(llm, retries=s.retries), concurrency), {"llm": s.llm, "model": llm.name}

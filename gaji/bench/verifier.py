@@ -17,13 +17,13 @@ passage titles as context, as inside the tree.
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from gaji.bench.probing import map_calls
 from gaji.errors import ConfigError, GajiError
+from gaji.eval.summary import latest_by_id, read_jsonl_tolerant
 
 KINDS = ("own", "foreign")
 
@@ -48,28 +48,25 @@ class NeedVerdict:
 
 
 def plans_from_run(run_dir: Path) -> list[dict[str, Any]]:
-    """Per traced question (in file order, last trace per id): its main question, language, root passage
-    titles and the level-1 sub-questions the planner proposed (verified or not)."""
+    """Per traced question (last trace per id, as every run reader: a torn line of an interrupted run is
+    skipped): its main question, language, root passage titles and the level-1 sub-questions the planner
+    proposed (verified or not)."""
     path = run_dir / "traces.jsonl"
     if not path.exists():
         raise ConfigError(f"{path}: no traces (run ConTReGen with `gaji eval` or `gaji bench run` first)")
     plans: dict[str, dict[str, Any]] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-            trace = rec["trace"]
-            root = trace["root"]
-        except (json.JSONDecodeError, KeyError, TypeError) as e:
-            raise ConfigError(f"{path}, line {n}: not a trace record ({e})") from None
+    for qid, rec in latest_by_id(read_jsonl_tolerant(path)).items():
+        trace = rec.get("trace")
+        root = trace.get("root") if isinstance(trace, dict) else None
+        if not isinstance(root, dict) or "question" not in root:
+            raise ConfigError(f"{path}, question {qid}: not a trace record (no trace.root.question)")
         if trace.get("method") != "contregen":
-            raise ConfigError(f"{path}, line {n}: a {trace.get('method')!r} trace; this bench reads ConTReGen runs")
+            raise ConfigError(f"{path}, question {qid}: a {trace.get('method')!r} trace; this bench reads ConTReGen runs")
         stored = trace.get("passages") or {}  # {id: passage} (a list in older traces)
         by_id = stored if isinstance(stored, dict) else {p.get("id"): p for p in stored if isinstance(p, dict)}
         titles = [by_id[i].get("title", "") for i in root.get("passage_ids", []) if i in by_id]
         subs = [c["question"] for c in root.get("children", []) if c.get("question")]
-        plans[str(rec.get("id", n))] = {"id": str(rec.get("id", n)), "main": root["question"],
+        plans[qid] = {"id": qid, "main": root["question"],
                                         "lang": trace.get("lang") or "en",
                                         "titles": list(dict.fromkeys(t for t in titles if t))[:8], "subs": subs}
     return [p for p in plans.values() if p["subs"]]

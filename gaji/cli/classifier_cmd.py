@@ -1,4 +1,5 @@
-"""`gaji classifier make-data | train`: the chain sufficiency classifier of paper 003.
+"""`gaji classifier make-data | train | table4`: the chain sufficiency classifier of paper 003;
+`gaji classifier train-router`: ToQ's decomposer shape router (gaji/learn/shape_router.py).
 
     gaji classifier make-data --data hotpotqa,2wikimultihopqa,musique,bamboogle --report 50 \\
         --out runs/classifier/data --llm local:small --n 2 --max-minutes 20     (resumable)
@@ -22,7 +23,8 @@ DEFAULT_SETS = "hotpotqa,2wikimultihopqa,musique,bamboogle"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("classifier", help="chain sufficiency classifier (paper 003): make-data, train",
+    p = sub.add_parser("classifier", help="trained classifiers: chain sufficiency (paper 003: make-data, train, "
+                       "table4) and ToQ's shape router (train-router)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     csub = p.add_subparsers(dest="classifier_action", metavar="ACTION")
 
@@ -66,6 +68,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--compare", default="", help="label whose Δ is shown (default: the last label of each dataset)")
     r.add_argument("--out", default="benchmarks/chain", help="writes table4.md and table4.json here")
     r.set_defaults(func=cmd_table4)
+    s = csub.add_parser("train-router", help="train ToQ's decomposer shape router (chain vs compare) on the datasets' "
+                        "question types; writes the file the routed decomposer loads")
+    s.add_argument("--out", help="router file (default: the one shipped in the package, "
+                   "gaji/methods/toq/data/shape_router.json)")
+    s.add_argument("--l2", type=float, default=1e-3)
+    s.add_argument("--iters", type=int, default=3000)
+    s.set_defaults(func=cmd_train_router)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
 
@@ -167,4 +176,25 @@ def cmd_table4(args: argparse.Namespace) -> int:
     t = write_table4(runs, args.out, args.base, args.compare)
     print(markdown(t), end="")
     _say(f"written: {Path(args.out) / 'table4.md'}, {Path(args.out) / 'table4.json'}")
+    return 0
+
+
+def cmd_train_router(args: argparse.Namespace) -> int:
+    from gaji.index.dense import get_embedder
+    from gaji.learn.shape_router import train_router
+    from gaji.methods.toq.router import DEFAULT_PATH
+
+    emb = get_embedder()
+    router = train_router(emb.embed_queries, emb.model_id, l2=args.l2, iters=args.iters)
+    out = args.out or DEFAULT_PATH
+    router.save(out)
+    m = router.meta
+    for part in ("train", "held_out", "reported"):
+        r = m[part]
+        _say(f"{part:9s} n={r['n']:4d}  accuracy {r['accuracy']:.3f}  chain recall {r['chain_recall']}  "
+             f"compare recall {r['compare_recall']}")
+    if "korean_check" in m:
+        k = m["korean_check"]
+        _say(f"korean    {k['set']}: {k['routed_compare']:.0%} routed to compare (none are comparisons)")
+    _say(f"wrote {out}")
     return 0

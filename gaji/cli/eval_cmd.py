@@ -163,13 +163,12 @@ def score_cmd(args: argparse.Namespace) -> int:
     """The same judge (the --llm model, default `local`) over every run given: comparable Table 2 rows."""
     from gaji.eval.rescore import ToQRescore
     from gaji.eval.summary import format_value
-    from gaji.llm.factory import make_llm
+    from gaji.llm.factory import llm_from_settings
 
     s = settings_from_args(args)
     for d in args.dirs:  # fail on a wrong directory before loading a model
         ToQRescore(d, judge=None, judge_llm=s.llm)
-    judge = make_llm(s.llm, cache=False, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size,
-                     threads=s.threads, timeout_s=s.timeout_s)
+    judge = llm_from_settings(s, cache=False)
     failed = 0
     try:
         for d in args.dirs:

@@ -43,7 +43,7 @@ def expander_from_args(args: argparse.Namespace):
         return None
     from gaji.config import load_settings
     from gaji.expand.generator import Expander
-    from gaji.llm.factory import make_llm
+    from gaji.llm.factory import llm_from_settings
 
     flags = {k: getattr(args, k, None) for k in ("llm", "base_url", "parallel", "threads")}
     s = load_settings(flags)
@@ -51,8 +51,7 @@ def expander_from_args(args: argparse.Namespace):
         from gaji.cli.scale_flags import ray_expander
 
         return ray_expander(args, s)
-    backend = make_llm(s.llm, base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size, threads=s.threads,
-                       timeout_s=s.timeout_s)
+    backend = llm_from_settings(s, cache=False)
     return Expander(backend, lang=getattr(args, "expand_lang", "auto"))
 
 

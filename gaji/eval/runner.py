@@ -171,19 +171,10 @@ class EvalRun:
         spec = self.cfg.judge_llm
         if not spec or spec == self.s.llm:
             return self._backend(), True
-        from gaji.llm.factory import make_llm
+        from gaji.llm.factory import llm_from_settings
 
         self._owns_judge = True
-        self._judge_backend = make_llm(
-            spec,
-            cache=self.gaji.settings.cache,
-            cache_dir=self.s.cache_dir,
-            base_url=self.s.base_url,
-            parallel=self.s.parallel,
-            ctx_size=self.s.ctx_size,
-            threads=self.s.threads,
-            timeout_s=self.s.timeout_s,
-        )
+        self._judge_backend = llm_from_settings(self.s, spec, cache=self.gaji.settings.cache)
         return self._judge_backend, False
 
     def close(self) -> None:

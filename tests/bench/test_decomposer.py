@@ -85,3 +85,39 @@ def test_score_and_render():
     assert r["shapes"]["chain"]["model_types"] == {"bridging": 1, "comparison": 1}
     md = render(r, "t")
     assert "| chain | chained | 2 | 50.0 |" in md and "| compare | independent | 2 | 50.0 |" in md
+
+
+def test_routed_decomposer_reports_the_router_and_prompts():
+    import numpy as np
+
+    from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
+    from gaji.methods.toq.router import ShapeRouter
+
+    class Cue(Embedder):  # [1, 0] for "first, … or …" questions, [0, 1] otherwise
+        model_id, dim = "test/bench-decomposer-cue", 2
+
+        def embed_queries(self, texts):
+            return np.array([[1.0, 0.0] if " or " in t else [0.0, 1.0] for t in texts])
+
+    EMBEDDER_FACTORIES[Cue.model_id] = Cue
+    router = ShapeRouter(np.array([4.0, -4.0]), 0.0, Cue.model_id)
+
+    def rule(request):
+        last = request.messages[-1]["content"]
+        if "[ITEM]" in request.messages[0]["content"]:
+            return json.dumps({"items": ["Battle of Manila", "Battle of Guam"], "question": "When did the [ITEM] occur?"})
+        if "McElroy" in last:
+            return json.dumps({"hidden": "the magazine that Robert McElroy writes for",
+                               "first": "Which magazine does Robert McElroy write for?",
+                               "then": "Where is the magazine that Robert McElroy writes for headquartered?"})
+        return json.dumps({"hidden": "", "first": "x", "then": ""})
+
+    llm = TrackedLLM(ScriptedLLM([(r"(?s).*", rule)]), retries=0)
+    splits = decompose_all(ITEMS[:3], QuestionDecomposer(llm, router=router), concurrency=1)
+    by = {s.qid: s for s in splits}
+    assert by["b1"].outcome == "chained" and by["b1"].subquestions[1] == "Where is [ANS_1] headquartered?"
+    assert by["b2"].outcome == "single" and by["b2"].prompt == "chain"
+    assert by["c1"].right and by["c1"].route == "compare" and by["c1"].prompt == "compare"
+    r = score(splits)
+    assert r["shapes"]["chain"]["routed_right_pct"] == 100.0 and r["shapes"]["compare"]["prompts"] == {"compare": 1}
+    assert "Shape router: chain questions routed to chain 100.0 %" in render(r, "t")

@@ -12,15 +12,27 @@ sub-question is dropped (its `[ANS_N]` uses point at the kept copy), and the typ
 structure where the structure decides it: sub-questions chained through `[ANS_N]` are "bridging"
 ("hybrid" with an `each` sub-question), whatever label the model wrote; the model's label stays in
 `model_type`.
+
+Routed mode (`router=`, ToQ option `decomposer: routed`; not in the paper): a shape router
+(gaji/methods/toq/router.py) first says whether the question compares named items or is a chain,
+and the LLM answers a prompt for that shape only. Chain: it names the hidden thing, the question
+that finds it and the question about it, and code checks that the second uses `[ANS_1]` (writing
+it in place of the hidden thing's words when the model repeated them); an empty "hidden" means one
+search suffices. Compare: it lists the items and writes one question with `[ITEM]`, and code asks
+that question about every item. When the shaped prompt fails after its retries, the paper's
+prompt is asked instead (recorded in `fallback`).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import few_shot_messages
 from gaji.methods.toq.prompts import prompts
+from gaji.methods.toq.router import Route, ShapeRouter
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
 from gaji.types import Node
 
@@ -47,6 +59,18 @@ def decomposition_schema(max_children: int) -> dict:
     }
 
 
+def chain_schema() -> dict:
+    text = {"type": "string", "maxLength": 200}
+    return {"type": "object", "properties": {"hidden": text, "first": text, "then": text},
+            "required": ["hidden", "first", "then"]}
+
+
+def compare_schema(max_children: int) -> dict:
+    return {"type": "object", "properties": {
+        "items": {"type": "array", "minItems": 2, "maxItems": max_children, "items": {"type": "string", "maxLength": 100}},
+        "question": {"type": "string", "maxLength": 200}}, "required": ["items", "question"]}
+
+
 @dataclass
 class SubQuestion:
     question: str  # may hold [ANS_N] slots
@@ -61,6 +85,9 @@ class Decomposition:
     waves: list[list[int]]  # sub-question indices; each wave only depends on earlier ones
     model_type: str = ""  # the type the model wrote (before the structure decided it)
     duplicates: int = 0  # repeated sub-questions dropped
+    prompt: str = "paper"  # which prompt produced it: paper (B.2) | chain | compare (routed mode)
+    route: Route | None = None  # the shape router's decision (routed mode)
+    fallback: str = ""  # routed mode: why the shaped prompt's answer was not used
 
     @property
     def is_single(self) -> bool:
@@ -112,6 +139,56 @@ def _drop_repeats(texts: list[str], each: list[bool]) -> tuple[list[str], list[b
     return [SLOT.sub(renumber, t) for t in kept], kept_each, len(texts) - len(kept)
 
 
+ITEM = re.compile(r"[\[{]\s*item\s*[\]}]", re.IGNORECASE)
+ANS1 = re.compile(r"\[\s*ANS_?1\s*\]", re.IGNORECASE)
+
+
+def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
+    """A chain (or single) Decomposition from the chain prompt's JSON; DependencyError when unusable."""
+    hidden, first, then = (str(obj.get(k, "")).strip() for k in ("hidden", "first", "then"))
+    if not hidden or not then:
+        return Decomposition("single", [SubQuestion(question)], [[0]], model_type="single")
+    if not first or SLOT.search(first):
+        raise DependencyError("the first question is empty or uses an answer slot")
+    then = ANS1.sub("[ANS_1]", then)
+    if "[ANS_1]" not in then:  # the model repeated the hidden thing's words instead of the slot
+        then = _put_slot(then, hidden, "[ANS_1]")
+        if then is None:
+            raise DependencyError("the second question neither uses [ANS_1] nor names the hidden thing")
+    d = parse_decomposition({"type": "bridging", "subquestions": [{"question": first}, {"question": then}]},
+                            question, max_children)
+    if not any(sq.depends_on for sq in d.subquestions):
+        raise DependencyError("the chain's two questions are the same")
+    return d
+
+
+def parse_compare(obj: dict, question: str, max_children: int) -> Decomposition:
+    """A comparison Decomposition (one sub-question per item) from the compare prompt's JSON."""
+    items: list[str] = []
+    for x in obj.get("items", []):
+        x = str(x).strip()
+        if x and _norm(x) not in {_norm(i) for i in items}:
+            items.append(x)
+    template = str(obj.get("question", "")).strip()
+    if len(items) < 2:
+        raise DependencyError("fewer than two distinct items")
+    if not ITEM.search(template):  # the model wrote one item's name instead of [ITEM]
+        template = next((t for t in (_put_slot(template, i, "[ITEM]") for i in items) if t), None)
+        if template is None:
+            raise DependencyError("the question template has no [ITEM]")
+    subs = [{"question": ITEM.sub(lambda _m, it=it: it, template)} for it in items[:max_children]]
+    d = parse_decomposition({"type": "comparison", "subquestions": subs}, question, max_children)
+    d.model_type = "comparison"
+    return d
+
+
+def _put_slot(text: str, phrase: str, slot: str) -> str | None:
+    """`text` with the first whole-word occurrence of `phrase` (any case) replaced by `slot`; None if absent.
+    A Korean particle may follow the phrase ("갤럭시 S24의"), a Latin letter or digit may not ("b" is not in "born")."""
+    m = re.search(r"(?<!\w)" + re.escape(phrase) + r"(?![A-Za-z0-9])", text, re.IGNORECASE)
+    return text[:m.start()] + slot + text[m.end():] if m else None
+
+
 def _norm(s: str) -> str:
     return "".join(ch for ch in s.lower() if ch.isalnum())
 
@@ -121,11 +198,13 @@ def _same(a: str, b: str) -> bool:
 
 
 class QuestionDecomposer:
-    def __init__(self, llm: TrackedLLM, max_children: int = 4, retries: int = 1, max_tokens: int = 400):
+    def __init__(self, llm: TrackedLLM, max_children: int = 4, retries: int = 1, max_tokens: int = 400,
+                 router: ShapeRouter | None = None):
         self.llm = llm
         self.max_children = max_children
         self.retries = retries
         self.max_tokens = max_tokens
+        self.router = router  # None: the paper's prompt B.2 decides everything
 
     def messages(self, question: str, lang: str) -> list[dict]:
         p = prompts(lang)
@@ -134,15 +213,38 @@ class QuestionDecomposer:
 
     def decompose(self, node: Node, question: str, lang: str) -> Decomposition:
         """Split `question` (recording the calls on `node`); LLMError when no valid split comes back."""
-        schema = decomposition_schema(self.max_children)
-        msgs = self.messages(question, lang)
+        if self.router is None:
+            return self._paper(node, question, lang)
+        route = self.router.route(question)
+        p = prompts(lang)
+        try:
+            if route.shape == "compare":
+                msgs = few_shot_messages(p.COMPARE_SYSTEM, p.COMPARE_SHOTS, p.COMPARE_USER.format(question=question))
+                d = self._ask(node, "decompose-compare", msgs, compare_schema(self.max_children), parse_compare,
+                              question)
+            else:
+                msgs = few_shot_messages(p.CHAIN_SYSTEM, p.CHAIN_SHOTS, p.CHAIN_USER.format(question=question))
+                d = self._ask(node, "decompose-chain", msgs, chain_schema(), parse_chain, question)
+            d.prompt = route.shape
+        except LLMError as e:
+            d = self._paper(node, question, lang)
+            d.fallback = str(e)
+        d.route = route
+        return d
+
+    def _paper(self, node: Node, question: str, lang: str) -> Decomposition:
+        return self._ask(node, "decompose", self.messages(question, lang), decomposition_schema(self.max_children),
+                         parse_decomposition, question)
+
+    def _ask(self, node: Node, purpose: str, msgs: list[dict], schema: dict,
+             parse: Callable[[dict, str, int], Decomposition], question: str) -> Decomposition:
         problem = ""
         for attempt in range(self.retries + 1):
             # a retry samples (temperature > 0): at temperature 0 the same prompt gives the same split
-            obj = self.llm.json(node, "decompose", msgs, schema=schema, max_tokens=self.max_tokens,
-                                seed=attempt * 7, temperature=0.0 if attempt == 0 else 0.5)
+            obj: Any = self.llm.json(node, purpose, msgs, schema=schema, max_tokens=self.max_tokens,
+                                     seed=attempt * 7, temperature=0.0 if attempt == 0 else 0.5)
             try:
-                return parse_decomposition(obj, question, self.max_children)
+                return parse(obj, question, self.max_children)
             except DependencyError as e:
                 problem = str(e)
                 node.calls[-1].ok = False

@@ -39,6 +39,7 @@ from gaji.methods.toq.order import order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.methods.toq.query_generator import QueryGenerator
 from gaji.methods.toq.responder import Response, ResponseGenerator
+from gaji.methods.toq.router import shared_router
 from gaji.methods.toq.tree import fill_slots, slot_refs, split_list_answer
 from gaji.registry import METHODS
 from gaji.types import Node, Passage, Trace
@@ -81,6 +82,10 @@ class ToQ(Method):
         # a comparison node whose children's answers are all dates (or all numbers) gets one more context line
         # naming its items in order, computed by code (gaji.methods.toq.order): small models misorder dates
         order_hints: bool = False
+        # the decomposer's prompt: "paper" = Prompt B.2 decides the split | "routed" = a trained shape router picks
+        # chain or compare first and the LLM fills that shape only (gaji/methods/toq/router.py; not in the paper)
+        decomposer: str = "paper"
+        router: str = ""  # routed: a router file from `gaji classifier train-router` (default: the shipped one)
 
         def __post_init__(self) -> None:
             if self.answer_style not in ("short", "long"):
@@ -91,6 +96,8 @@ class ToQ(Method):
                 raise ConfigError(f"option evidence of method 'toq' must be relevant or all, not {self.evidence!r}")
             if self.search not in ("query", "both"):
                 raise ConfigError(f"option search of method 'toq' must be query or both, not {self.search!r}")
+            if self.decomposer not in ("paper", "routed"):
+                raise ConfigError(f"option decomposer of method 'toq' must be paper or routed, not {self.decomposer!r}")
             if self.integrate not in ("per_doc", "batch"):
                 raise ConfigError(f"option integrate of method 'toq' must be per_doc or batch, not {self.integrate!r}")
             for name, low in (("max_depth", 1), ("k", 1), ("max_children", 2), ("max_items", 2), ("max_nodes", 1)):
@@ -115,7 +122,8 @@ class TreeOfQuestion:
         self.opts, self.ctx, self.trace, self.lang = opts, ctx, trace, ctx.lang
         self.map = ctx.map if opts.parallel else _serial
         llm = ctx.llm
-        self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children)
+        router = shared_router(opts.router) if opts.decomposer == "routed" else None
+        self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children, router=router)
         self.query_generator = QueryGenerator(llm)
         self.integrator = AnswerIntegrator(llm, mode=opts.integrate, doc_chars=opts.doc_chars, map_fn=self.map)
         # a long answer is the root's explanation, which only the json responder writes
@@ -248,6 +256,10 @@ class TreeOfQuestion:
             node.data["decomposition_model"] = d.model_type
         if d.duplicates:
             node.data["repeated_subquestions"] = d.duplicates
+        if d.route is not None:  # routed decomposer: the router's decision and the prompt that answered
+            node.data["route"] = {"shape": d.route.shape, "p_compare": d.route.p_compare, "prompt": d.prompt}
+            if d.fallback:
+                node.data["route"]["fallback"] = d.fallback
         if d.is_single:
             node.data["stop"] = "single search suffices"
             return [], []

@@ -76,6 +76,58 @@ DECOMPOSE_SHOTS: list[tuple[str, str]] = [
     ),
 ]
 
+# -- routed decomposition (gaji/methods/toq/router.py): one prompt per shape ---------------------
+# The shape router has decided the shape; the model only fills that shape's fields, and code writes the
+# [ANS_1] / per-item sub-questions. Not in the paper: a small model's answer to Prompt B.2 mixes the shapes up.
+CHAIN_SYSTEM = """A question can refer to a thing without naming it ("the director of the film Oldboy", "the university where Jane Kim taught"). Such a question needs two searches: first find that hidden thing, then ask the question about it.
+- "hidden": the words of the question that describe the thing without naming it. If the question names everything it asks about, write "" (one search is enough).
+- "first": a short question that finds the hidden thing.
+- "then": the user's question with [ANS_1] written in place of the hidden thing.
+Output JSON only: {"hidden": "...", "first": "...", "then": "..."}"""
+
+CHAIN_USER = "Question: {question}"
+
+CHAIN_SHOTS: list[tuple[str, str]] = [
+    ("Question: In which city was the director of the film Oldboy born?",
+     _j({"hidden": "the director of the film Oldboy", "first": "Who directed the film Oldboy?",
+         "then": "In which city was [ANS_1] born?"})),
+    ("Question: Jane Kim taught economics at a university located in what city?",
+     _j({"hidden": "a university where Jane Kim taught economics",
+         "first": "At which university did Jane Kim teach economics?", "then": "In what city is [ANS_1] located?"})),
+    ("Question: Who wrote the novel The Remains of the Day?",
+     _j({"hidden": "", "first": "Who wrote the novel The Remains of the Day?", "then": ""})),
+    ("Question: Daniel Ortiz plays for a football club founded in what year?",
+     _j({"hidden": "a football club Daniel Ortiz plays for", "first": "Which football club does Daniel Ortiz play for?",
+         "then": "In what year was [ANS_1] founded?"})),
+    ("Question: Please recommend an electric car in a similar price range to the BMW i5.",
+     _j({"hidden": "the price range of the BMW i5", "first": "What is the price range of the BMW i5?",
+         "then": "Which electric cars are sold in the [ANS_1] price range?"})),
+    ("Question: What language is spoken in the country where the band that recorded Blue Harbor was formed?",
+     _j({"hidden": "the country where the band that recorded Blue Harbor was formed",
+         "first": "In which country was the band that recorded Blue Harbor formed?",
+         "then": "What language is spoken in [ANS_1]?"})),
+]
+
+COMPARE_SYSTEM = """The user's question compares two or more named items. Answering it needs the same fact about each item.
+- "items": the items the question names, exactly as written.
+- "question": one short question that asks that fact about one item, with [ITEM] written in place of the item.
+Output JSON only: {"items": ["...", "..."], "question": "... [ITEM] ..."}"""
+
+COMPARE_USER = "Question: {question}"
+
+COMPARE_SHOTS: list[tuple[str, str]] = [
+    ("Question: Which phone has the bigger battery, the Galaxy S24 or the iPhone 15?",
+     _j({"items": ["Galaxy S24", "iPhone 15"], "question": "What is the battery capacity of the [ITEM]?"})),
+    ("Question: Were Nintendo and Sony founded in the same country?",
+     _j({"items": ["Nintendo", "Sony"], "question": "In which country was [ITEM] founded?"})),
+    ("Question: Who was born first, Park Chan-wook or Bong Joon-ho?",
+     _j({"items": ["Park Chan-wook", "Bong Joon-ho"], "question": "When was [ITEM] born?"})),
+    ("Question: Which film has the director who was born earlier, Oldboy or Mother?",
+     _j({"items": ["Oldboy", "Mother"], "question": "When was the director of the film [ITEM] born?"})),
+    ("Question: Are the Jindo and the Sapsali both dog breeds?",
+     _j({"items": ["Jindo", "Sapsali"], "question": "What kind of animal is the [ITEM]?"})),
+]
+
 # -- Prompt B.3: query generator -----------------------------------------------------------------
 QUERY_SYSTEM = """You generate queries to search users' questions on a search engine.
 Create ONE optimal search query to find the answer to the question: the key names, terms and numbers as keywords, no filler words.

