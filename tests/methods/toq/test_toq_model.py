@@ -42,3 +42,26 @@ def test_korean_bridging_tree_with_the_small_model(small_model):
     assert dep.query and dep.passage_ids  # the filled question was searched
     assert t.answer and all(c.purpose for c in t.calls())
     assert {c.purpose for c in t.calls()} >= {"decompose", "query", "integrate", "answer"}
+
+
+def test_korean_and_english_routed_decomposer_with_the_small_model(small_model):
+    # the shipped shape router (real e5 embeddings) and the chain / compare prompts with the real 0.5B model
+    from gaji.llm.tracked import TrackedLLM
+    from gaji.methods.toq.decomposer import QuestionDecomposer
+    from gaji.methods.toq.router import shared_router
+    from gaji.types import Node
+
+    dec = QuestionDecomposer(TrackedLLM(small_model, backoff_s=0), router=shared_router())
+    for question, lang in (("영화 『기생충』 감독이 태어난 도시는 어디인가요?", "ko"),
+                           ("In which city was the director of the film Parasite born?", "en")):
+        node = Node(question=question)
+        d = dec.decompose(node, question, lang)
+        assert d.route.shape == "chain" and d.prompt == "chain", (d, [c.error for c in node.calls])
+        assert [s.depends_on for s in d.subquestions] == [[], [0]], d.subquestions
+        assert "[ANS_1]" in d.subquestions[1].question
+    # a comparison the router routes to "compare" (p 0.61; it misses many short "X or Y" ones, see BENCHMARKS.md)
+    node = Node(question="q")
+    d = dec.decompose(node, "진돗개와 삽살개는 둘 다 한국의 개 품종인가요?", "ko")
+    assert d.route.shape == "compare" and d.type == "comparison" and len(d.subquestions) == 2, d
+    assert all(not s.depends_on for s in d.subquestions)
+    assert {"진돗개", "삽살개"} <= {w for s in d.subquestions for w in ("진돗개", "삽살개") if w in s.question}
