@@ -74,6 +74,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "gaji/methods/toq/data/shape_router.json)")
     s.add_argument("--l2", type=float, default=1e-3)
     s.add_argument("--iters", type=int, default=3000)
+    s.add_argument("--view", choices=("skeleton", "question"), default="skeleton",
+                   help="what is embedded: the question with its names masked (default) or the question as asked")
     s.set_defaults(func=cmd_train_router)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
@@ -185,16 +187,17 @@ def cmd_train_router(args: argparse.Namespace) -> int:
     from gaji.methods.toq.router import DEFAULT_PATH
 
     emb = get_embedder()
-    router = train_router(emb.embed_queries, emb.model_id, l2=args.l2, iters=args.iters)
+    router = train_router(emb.embed_queries, emb.model_id, l2=args.l2, iters=args.iters, view=args.view)
     out = args.out or DEFAULT_PATH
     router.save(out)
     m = router.meta
-    for part in ("train", "held_out", "reported"):
+    for part in ("train", "held_out", "reported", "written"):
         r = m[part]
         _say(f"{part:9s} n={r['n']:4d}  accuracy {r['accuracy']:.3f}  chain recall {r['chain_recall']}  "
              f"compare recall {r['compare_recall']}")
     if "korean_check" in m:
         k = m["korean_check"]
         _say(f"korean    {k['set']}: {k['routed_compare']:.0%} routed to compare (none are comparisons)")
+    _say(f"view: {router.view}")
     _say(f"wrote {out}")
     return 0

@@ -50,9 +50,10 @@ def test_labelled_maps_types_to_shapes_and_skips_unknown():
 
 def test_train_router_fits_and_records_split_and_scores():
     r = train_router(_embed, "fake", iters=500, load=_load)
-    assert r.embedder == "fake"
-    p = r.p_compare(_embed(["Who was born first, A or B?", "Where was the director of film Z born?"]))
+    assert r.embedder == "fake" and r.view == "skeleton"
+    p = r.p_compare(_embed(r.texts(["Who was born first, Ann or Bo?", "Where was the director of film Z born?"])))
     assert p[0] > 0.5 > p[1]
+    assert r.meta["written"]["n"] == 16
     assert r.meta["held_out"]["accuracy"] == 1.0 and r.meta["held_out"]["compare_n"] > 0
     assert r.meta["split"]["train"][0] == "hotpotqa 51-80"
     assert "korean_check" not in r.meta  # koblex missing: skipped, not fatal

@@ -58,14 +58,35 @@ def test_router_file_errors_name_the_file_and_field(tmp_path):
     bad.write_text(json.dumps({"format": "other"}))
     with pytest.raises(ConfigError, match="format"):
         ShapeRouter.load(bad)
+    bad.write_text(json.dumps({"format": "gaji-shape-router/1", "bias": 0.0, "embedder": "x", "weights": [1.0],
+                               "view": "tokens"}))
+    with pytest.raises(ConfigError, match="bad.json.*'view'"):
+        ShapeRouter.load(bad)
+
+
+def test_skeleton_view_embeds_the_question_with_names_masked():
+    seen = []
+
+    class Recorder(CueEmbedder):
+        model_id = "test/toq-router-recorder"
+
+        def embed_queries(self, texts):
+            seen.extend(texts)
+            return super().embed_queries(texts)
+
+    EMBEDDER_FACTORIES[Recorder.model_id] = Recorder
+    r = ShapeRouter(ROUTER.weights, 0.0, Recorder.model_id, view="skeleton")
+    assert r.route("Who was born first, Park Chan-wook or Bong Joon-ho?").shape == "compare"
+    assert seen == ["Who was born first, X or X?"]
 
 
 def test_shipped_router_records_its_split_and_held_out_accuracy():
     r = ShapeRouter.load()
-    assert r.weights.shape == (384,) and DEFAULT_PATH.is_file()
+    assert r.weights.shape == (384,) and DEFAULT_PATH.is_file() and r.view == "skeleton"
     assert "hotpotqa 81-140" in r.meta["split"]["held_out"]
     assert not set(r.meta["split"]["train"]) & set(r.meta["split"]["reported"])
-    assert r.meta["held_out"]["accuracy"] >= 0.85  # measured 0.932 when trained (gaji classifier train-router)
+    # measured when trained (gaji classifier train-router): held out 1.0, written (both languages) 0.875
+    assert r.meta["held_out"]["accuracy"] >= 0.9 and r.meta["written"]["accuracy"] >= 0.8
 
 
 def test_parse_chain_builds_a_slot_chain_and_repairs_a_repeated_description():
