@@ -82,6 +82,15 @@ def node_label(node: Node, trace: Trace, max_passages: int = 5, width: int = 160
         parts += [f"{k} {v}" for k, v in s.items()
                   if k not in ("semantic_coherence", "answerability", "overall", "response_validity")]
         t.append("\n  scores: " + " · ".join(parts), style="yellow")
+    split = node.data.get("decomposition")
+    if split:  # ToQ: how the node was split (and why it was not), with the routed decomposer's decision
+        route = node.data.get("route") or {}
+        line = f"\n  split: {split}"
+        if route:
+            line += f" (router: {route.get('shape')}, p_compare {route.get('p_compare')}; {route.get('prompt')} prompt)"
+        if node.data.get("stop"):
+            line += f" · stop: {node.data['stop']}"
+        t.append(line, style="magenta")
     if node.error:
         t.append("\n  error: ", style="red")
         t.append(_clip(node.error, width), style="red")

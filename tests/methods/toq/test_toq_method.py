@@ -265,7 +265,8 @@ def test_render_tree_shows_questions_queries_passages_answers_and_scores():
     console.print(render_tree(t))
     out = console.export_text()
     for s in (SUB2_FILLED, "from: " + SUB2, "query: What is the price range of the BMW i5", "✓ Mercedes-Benz EQE",
-              "about 110 million won", "→ Mercedes-Benz EQE", "valid ✓", "L2 sub #2", "needs #1", "calls"):
+              "about 110 million won", "→ Mercedes-Benz EQE", "valid ✓", "L2 sub #2", "needs #1", "calls",
+              "split: bridging"):
         assert s in out, s
 
 

@@ -162,3 +162,28 @@ def test_routed_decomposer_speaks_korean():
     d = QuestionDecomposer(tracked(routed_llm({"chain": chain})), router=ROUTER).decompose(
         node, "영화 『괴물』 감독의 고향은 어디인가요?", "ko")
     assert seen[0].startswith("질문:") and d.subquestions[1].question == "[ANS_1]의 고향은 어디인가요?"
+
+
+def test_toq_with_the_routed_decomposer_records_and_renders_the_route(tmp_path):
+    from rich.console import Console
+    from test_toq_method import DOCS, Q, SUB1, SUB2, SUB2_FILLED, bridging_handlers
+    from toq_helpers import OverlapRetriever, make_ctx
+
+    from gaji.cli.render_tree import render_tree
+    from gaji.methods.toq.method import ToQ
+
+    path = tmp_path / "router.json"
+    ROUTER.save(path)
+    handlers = bridging_handlers(
+        decompose=lambda u: AssertionError("Prompt B.2 is not asked when the chain prompt answers"),
+        chain=lambda u: {"hidden": "the price range of the BMW i5", "first": SUB1, "then": SUB2})
+    t = ToQ(k=3, evaluate_root=False, decomposer="routed", router=str(path)).run(
+        Q, make_ctx(routed_llm(handlers), OverlapRetriever(DOCS)))
+    root = t.root
+    assert root.data["route"] == {"shape": "chain", "p_compare": root.data["route"]["p_compare"], "prompt": "chain"}
+    assert [c.filled_question for c in root.children] == [SUB1, SUB2_FILLED] and t.answer == "Mercedes-Benz EQE"
+    console = Console(record=True, width=200, color_system=None)
+    console.print(render_tree(t))
+    assert "split: bridging (router: chain, p_compare" in console.export_text()
+    with pytest.raises(ConfigError, match="paper or routed"):
+        ToQ(decomposer="free")
