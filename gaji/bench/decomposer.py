@@ -19,27 +19,14 @@ from __future__ import annotations
 
 import argparse
 import collections
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gaji.bench.probing import map_calls
 from gaji.errors import ConfigError, GajiError
 
-SHAPES = {"bridge": "chain", "compositional": "chain", "inference": "chain",
-          "comparison": "compare", "bridge_comparison": "compare"}
 RIGHT = {"chain": "chained", "compare": "independent"}
 OUTCOMES = ("chained", "independent", "single", "failed")
-
-
-def expected_shape(qtype: str) -> str | None:
-    """'chain' or 'compare' from a dataset's question-type label; None when the label says nothing."""
-    t = (qtype or "").strip().lower()
-    if t in SHAPES:
-        return SHAPES[t]
-    if re.fullmatch(r"\dhop\d*", t):  # MuSiQue: every question is a chain of 2-4 hops
-        return "chain"
-    return None
 
 
 @dataclass
@@ -64,6 +51,7 @@ class Split:
 
 def decompose_all(items: list[Any], decomposer: Any, concurrency: int = 2) -> list[Split]:
     """One decomposition per question with a known shape, in order; a failed call is a 'failed' Split."""
+    from gaji.learn.shape_router import expected_shape  # the datasets' type labels -> shapes (numpy: not at CLI start)
     from gaji.types import Node
 
     jobs = [(it, shape) for it in items if (shape := expected_shape(it.type))]
@@ -152,6 +140,7 @@ def register(bsub) -> None:
 def _run(args: argparse.Namespace) -> int:
     from gaji.bench.probing import report, with_llm
     from gaji.eval.datasets import load_dataset
+    from gaji.learn.shape_router import expected_shape
     from gaji.methods.toq.decomposer import QuestionDecomposer
 
     if args.offset < 0 or args.limit < 1 or args.max_children < 2:

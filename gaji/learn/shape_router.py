@@ -17,11 +17,29 @@ share of KoBLEX questions 1-50 (legal, no comparisons among them) that it routes
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from gaji.errors import GajiError
+from gaji.eval.datasets import load_dataset
 from gaji.methods.toq.router import ShapeRouter
+
+# the datasets' question-type labels -> the shape a decomposition should have (MuSiQue's "2hop"... are chains)
+SHAPES = {"bridge": "chain", "compositional": "chain", "inference": "chain",
+          "comparison": "compare", "bridge_comparison": "compare"}
+
+
+def expected_shape(qtype: str) -> str | None:
+    """'chain' or 'compare' from a dataset's question-type label; None when the label says nothing."""
+    t = (qtype or "").strip().lower()
+    if t in SHAPES:
+        return SHAPES[t]
+    if re.fullmatch(r"\dhop\d*", t):  # MuSiQue: every question is a chain of 2-4 hops
+        return "chain"
+    return None
+
 
 # (dataset, start, stop) as Python slices over the question file
 TRAIN = (("hotpotqa", 50, 80), ("hotpotqa", 140, 342), ("2wikimultihopqa", 50, 83), ("musique", 50, 80))
@@ -50,9 +68,6 @@ WRITTEN: tuple[tuple[str, str], ...] = (
 
 def labelled(parts: Sequence[tuple[str, int, int]], load: Callable[[str], Any] | None = None) -> list[tuple[str, str]]:
     """(question, shape) for every question with a known shape in the given slices."""
-    from gaji.bench.decomposer import expected_shape
-    from gaji.eval.datasets import load_dataset
-
     load = load or load_dataset
     out = []
     for name, a, b in parts:
@@ -64,8 +79,7 @@ def labelled(parts: Sequence[tuple[str, int, int]], load: Callable[[str], Any] |
 
 
 def accuracy(router: ShapeRouter, X: np.ndarray, shapes: Sequence[str]) -> dict[str, Any]:
-    """(X holds the router's embeddings of its view of the questions.)"""
-    """Accuracy overall and per gold shape (recall), with counts."""
+    """Accuracy overall and per gold shape (recall), with counts; X = embeddings of the router's view."""
     pred = np.where(router.p_compare(X) >= router.threshold, "compare", "chain")
     gold = np.asarray(shapes)
     out: dict[str, Any] = {"n": len(gold), "accuracy": round(float((pred == gold).mean()), 4) if len(gold) else None}
@@ -103,9 +117,6 @@ def train_router(embed: Callable[[list[str]], np.ndarray], embedder_id: str, l2:
         rows = labelled(parts, load)
         meta[name] = accuracy(router, vectors([q for q, _ in rows]), [s for _, s in rows])
     meta["written"] = accuracy(router, vectors([q for q, _ in WRITTEN]), [s for _, s in WRITTEN])
-    from gaji.errors import GajiError
-    from gaji.eval.datasets import load_dataset
-
     name, a, b_ = KOREAN_CHECK
     try:
         ko = [it.question for it in (load or load_dataset)(name).items[a:b_]]
