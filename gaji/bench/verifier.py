@@ -66,9 +66,8 @@ def plans_from_run(run_dir: Path) -> list[dict[str, Any]]:
         by_id = stored if isinstance(stored, dict) else {p.get("id"): p for p in stored if isinstance(p, dict)}
         titles = [by_id[i].get("title", "") for i in root.get("passage_ids", []) if i in by_id]
         subs = [c["question"] for c in root.get("children", []) if c.get("question")]
-        plans[qid] = {"id": qid, "main": root["question"],
-                                        "lang": trace.get("lang") or "en",
-                                        "titles": list(dict.fromkeys(t for t in titles if t))[:8], "subs": subs}
+        plans[qid] = {"id": qid, "main": root["question"], "lang": trace.get("lang") or "en",
+                      "titles": list(dict.fromkeys(t for t in titles if t))[:8], "subs": subs}
     return [p for p in plans.values() if p["subs"]]
 
 

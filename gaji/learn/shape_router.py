@@ -24,7 +24,7 @@ import numpy as np
 
 from gaji.errors import GajiError
 from gaji.eval.datasets import load_dataset
-from gaji.methods.toq.router import ShapeRouter
+from gaji.methods.toq.router import ShapeRouter, view_texts
 
 # the datasets' question-type labels -> the shape a decomposition should have (MuSiQue's "2hop"... are chains)
 SHAPES = {"bridge": "chain", "compositional": "chain", "inference": "chain",
@@ -95,18 +95,17 @@ def train_router(embed: Callable[[list[str]], np.ndarray], embedder_id: str, l2:
     """Fit on TRAIN (class-balanced logistic regression), score HELD_OUT and REPORTED, record all in meta."""
     from gaji.learn.classifier import class_weights, logreg_fit
 
-    router = ShapeRouter(np.zeros(1), 0.0, embedder_id, view=view)
     train = labelled(TRAIN, load)
     if not train or len({s for _, s in train}) < 2:
         raise ValueError("the training slices hold fewer than two shapes")
 
     def vectors(questions: list[str]) -> np.ndarray:
-        return embed(router.texts(questions)).astype(np.float64)
+        return embed(view_texts(view, questions)).astype(np.float64)
 
     X = vectors([q for q, _ in train])
     y = np.array([s == "compare" for _, s in train], dtype=np.float64)
-    router.weights, router.bias = logreg_fit(X, y, l2=l2, iters=iters, lr=lr,
-                                             weights=class_weights(y.astype(np.int64), "balanced"))
+    w, b = logreg_fit(X, y, l2=l2, iters=iters, lr=lr, weights=class_weights(y.astype(np.int64), "balanced"))
+    router = ShapeRouter(w, b, embedder_id, view=view)
     meta: dict[str, Any] = {
         "split": {name: [f"{n} {a + 1}-{b_}" for n, a, b_ in parts]
                   for name, parts in (("train", TRAIN), ("held_out", HELD_OUT), ("reported", REPORTED))},

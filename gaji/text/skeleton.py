@@ -34,58 +34,45 @@ def skeleton(question: str, lang: str | None = None) -> str:
     """The question with its names (and quoted titles) replaced by "X"; `lang` None = detect it."""
     text = _QUOTED.sub(MASK, question.strip())
     if (lang or detect_lang(text)) == "ko":
-        return _korean(text)
-    return _english(text)
+        spans = _kiwi_name_spans(text)
+        if spans is None:  # no Kiwi: Latin letters and digits are the names
+            spans = [(m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9.\-']*", text)]
+    else:
+        spans = _english_name_spans(text)
+    return _mask(text, spans)
 
 
 def _name_like(core: str) -> bool:
     return core != MASK and any(ch.isupper() or ch.isdigit() for ch in core)
 
 
-def _english(text: str) -> str:
-    toks = [(m.start(), m.end(), *_EDGE.match(m.group(0)).groups()) for m in _TOKEN.finditer(text)]
-    name = []
-    for i, (_, _, _, core, _) in enumerate(toks):
-        first_word = i == 0 and core.lower() in STOPWORDS
-        name.append(_name_like(core) and not first_word)
+def _english_name_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each name word, its surrounding quotes and punctuation left out."""
+    words = []  # (start, end, core) with the core's own offsets
+    for m in _TOKEN.finditer(text):
+        lead, core, trail = _EDGE.match(m.group(0)).groups()
+        words.append((m.start() + len(lead), m.end() - len(trail), core))
+    name = [_name_like(core) and not (i == 0 and core.lower() in STOPWORDS) for i, (_, _, core) in enumerate(words)]
     # a connector between two name words belongs to the name ("Bank of America", "Leonardo da Vinci")
-    for i in range(1, len(toks) - 1):
-        if not name[i] and toks[i][3].lower() in _CONNECTORS and name[i - 1] and name[i + 1] \
-                and not toks[i - 1][4] and not toks[i][2]:
+    for i in range(1, len(words) - 1):
+        if not name[i] and words[i][2].lower() in _CONNECTORS and name[i - 1] and name[i + 1] \
+                and not text[words[i - 1][1]:words[i][0]].strip():
             name[i] = True
-    out: list[str] = []
-    pos = 0
-    i = 0
-    while i < len(toks):
-        start, end, lead, core, trail = toks[i]
-        if not name[i]:
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(toks) and name[j + 1] and not toks[j][4] and not toks[j + 1][2]:  # no punctuation between
-            j += 1
-        out.append(text[pos:start] + lead + MASK + toks[j][4])
-        pos = toks[j][1]
-        i = j + 1
-    out.append(text[pos:])
-    return "".join(out)
+    return [(a, b) for (a, b, _), is_name in zip(words, name) if is_name]
 
 
-def _korean(text: str) -> str:
-    spans = _kiwi_name_spans(text)
-    if spans is None:  # no Kiwi: Latin letters and digits are the names
-        spans = [(m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9.\-']*", text)]
-    # merge names separated only by spaces ("갤럭시 S24" is one name); keep an existing mask as it is
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each run of name spans separated only by spaces ("갤럭시 S24", "Park Chan-wook") replaced by one X."""
     merged: list[list[int]] = []
-    for s, e in spans:
-        if merged and not text[merged[-1][1]:s].strip():
-            merged[-1][1] = e
+    for a, b in spans:
+        if merged and not text[merged[-1][1]:a].strip():
+            merged[-1][1] = b
         else:
-            merged.append([s, e])
+            merged.append([a, b])
     out, pos = [], 0
-    for s, e in merged:
-        out.append(text[pos:s] + MASK)
-        pos = e
+    for a, b in merged:
+        out.append(text[pos:a] + MASK)
+        pos = b
     out.append(text[pos:])
     return "".join(out)
 

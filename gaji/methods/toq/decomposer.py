@@ -165,9 +165,11 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
 def parse_compare(obj: dict, question: str, max_children: int) -> Decomposition:
     """A comparison Decomposition (one sub-question per item) from the compare prompt's JSON."""
     items: list[str] = []
+    seen: set[str] = set()
     for x in obj.get("items", []):
         x = str(x).strip()
-        if x and _norm(x) not in {_norm(i) for i in items}:
+        if x and _norm(x) not in seen:
+            seen.add(_norm(x))
             items.append(x)
     template = str(obj.get("question", "")).strip()
     if len(items) < 2:

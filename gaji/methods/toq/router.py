@@ -37,6 +37,15 @@ VIEWS = ("question", "skeleton")
 FORMAT = "gaji-shape-router/1"
 
 
+def view_texts(view: str, questions: list[str]) -> list[str]:
+    """The questions as a router with this view embeds them: as asked, or their skeletons."""
+    if view == "skeleton":
+        from gaji.text.skeleton import skeleton
+
+        return [skeleton(q) for q in questions]
+    return list(questions)
+
+
 @dataclass
 class Route:
     shape: str  # chain | compare
@@ -58,11 +67,7 @@ class ShapeRouter:
 
     def texts(self, questions: list[str]) -> list[str]:
         """What the router embeds for these questions (its view)."""
-        if self.view == "skeleton":
-            from gaji.text.skeleton import skeleton
-
-            return [skeleton(q) for q in questions]
-        return list(questions)
+        return view_texts(self.view, questions)
 
     def p_compare(self, vectors: np.ndarray) -> np.ndarray:
         z = np.asarray(vectors, dtype=np.float64) @ self.weights + self.bias
