@@ -72,10 +72,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "question types; writes the file the routed decomposer loads")
     s.add_argument("--out", help="router file (default: the one shipped in the package, "
                    "gaji/methods/toq/data/shape_router.json)")
-    s.add_argument("--l2", type=float, default=1e-3)
+    s.add_argument("--l2", type=float, default=None,
+                   help="L2 strength (default: chosen by 5-fold cross-validation on the training rows)")
     s.add_argument("--iters", type=int, default=3000)
     s.add_argument("--view", choices=("skeleton", "question"), default="skeleton",
                    help="what is embedded: the question with its names masked (default) or the question as asked")
+    s.add_argument("--written", default="shipped", metavar="FILE|shipped|none",
+                   help="written training questions added to the datasets' ({\"question\", \"shape\"} per line; "
+                        "default: the shipped Korean set gaji/learn/data/shape_router_ko.jsonl; none: datasets only)")
     s.set_defaults(func=cmd_train_router)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
@@ -183,21 +187,26 @@ def cmd_table4(args: argparse.Namespace) -> int:
 
 def cmd_train_router(args: argparse.Namespace) -> int:
     from gaji.index.dense import get_embedder
-    from gaji.learn.shape_router import train_router
+    from gaji.learn.shape_router import KO_TRAIN_FILE, train_router
     from gaji.methods.toq.router import DEFAULT_PATH
 
+    written = {"shipped": KO_TRAIN_FILE, "none": None}.get(args.written, args.written)
     emb = get_embedder()
-    router = train_router(emb.embed_queries, emb.model_id, l2=args.l2, iters=args.iters, view=args.view)
+    router = train_router(emb.embed_queries, emb.model_id, l2=args.l2, iters=args.iters, view=args.view,
+                          written_file=written)
     out = args.out or DEFAULT_PATH
     router.save(out)
     m = router.meta
-    for part in ("train", "held_out", "reported", "written"):
+    for part in ("train", "train_written", "held_out", "reported", "written", "written_ko_test"):
+        if part not in m:
+            continue
         r = m[part]
-        _say(f"{part:9s} n={r['n']:4d}  accuracy {r['accuracy']:.3f}  chain recall {r['chain_recall']}  "
+        _say(f"{part:15s} n={r['n']:4d}  accuracy {r['accuracy']:.3f}  chain recall {r['chain_recall']}  "
              f"compare recall {r['compare_recall']}")
     if "korean_check" in m:
         k = m["korean_check"]
         _say(f"korean    {k['set']}: {k['routed_compare']:.0%} routed to compare (none are comparisons)")
-    _say(f"view: {router.view}")
+    _say(f"view: {router.view}; l2 {m['fit']['l2']:g}"
+         + (f" (5-fold CV balanced accuracy {m['fit']['l2_cv_balanced_accuracy']})" if "cv_folds" in m["fit"] else ""))
     _say(f"wrote {out}")
     return 0
