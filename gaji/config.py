@@ -58,7 +58,7 @@ class Settings:
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings) if f.name != "sources"}
 
 
-def _coerce(name: str, value: Any, source: str) -> Any:
+def coerce_setting(name: str, value: Any, source: str) -> Any:
     f = _FIELDS[name]
     ty = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
     if value is None:
@@ -132,19 +132,19 @@ def load_settings(
                 break
     if path:
         for k, v in read_config_file(path).items():
-            setattr(s, k, _coerce(k, v, str(path)))
+            setattr(s, k, coerce_setting(k, v, str(path)))
             sources[k] = f"file {path}"
 
     for k in _FIELDS:
         ev = env.get("GAJI_" + k.upper())
         if ev is not None and ev != "":
-            setattr(s, k, _coerce(k, ev, f"environment GAJI_{k.upper()}"))
+            setattr(s, k, coerce_setting(k, ev, f"environment GAJI_{k.upper()}"))
             sources[k] = f"env GAJI_{k.upper()}"
 
     for k, v in (flags or {}).items():
         k = k.replace("-", "_")
         if k in _FIELDS and v is not None:
-            setattr(s, k, _coerce(k, v, f"flag --{k.replace('_', '-')}"))
+            setattr(s, k, coerce_setting(k, v, f"flag --{k.replace('_', '-')}"))
             sources[k] = "flag"
     s.sources = sources
     return s

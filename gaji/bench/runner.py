@@ -13,6 +13,8 @@ when it was recorded:
     retriever: hybrid
     k: 5
     model: local               # LLM spec
+    llm_settings: {}           # optional: pin LLM settings for the run, e.g. {prompt_cache: false, parallel: 1}
+                               #   (prompt_cache, parallel, ctx_size, threads, retries, timeout_s)
     limit: 50
     cheap: false               # `gaji bench check` re-runs the cheap ones
     tolerance:                 # allowed drift: a number is absolute (0.05 = 5 points of EM),
@@ -51,7 +53,9 @@ from gaji.io import atomic_write_text
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 _KEYS = {"name", "description", "dataset", "method", "options", "retriever", "k", "model", "limit", "cheap",
          "concurrency", "tolerance", "recorded", "toq_eval", "judge", "judge_llm", "ks",
-         "retriever_options"}
+         "retriever_options", "llm_settings"}
+# settings a config may pin for its LLM (cost A/B runs: prompt cache off, one slot, ...); others come from the user
+LLM_SETTINGS = ("prompt_cache", "parallel", "ctx_size", "threads", "retries", "timeout_s")
 REPORT_COLUMNS = ("em", "f1", "rouge_l", "recall@5", "tokens", "calls", "wall_s")
 LICENCES = {
     "hotpotqa": "HotpotQA (CC BY-SA 4.0)",
@@ -86,6 +90,7 @@ class BenchConfig:
     judge_llm: str | None = None
     ks: tuple[int, ...] = (2, 5, 10)  # recall@k / Top@k cut-offs (long-form sets want deeper ones: 5,10,20,50)
     retriever_options: dict[str, Any] = field(default_factory=dict)  # e.g. {max_depth: 1} for contre
+    llm_settings: dict[str, Any] = field(default_factory=dict)  # e.g. {prompt_cache: false}; keys in LLM_SETTINGS
 
 
 def load_config(path: str | Path) -> BenchConfig:
@@ -117,6 +122,7 @@ def load_config(path: str | Path) -> BenchConfig:
         raise ConfigError(f"{p}: ks must be a list of positive integers, e.g. [5, 10, 20]")
     if not isinstance(data.get("retriever_options") or {}, dict):
         raise ConfigError(f"{p}: retriever_options must be a mapping, e.g. {{max_depth: 1}}")
+    llm_settings = _llm_settings(data.get("llm_settings"), p)
     rec = data.get("recorded")
     if rec is not None and not isinstance(rec, dict):
         raise ConfigError(f"{p}: recorded must be a mapping (or absent)")
@@ -141,9 +147,26 @@ def load_config(path: str | Path) -> BenchConfig:
             judge_llm=data.get("judge_llm"),
             ks=tuple(ks),
             retriever_options={str(k): v for k, v in (data.get("retriever_options") or {}).items()},
+            llm_settings=llm_settings,
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(f"{p}: bad value: {e}") from None
+
+
+def _llm_settings(value: Any, p: Path) -> dict[str, Any]:
+    """The config's llm_settings, each checked and coerced like the same setting from a flag."""
+    from gaji.config import coerce_setting
+
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{p}: llm_settings must be a mapping, e.g. {{prompt_cache: false}}")
+    out = {}
+    for k, v in value.items():
+        if k not in LLM_SETTINGS:
+            raise ConfigError(f"{p}: llm_settings: unknown setting {k!r}; known: {', '.join(LLM_SETTINGS)}")
+        out[k] = coerce_setting(k, v, f"{p}: llm_settings.{k}")
+    return out
 
 
 def _parse_tolerance(v: Any, what: str) -> tuple[float, bool]:
@@ -204,6 +227,7 @@ def run_config(cfg: BenchConfig, out_dir: Path, *, cache: bool = False, progress
         flags["k"] = cfg.k
     if cfg.retriever_options:
         flags["retriever_options"] = cfg.retriever_options
+    flags.update(cfg.llm_settings)
     settings = load_settings(flags)
     ecfg = EvalConfig(
         data=cfg.dataset, method=cfg.method, options={k: str(v) for k, v in cfg.options.items()},
@@ -412,7 +436,8 @@ def report_block(configs: list[BenchConfig]) -> str:
             datasets.append(ds)
         rows.append([
             f"`{c.name}`", ds, c.method + (f" ({', '.join(f'{k}={v}' for k, v in c.options.items())})" if c.options else ""),
-            f"`{c.model}`", _retrieval_label(c),
+            f"`{c.model}`" + (f" ({', '.join(f'{k}={v}' for k, v in c.llm_settings.items())})" if c.llm_settings else ""),
+            _retrieval_label(c),
             str(rec.get("questions") or c.limit or "all"),
             *[format_value(m, scores.get(m)) for m in REPORT_COLUMNS],
             (str(rec.get("date", ""))[:10] or "not recorded"),

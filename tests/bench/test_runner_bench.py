@@ -159,3 +159,37 @@ def test_bench_run_record_check_and_report_end_to_end(tmp_path, monkeypatch, cap
     assert main(["bench", "report"]) == 0
     text = (tmp_path / "BENCHMARKS.md").read_text()
     assert BEGIN in text and "`tiny`" in text
+
+
+def test_config_llm_settings_are_checked_and_reach_the_run(tmp_path, monkeypatch):
+    p = tmp_path / "ab.yaml"
+    p.write_text("dataset: hotpotqa\nmethod: toq\nllm_settings: {prompt_cache: false, parallel: '1'}\n")
+    cfg = load_config(p)
+    assert cfg.llm_settings == {"prompt_cache": False, "parallel": 1}
+    assert "`local` (prompt_cache=False, parallel=1)" in report_block([cfg])
+    for text, msg in (("llm_settings: {llm: openai:x}", "ab.yaml: llm_settings: unknown setting 'llm'"),
+                      ("llm_settings: {parallel: many}", r"ab.yaml: llm_settings.parallel: setting 'parallel'"),
+                      ("llm_settings: [prompt_cache]", "ab.yaml: llm_settings must be a mapping")):
+        p.write_text(f"dataset: hotpotqa\nmethod: toq\n{text}\n")
+        with pytest.raises(ConfigError, match=msg):
+            load_config(p)
+
+    import gaji.eval.runner as eval_runner
+    from gaji.bench.runner import run_config
+
+    seen = {}
+
+    class Capture:
+        def __init__(self, ecfg, settings, console=None):
+            seen["settings"] = settings
+
+        def run(self):
+            return {}
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(eval_runner, "EvalRun", Capture)
+    p.write_text("dataset: hotpotqa\nmethod: toq\nllm_settings: {prompt_cache: false}\n")
+    run_config(load_config(p), tmp_path / "out", progress=False)
+    assert seen["settings"].prompt_cache is False and seen["settings"].sources["prompt_cache"] == "flag"
