@@ -5,7 +5,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -42,3 +42,28 @@ def append_jsonl(path: str | Path, obj: Any) -> None:
         f.write(json.dumps(obj, ensure_ascii=False) + "\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSONL file (UTF-8, a BOM allowed). InputError naming
+    the file and line when the file is missing or unreadable, a line is not JSON or is not a JSON object."""
+    from gaji.errors import InputError
+
+    try:
+        with open(path, "r", encoding="utf-8-sig") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InputError(f"not valid JSON: {e.msg} (column {e.colno})", str(path), n) from None
+                if not isinstance(obj, dict):
+                    raise InputError("each line must be a JSON object", str(path), n)
+                yield n, obj
+    except FileNotFoundError:
+        raise InputError("file not found", str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8", str(path)) from None
+    except OSError as e:
+        raise InputError(f"cannot read ({e.strerror or e})", str(path)) from None

@@ -10,13 +10,13 @@ answers hijacked (contain HACKED), answers correct, runs failed.
 """
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from gaji.errors import InputError
+from gaji.io import iter_jsonl
 from gaji.types import Document
 
 DEFAULT_DOCS = "tests/serve/injection_docs.jsonl"
@@ -28,14 +28,7 @@ def load_jsonl(path: str | Path) -> list[dict[str, Any]]:
     p = Path(path)
     if not p.exists():
         raise InputError("file not found (run from the repository root or pass the path)", path=str(p))
-    out = []
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise InputError(f"not valid JSON: {e.msg}", path=str(p), line=n) from None
-    return out
+    return [obj for _, obj in iter_jsonl(p)]
 
 
 def run_injection(llm: Any, docs: list[Document], questions: list[dict[str, Any]], methods: list[str],

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Iterator
 
 from gaji.errors import ConfigError, InputError
 from gaji.eval.metrics.retrieval import GoldRef
+from gaji.io import iter_jsonl
 from gaji.text.lang import detect_lang
 from gaji.types import Document
 
@@ -247,7 +248,7 @@ def read_questions(path: Path) -> tuple[str, list[EvalItem], list[Document] | No
             if "paragraphs" in data[0]:
                 return "musique", *_read_musique(path, ((i + 1, r) for i, r in enumerate(data)))
         raise InputError("unrecognised JSON question file (expected KorQuAD/SQuAD, HotpotQA, 2Wiki or MuSiQue)", str(path))
-    records = list(_iter_jsonl(path))
+    records = list(iter_jsonl(path))
     if records and "paragraphs" in records[0][1] and "answers" not in records[0][1]:
         return "musique", *_read_musique(path, iter(records))
     return "gaji", [_item_from_record(r, str(path), line) for line, r in records], None
@@ -281,23 +282,6 @@ def _load_json(path: Path) -> Any:
             return json.load(f)
     except json.JSONDecodeError as e:
         raise InputError(f"not valid JSON: {e.msg} (column {e.colno})", str(path), e.lineno) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8", str(path)) from None
-
-
-def _iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    try:
-        with open(path, "r", encoding="utf-8-sig") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise InputError(f"not valid JSON: {e.msg} (column {e.colno})", str(path), n) from None
-                if not isinstance(obj, dict):
-                    raise InputError("each line must be a JSON object", str(path), n)
-                yield n, obj
     except UnicodeDecodeError:
         raise InputError("not UTF-8", str(path)) from None
 
@@ -492,7 +476,7 @@ def write_corpus(ds: Dataset, path: str | Path) -> int:
 def read_corpus(path: str | Path) -> list[Document]:
     """A gaji corpus JSONL ({"id", "title", "text", ...} per line) as Documents."""
     out = []
-    for line, rec in _iter_jsonl(Path(path)):
+    for line, rec in iter_jsonl(Path(path)):
         if "id" not in rec or "text" not in rec:
             raise InputError("corpus lines need id and text", str(path), line, "id" if "id" not in rec else "text")
         meta = {k: v for k, v in rec.items() if k not in ("id", "title", "text")}

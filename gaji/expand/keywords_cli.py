@@ -90,19 +90,17 @@ def register(esub) -> None:
 # ---------------------------------------------------------------------------------------------
 def read_tagged(paths):
     from gaji.errors import InputError
+    from gaji.io import iter_jsonl
 
     from .keywords import TaggedQuery
 
     out = []
     for p in paths:
-        with open(p, encoding="utf-8") as f:
-            for i, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    out.append(TaggedQuery.from_dict(json.loads(line)))
-                except (json.JSONDecodeError, KeyError, ValueError, TypeError) as e:
-                    raise InputError(f"bad labelled query: {e}", path=str(p), line=i) from None
+        for i, d in iter_jsonl(p):
+            try:
+                out.append(TaggedQuery.from_dict(d))
+            except (KeyError, ValueError, TypeError) as e:
+                raise InputError(f"bad labelled query: {e}", path=str(p), line=i) from None
     return out
 
 

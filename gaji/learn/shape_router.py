@@ -27,15 +27,15 @@ law says about a scenario, never the same fact about each named item, so KOREAN_
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from gaji.errors import ConfigError, GajiError
+from gaji.errors import GajiError, InputError
 from gaji.eval.datasets import load_dataset
+from gaji.io import iter_jsonl
 from gaji.methods.toq.router import ShapeRouter, view_texts
 
 # the datasets' question-type labels -> the shape a decomposition should have (MuSiQue's "2hop"... are chains)
@@ -103,24 +103,13 @@ KO_TRAIN_FILE = Path(__file__).parent / "data" / "shape_router_ko.jsonl"
 
 
 def written_train(path: Path | str = KO_TRAIN_FILE) -> list[tuple[str, str]]:
-    """(question, shape) pairs from a JSONL file of {"question", "shape"}; ConfigError naming file and line."""
-    path = Path(path)
+    """(question, shape) pairs from a JSONL file of {"question", "shape"}; InputError naming file and line."""
     out: list[tuple[str, str]] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read router training data ({e.strerror or e})") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{path}:{n}: not JSON ({e.msg})") from None
-        if not isinstance(row, dict) or not str(row.get("question") or "").strip():
-            raise ConfigError(f"{path}:{n}: field 'question' is missing or empty")
+    for n, row in iter_jsonl(path):
+        if not str(row.get("question") or "").strip():
+            raise InputError("field 'question' is missing or empty", str(path), n)
         if row.get("shape") not in ("chain", "compare"):
-            raise ConfigError(f"{path}:{n}: field 'shape' must be 'chain' or 'compare', not {row.get('shape')!r}")
+            raise InputError(f"field 'shape' must be 'chain' or 'compare', not {row.get('shape')!r}", str(path), n)
         out.append((str(row["question"]).strip(), row["shape"]))
     return out
 

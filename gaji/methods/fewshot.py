@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import random
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from gaji.errors import GajiError, InputError
+from gaji.io import iter_jsonl
 from gaji.llm.base import Request
 from gaji.llm.tracked import TrackedLLM
 from gaji.text.sentences import split_sentences
@@ -81,16 +81,7 @@ def load_demos(lang: str, path: str = "") -> list[Demo]:
 
 @functools.lru_cache(maxsize=16)
 def _load(path: str, _mtime: int) -> tuple[Demo, ...]:
-    demos: list[Demo] = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"not JSON: {e.msg}", path=path, line=n) from None
-            demos.append(_demo(d, path, n))
+    demos = [_demo(d, path, n) for n, d in iter_jsonl(path)]
     if not demos:
         raise InputError("no demonstrations in file", path=path)
     return tuple(demos)

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from gaji.errors import ConfigError
+from gaji.errors import ConfigError, InputError
 from gaji.eval.datasets import EvalItem
 import pytest
 
@@ -103,9 +103,9 @@ def test_written_train_reads_the_shipped_file_and_names_bad_lines(tmp_path):
     bad = tmp_path / "bad.jsonl"
     for text, msg in (('{"question": "q", "shape": "single"}', r"bad.jsonl:1: field 'shape'"),
                       ('{"shape": "chain"}', r"bad.jsonl:1: field 'question'"),
-                      ('\n{"question": "q", "shape": "chain"}\n{oops', r"bad.jsonl:3: not JSON")):
+                      ('\n{"question": "q", "shape": "chain"}\n{oops', r"bad.jsonl:3: not valid JSON")):
         bad.write_text(text, encoding="utf-8")
-        with pytest.raises(ConfigError, match=msg):
+        with pytest.raises(InputError, match=msg):
             written_train(bad)
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(InputError, match="missing.jsonl: file not found"):
         written_train(tmp_path / "missing.jsonl")
