@@ -82,9 +82,10 @@ def register(sub) -> None:
     s.add_argument("-n", type=int, default=5)
     s.set_defaults(func=_show)
 
-    from gaji.expand import keywords_cli
+    from gaji.expand import judge_cli, keywords_cli
 
     keywords_cli.register(esub)
+    judge_cli.register(esub)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
 

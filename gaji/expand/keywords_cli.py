@@ -52,6 +52,8 @@ def register(esub) -> None:
     mt.add_argument("--holdout", type=float, default=0.15, help="fraction of chunks/queries held out for the comparison")
     mt.add_argument("--seed", type=int, default=0)
     mt.add_argument("--threads", type=int, default=1)
+    mt.add_argument("--predictions-out", metavar="FILE",
+                    help="write the held-out chunks' generated titles/questions as expansion records (JSONL)")
     mt.set_defaults(func=_train_multitask)
 
     kw = esub.add_parser("keywords", help="the keywords of a query (trained tagger, or --llm for the teacher)")
@@ -217,11 +219,14 @@ def _train_multitask(args: argparse.Namespace) -> int:
     exps = load_expansions(args.expansions)
     docs, _ = read_documents(_resolve_sources(args.corpus), skip_bad=True)
     chunks = {c.id: c for c in _chunk_all(docs, ChunkingConfig())}
-    data = [ChunkExample(f"{chunks[k].title}\n{chunks[k].text}" if chunks[k].title else chunks[k].text, e.title,
-                         list(e.questions)) for k, e in exps.items() if k in chunks]
+    ids = [k for k in exps if k in chunks]
+    data = [ChunkExample(f"{chunks[k].title}\n{chunks[k].text}" if chunks[k].title else chunks[k].text,
+                         exps[k].title, list(exps[k].questions)) for k in ids]
     queries = read_tagged(args.labels) if args.labels else []
     rng = random.Random(args.seed)
-    rng.shuffle(data)
+    order = list(range(len(data)))
+    rng.shuffle(order)  # the same draw as shuffling the examples themselves
+    data, ids = [data[i] for i in order], [ids[i] for i in order]
     rng.shuffle(queries)
     nd, nq = int(len(data) * args.holdout), int(len(queries) * args.holdout)
     dev, train = data[:nd], data[nd:]
@@ -256,6 +261,14 @@ def _train_multitask(args: argparse.Namespace) -> int:
 
         shim = KeywordTagger(model.encoder, model.bio_head, model.layers)  # the shared encoder + BIO head
         report["keywords_vs_llm"] = evaluate_tagger(shim, qdev)
+    if args.predictions_out:  # held-out outputs as expansion records, e.g. for `gaji expand judge --reference`
+        from gaji.io import atomic_write_text
+
+        from .generator import Expansion
+
+        atomic_write_text(args.predictions_out, "".join(
+            json.dumps(Expansion(cid, t, list(q), model="multitask").to_dict(), ensure_ascii=False) + "\n"
+            for cid, t, q in zip(ids[:nd], titles, qsets)))
     model.save(args.out, extra={"report": {k: v for k, v in report.items() if k != "examples"}})
     atomic_write_json(Path(args.out) / "report.json", report)
     print(json.dumps({k: v for k, v in report.items() if k != "examples"}, ensure_ascii=False))

@@ -1,0 +1,157 @@
+"""LLM-judge pass rates of generated chunk knowledge (paper 001, Appendix A.1-A.3; `gaji expand judge`).
+
+For every chunk with an expansion, the judge rules on its title (A.2) and on its question set (A.3); for
+keyword-labelled queries, on their keywords (A.1). A second expansions file can be given as the reference
+("정답 … (참고용)"), e.g. the LLM's expansions when judging the multi-task model's. Verdicts are appended
+to a JSONL file as they come (a rerun skips what is judged), and the summary is the pass rate per kind.
+A judge call that fails after its retries is recorded as an error, not a verdict.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from gaji.errors import GajiError
+from gaji.eval.metrics.cost import call_cost
+from gaji.expand.judge_prompts import JUDGE_SCHEMA, judge_messages, question_set
+from gaji.io import append_jsonl, iter_jsonl
+from gaji.llm.tracked import TrackedLLM
+from gaji.text.lang import detect_lang
+from gaji.types import Node
+
+KINDS = ("title", "questions", "keywords")
+
+
+@dataclass
+class JudgeTask:
+    """One item to judge: `item` in the chunk (title, questions) or query (keywords) it came from."""
+
+    kind: str
+    id: str
+    item: str
+    chunk: str = ""
+    query: str = ""
+    reference: str = ""
+    lang: str = ""
+
+
+@dataclass
+class Verdict:
+    kind: str
+    id: str
+    verdict: str | None  # "pass" | "fail"; None when the judge call failed
+    reasoning: str = ""
+    error: str = ""
+    tokens: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class ExpansionJudge:
+    """Judges one JudgeTask with the paper's prompt for its kind."""
+
+    def __init__(self, llm: Any, max_tokens: int = 320):
+        self.llm = llm if isinstance(llm, TrackedLLM) else TrackedLLM(llm, keep_prompts=False)
+        self.max_tokens = max_tokens
+
+    def judge(self, task: JudgeTask) -> Verdict:
+        lang = task.lang if task.lang in ("ko", "en") else detect_lang(task.chunk or task.query or task.item)
+        node = Node(question=task.item, kind="judge")
+        msgs = judge_messages(task.kind, lang, item=task.item, reference=task.reference, chunk=task.chunk,
+                              query=task.query)
+        t0 = time.perf_counter()
+        try:
+            obj = self.llm.json(node, f"judge-{task.kind}", msgs, schema=JUDGE_SCHEMA, max_tokens=self.max_tokens)
+            verdict = str(obj.get("verdict", "")).strip().lower()
+            out = Verdict(task.kind, task.id, verdict if verdict in ("pass", "fail") else None,
+                          reasoning=str(obj.get("reasoning", "")),
+                          error="" if verdict in ("pass", "fail") else f"no verdict in {obj!r:.80}")
+        except GajiError as e:
+            out = Verdict(task.kind, task.id, None, error=str(e))
+        out.tokens = int(call_cost(node.calls)["tokens"])
+        out.seconds = round(time.perf_counter() - t0, 2)
+        return out
+
+
+def expansion_tasks(chunks: dict[str, str], expansions: dict[str, Any], reference: dict[str, Any] | None = None,
+                    kinds: Sequence[str] = ("title", "questions"), chunk_chars: int = 1500) -> list[JudgeTask]:
+    """Title and question-set tasks for every expanded chunk whose text is known (chunk id -> text)."""
+    tasks = []
+    for cid, e in expansions.items():
+        if cid not in chunks:
+            continue
+        ref = (reference or {}).get(cid)
+        text = chunks[cid][:chunk_chars]
+        if "title" in kinds and e.title:
+            tasks.append(JudgeTask("title", cid, e.title, chunk=text, reference=ref.title if ref else "",
+                                   lang=e.lang))
+        if "questions" in kinds and e.questions:
+            tasks.append(JudgeTask("questions", cid, question_set(list(e.questions)), chunk=text,
+                                   reference=question_set(list(ref.questions)) if ref else "", lang=e.lang))
+    return tasks
+
+
+def keyword_tasks(rows: Iterable[dict[str, Any]]) -> list[JudgeTask]:
+    """Keyword tasks from `gaji expand label` records ({"query", "keywords", "lang"}; "reference" optional)."""
+    return [JudgeTask("keywords", r["query"], ", ".join(r.get("keywords") or []) or "-", query=r["query"],
+                      reference=r.get("reference", ""), lang=r.get("lang", "")) for r in rows if r.get("query")]
+
+
+def done_keys(path: str | Path) -> set[tuple[str, str]]:
+    """(kind, id) of every verdict already in `path` (errors are retried)."""
+    p = Path(path)
+    if not p.exists():
+        return set()
+    return {(r["kind"], r["id"]) for _, r in iter_jsonl(p) if r.get("verdict") in ("pass", "fail")}
+
+
+def run_judge(judge: ExpansionJudge, tasks: Sequence[JudgeTask], out: str | Path, parallel: int = 1,
+              limit: int | None = None, time_limit: float | None = None) -> dict[str, Any]:
+    """Judge the tasks not yet in `out` (at most `limit` per kind), appending each verdict; the summary covers
+    every verdict in the file."""
+    done = done_keys(out)
+    counts = {k: sum(1 for kind, _ in done if kind == k) for k in KINDS}
+    todo: list[JudgeTask] = []
+    for t in tasks:
+        if (t.kind, t.id) in done or (limit is not None and counts.get(t.kind, 0) >= limit):
+            continue
+        counts[t.kind] = counts.get(t.kind, 0) + 1
+        todo.append(t)
+    t0 = time.perf_counter()
+
+    def one(t: JudgeTask) -> Verdict | None:
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            return None
+        return judge.judge(t)
+
+    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+        for v in pool.map(one, todo):
+            if v is not None:
+                append_jsonl(out, v.to_dict())
+    return summarize(out)
+
+
+def summarize(path: str | Path) -> dict[str, Any]:
+    """Pass rate per kind over the latest verdict of each (kind, id) in a verdicts file."""
+    latest: dict[tuple[str, str], dict] = {}
+    for _, r in iter_jsonl(path):
+        key = (r["kind"], r["id"])
+        if r.get("verdict") in ("pass", "fail") or key not in latest:
+            latest[key] = r
+    out: dict[str, Any] = {}
+    for kind in KINDS:
+        rows = [r for (k, _), r in latest.items() if k == kind]
+        if not rows:
+            continue
+        judged = [r for r in rows if r.get("verdict") in ("pass", "fail")]
+        passed = sum(r["verdict"] == "pass" for r in judged)
+        out[kind] = {"judged": len(judged), "errors": len(rows) - len(judged),
+                     "pass_rate": round(passed / len(judged), 4) if judged else None,
+                     "tokens_per_item": round(sum(r.get("tokens", 0) for r in judged) / len(judged), 1) if judged else None,
+                     "seconds_per_item": round(sum(r.get("seconds", 0.0) for r in judged) / len(judged), 2) if judged else None}
+    return out
