@@ -20,6 +20,7 @@
       c_cached: "cached prompt tokens", c_hits: "cache hits", c_failed: "failed calls", c_llm: "LLM time",
       c_wall: "wall time", c_nodes: "nodes", default: "default", output: "output", attempts: "attempts",
       needsIndex: "needs an index", error: "Error", more: "more", less: "less",
+      split: "Split", router: "router", stopWhy: "stop",
     },
     ko: {
       tagline: "내 문서로 하는 다단계 질의응답", apiKey: "API 키",
@@ -36,6 +37,7 @@
       c_cached: "캐시된 프롬프트 토큰", c_hits: "캐시 적중", c_failed: "실패한 호출", c_llm: "LLM 시간",
       c_wall: "전체 시간", c_nodes: "노드", default: "기본값", output: "출력", attempts: "시도",
       needsIndex: "색인 필요", error: "오류", more: "더 보기", less: "접기",
+      split: "분해", router: "라우터", stopWhy: "멈춘 이유",
     },
   };
 
@@ -385,6 +387,19 @@
       const q = el("div", "node-line query");
       q.append(el("span", "label", t("query")), el("span", null, n.query));
       main.append(q);
+    }
+    const nd = n.data || {};
+    const why = typeof nd.stop === "string" ? nd.stop : "";  // ToQ's reason to stop; other methods keep objects there
+    if (nd.decomposition || why) {  // ToQ: how the node was split (or why not), with the router's decision
+      const sp = el("div", "node-line split");
+      const parts = [];
+      if (nd.decomposition) {
+        const r = nd.route;
+        parts.push(String(nd.decomposition) + (r ? ` (${t("router")}: ${r.shape}, p_compare ${r.p_compare}; ${r.prompt})` : ""));
+      }
+      if (why) parts.push(nd.decomposition ? `${t("stopWhy")}: ${why}` : why);
+      sp.append(el("span", "label", t(nd.decomposition ? "split" : "stopWhy")), el("span", null, parts.join(" · ")));
+      main.append(sp);
     }
     if (n.answer) main.append(el("div", "node-answer", n.answer));
     else if (state.running && n.status !== "failed") main.append(el("div", "node-answer pending", "…"));
