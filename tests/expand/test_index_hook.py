@@ -113,7 +113,7 @@ def test_compose_needs_expansions_to_be_useful_and_bad_case_errors(tmp_path):
 
 
 def test_manifest_and_chunks_are_json(tmp_path):
-    idx = build_index(DOCS, tmp_path / "idx", expander=Expander(expand_llm()), dense=False, progress=False)
+    build_index(DOCS, tmp_path / "idx", expander=Expander(expand_llm()), dense=False, progress=False)
     rows = [json.loads(x) for x in (tmp_path / "idx" / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all("expansion" in r["metadata"] for r in rows)
     assert open_index(tmp_path / "idx").info()["config"]["compose"] == DEFAULT_CASE

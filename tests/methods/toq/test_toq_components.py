@@ -250,7 +250,7 @@ def test_evaluator_interface():
     # the reasoning fields come first and are required (the grammar makes the model write them)
     bare = routed_llm({"evaluate": lambda u: {"semantic_coherence": 8, "answerability": 50, "response_validity": True}})
     with pytest.raises(LLMError):
-        QueryEvaluator(tracked(bad)).evaluate(Node(), "q", "a", "en")
+        QueryEvaluator(tracked(bare)).evaluate(Node(), "q", "a", "en")
 
 
 def test_korean_prompts_are_selected_by_lang():
