@@ -101,7 +101,8 @@ METHODS: Registry[Any] = Registry(
     ),
 )
 RETRIEVERS: Registry[Any] = Registry(
-    "retriever", ("gaji.index.retrievers", "gaji.methods.contregen.retriever", "gaji.expand.retriever")
+    "retriever", ("gaji.index.retrievers", "gaji.methods.contregen.retriever", "gaji.expand.retriever",
+    "gaji.expand.kwfilter")
 )
 LLM_BACKENDS: Registry[Any] = Registry(
     "LLM backend", ("gaji.llm.local", "gaji.llm.openai_compat", "gaji.llm.scripted")

@@ -184,8 +184,10 @@ def run_bench(
             "bytes": {"dense": _dir_bytes(path / "dense"), "lexical": _dir_bytes(path / "lexical"),
                       "chunks": (path / "chunks.jsonl").stat().st_size},
         }
+        if case != "plain" and tagger and any(r.endswith("+kwf") for r in retrievers):
+            row["chunk_keywords"] = _chunk_keywords(idx, tagger)
         for rname in retrievers:
-            r = idx.retriever(rname, **({"tagger": tagger} if rname.endswith("+kw") else {}))
+            r = idx.retriever(rname, **({"tagger": tagger} if "+kw" in rname else {}))
             anyk = {k: [] for k in KS}
             allk = {k: [] for k in KS}
             lat = []
@@ -246,6 +248,21 @@ def _restrict(src: Path, qs: list[dict], exps: dict, work: Path) -> tuple[Path, 
         atomic_write_text(path, text)
     return path, q2, (f"restricted to the {len(keep)} expanded passages of {len(docs)} and the {len(q2)} of "
                       f"{len(qs)} questions whose gold passages are all among them")
+
+
+def _chunk_keywords(idx, tagger: str) -> dict[str, Any]:
+    """The chunk-keywords file of a case index (the +kwf filter's metadata), made with `tagger` if missing."""
+    from .kwfilter import keywords_path, read_chunk_keywords, write_chunk_keywords
+    from .retriever import load_tagger_cached
+
+    path = keywords_path(idx.path)
+    head = path.read_text(encoding="utf-8").split("\n", 1)[0] if path.exists() else ""
+    if head and json.loads(head).get("source", {}).get("tagger") == str(tagger):
+        got = read_chunk_keywords(path)
+        return {"chunks": len(got), "keywords": sum(len(v) for v in got.values()), "reused": True}
+    t0 = time.perf_counter()
+    st = write_chunk_keywords(idx, load_tagger_cached(str(tagger)).keywords, source={"tagger": str(tagger)})
+    return {"chunks": st["chunks"], "keywords": st["keywords"], "seconds": round(time.perf_counter() - t0, 2)}
 
 
 def _stale(idx, exps: dict) -> bool:

@@ -1,4 +1,4 @@
-"""`gaji expand label | train-tagger | keywords | subset | bench` (registered by gaji/cli/expand_cmd.py)."""
+"""`gaji expand label | train-tagger | keywords | chunk-keywords | subset | bench` (registered by gaji/cli/expand_cmd.py)."""
 from __future__ import annotations
 
 import argparse
@@ -62,6 +62,12 @@ def register(esub) -> None:
     kw.add_argument("--llm", default=None, help="ask this LLM instead (teacher)")
     kw.add_argument("--bio", action="store_true", help="print each morpheme with its label")
     kw.set_defaults(func=_keywords)
+
+    ck = esub.add_parser("chunk-keywords", help="keyword metadata per chunk (the tagger over its candidate questions) "
+                         "for the +kwf retrievers' filter")
+    ck.add_argument("index", metavar="INDEX", help="an index built with --expand or --expansions")
+    ck.add_argument("--tagger", metavar="DIR", default=None, help="tagger folder (default $GAJI_TAGGER)")
+    ck.set_defaults(func=_chunk_keywords)
 
     sb = esub.add_parser("subset", help="a smaller corpus: all gold passages + N random distractors")
     sb.add_argument("dataset")
@@ -298,6 +304,24 @@ def _keywords(args: argparse.Namespace) -> int:
         for m, lab in zip(toks, labels):
             print(f"{m.form}\t{m.tag}\t{lab}")
     print(json.dumps(decode_bio(args.query, toks, labels), ensure_ascii=False))
+    return 0
+
+
+def _chunk_keywords(args: argparse.Namespace) -> int:
+    from gaji.index.store import open_index
+
+    from .kwfilter import write_chunk_keywords
+    from .retriever import _keyword_fn
+
+    fn = _keyword_fn(args.tagger, None)
+    idx = open_index(args.index)
+    try:
+        t0 = time.perf_counter()
+        st = write_chunk_keywords(idx, fn, source={"tagger": str(args.tagger or "$GAJI_TAGGER")})
+        st["seconds"] = round(time.perf_counter() - t0, 2)
+    finally:
+        idx.close()
+    print(json.dumps(st, ensure_ascii=False))
     return 0
 
 

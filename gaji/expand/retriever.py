@@ -82,12 +82,12 @@ def keyword_hybrid(index, tagger: Any = None, boost: float = 2.0,
 
 
 @RETRIEVERS.register("bm25+kw", help="BM25 with the query's keywords (BIO tagger) boosted (paper 001)",
-                     options={"boost": float})
+                     options={"boost": float, "tagger": str})
 def _bm25kw(index, **kw: Any):
     return KeywordBM25Retriever(index, **kw)
 
 
 @RETRIEVERS.register("hybrid+kw", help="RRF of keyword-boosted BM25 and dense (paper 001)",
-                     options={"boost": float, "rrf_k": float, "weights": str, "depth": int, "cache_size": int})
+                     options={"boost": float, "tagger": str, "rrf_k": float, "weights": str, "depth": int, "cache_size": int})
 def _hybridkw(index, **kw: Any):
     return keyword_hybrid(index, **kw)

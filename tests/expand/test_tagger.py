@@ -73,3 +73,33 @@ def test_load_errors_are_config_errors(tmp_path):
 
     with pytest.raises(ConfigError, match="train-tagger"):
         KeywordTagger.load(tmp_path)
+
+
+def test_chunk_keywords_cli_and_filter_with_the_tagger(trained, tmp_path, capsys):
+    """`gaji expand chunk-keywords` tags each chunk's candidate questions; hybrid+kwf then filters on them."""
+    import json
+
+    from gaji.cli.main import main
+    from gaji.expand.generator import Expansion
+    from gaji.expand.kwfilter import keywords_path, read_chunk_keywords
+    from gaji.index.store import build_index
+    from gaji.types import Document
+
+    _, _, d = trained
+    docs = [Document(id="gb", text="경복궁은 1395년에 지어진 조선의 법궁이다."),
+            Document(id="kc", text="김치는 배추를 소금에 절여 만든다.")]
+    exps = {"gb": Expansion("gb", "경복궁", ["경복궁은 언제 지어졌나요?"]),
+            "kc": Expansion("kc", "김치", ["김치는 어떻게 만드나요?"])}
+    idx = build_index(docs, tmp_path / "i", expansions=exps, compose="case6", dense=False, progress=False)
+    idx.close()
+    assert main(["expand", "chunk-keywords", str(tmp_path / "i"), "--tagger", str(d)]) == 0
+    st = json.loads(capsys.readouterr().out)
+    assert st["chunks"] == 2
+    kws = read_chunk_keywords(keywords_path(tmp_path / "i"))
+    assert "경복궁" in kws["gb"] and "김치" in kws["kc"]
+    from gaji.index.store import open_index
+
+    idx = open_index(tmp_path / "i")
+    r = idx.retriever("bm25+kwf", tagger=str(d), mode="hard")
+    assert [p.id for p in r.search("경복궁은 언제 지어졌나요?", 2)] == ["gb"]
+    idx.close()
