@@ -62,16 +62,21 @@ def questions_for(name_or_path: str, max_questions: int | None = None) -> list[d
         text = q["question"]
         if q.get("background"):
             text = f"{q['background']}\n{text}"
-        out.append({"id": q.get("id"), "query": text, "question": q["question"], "gold": gold})
+        ctx = [c for c in q.get("context_ids") or [] if isinstance(c, str)]
+        out.append({"id": q.get("id"), "query": text, "question": q["question"], "gold": gold, "context": ctx})
         if max_questions and len(out) >= max_questions:
             break
     return out
 
 
 def subset_corpus(name: str, out_dir: str | Path, distractors: int, seed: int = 0,
-                  max_questions: int | None = None) -> dict[str, Any]:
+                  max_questions: int | None = None, context: bool = False) -> dict[str, Any]:
     """A smaller corpus: every gold passage of the questions + `distractors` other passages drawn at
     random (seeded). Writes ``corpus.jsonl`` and ``questions.jsonl`` into out_dir.
+
+    `context`: also keep each question's official distractor paragraphs (``context_ids`` of HotpotQA and
+    2Wiki: the ~8 paragraphs per question retrieved by the dataset's authors to mislead), so that the
+    subset is hard for its size instead of gold among random, unrelated passages.
 
     The corpus is written question-major: questions in a seeded random order, each followed by its gold
     passages and its share of the distractors. Expansion runs in file order, so when it is cut short
@@ -83,7 +88,8 @@ def subset_corpus(name: str, out_dir: str | Path, distractors: int, seed: int = 
     qs = questions_for(name, max_questions)
     gold = {g for q in qs for g in q["gold"]}
     docs, _ = read_documents([resolve_corpus(name)], skip_bad=True)
-    others = [d for d in docs if d.id not in gold]
+    ctx_ids = {c for q in qs for c in q["context"]} if context else set()
+    others = [d for d in docs if d.id not in gold and d.id not in ctx_ids]
     rng = random.Random(seed)
     pick = set(d.id for d in rng.sample(others, min(distractors, len(others))))
     by_id = {d.id: d for d in docs}
@@ -92,8 +98,10 @@ def subset_corpus(name: str, out_dir: str | Path, distractors: int, seed: int = 
     rng.shuffle(order)
     keep_ids: list[str] = []
     seen: set[str] = set()
+    if context and not any(q["context"] for q in qs):
+        raise ConfigError(f"{name}: its questions have no context_ids (official distractors); drop --context")
     for n, qi in enumerate(order, 1):
-        for g in qs[qi]["gold"]:
+        for g in qs[qi]["gold"] + (qs[qi]["context"] if context else []):
             if g in by_id and g not in seen:
                 seen.add(g)
                 keep_ids.append(g)
@@ -109,7 +117,7 @@ def subset_corpus(name: str, out_dir: str | Path, distractors: int, seed: int = 
         json.dumps({"id": q["id"], "question": q["query"], "supporting": [{"doc_id": g} for g in q["gold"]]},
                    ensure_ascii=False) + "\n" for q in qs))
     info = {"source": name, "questions": len(qs), "gold_passages": len(gold), "distractors": len(pick),
-            "passages": len(keep), "seed": seed}
+            "context_distractors": len(ctx_ids - gold), "passages": len(keep), "seed": seed}
     (out / "subset.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return info
 

@@ -74,6 +74,8 @@ def register(esub) -> None:
     sb.add_argument("--distractors", type=int, required=True)
     sb.add_argument("--seed", type=int, default=0)
     sb.add_argument("--max-questions", type=int, default=None)
+    sb.add_argument("--context", action="store_true",
+                    help="also keep each question's official distractor paragraphs (HotpotQA/2Wiki context_ids)")
     sb.add_argument("--out", required=True, metavar="DIR")
     sb.set_defaults(func=_subset)
 
@@ -328,7 +330,8 @@ def _chunk_keywords(args: argparse.Namespace) -> int:
 def _subset(args: argparse.Namespace) -> int:
     from .bench import subset_corpus
 
-    print(json.dumps(subset_corpus(args.dataset, args.out, args.distractors, args.seed, args.max_questions)))
+    print(json.dumps(subset_corpus(args.dataset, args.out, args.distractors, args.seed, args.max_questions,
+                                    context=args.context)))
     return 0
 
 
