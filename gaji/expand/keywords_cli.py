@@ -261,6 +261,7 @@ def _train_multitask(args: argparse.Namespace) -> int:
         "questions_vs_llm": evaluate_generation([SEP.join(q) for q in qsets], [SEP.join(ex.questions) for ex in dev]),
         "title_ms_per_item": round(1000 * sum(t_titles) / max(1, len(t_titles)), 1),
         "questions_ms_per_item": round(1000 * sum(t_qs) / max(1, len(t_qs)), 1),
+        "by_lang": _by_lang(dev, titles, qsets),
         "examples": [{"llm_title": ex.title, "model_title": t, "llm_questions": ex.questions, "model_questions": q}
                      for ex, t, q in list(zip(dev, titles, qsets))[:5]],
     }
@@ -272,15 +273,34 @@ def _train_multitask(args: argparse.Namespace) -> int:
     if args.predictions_out:  # held-out outputs as expansion records, e.g. for `gaji expand judge --reference`
         from gaji.io import atomic_write_text
 
+        from gaji.text.lang import detect_lang
+
         from .generator import Expansion
 
         atomic_write_text(args.predictions_out, "".join(
-            json.dumps(Expansion(cid, t, list(q), model="multitask").to_dict(), ensure_ascii=False) + "\n"
-            for cid, t, q in zip(ids[:nd], titles, qsets)))
+            json.dumps(Expansion(cid, t, list(q), lang=detect_lang(ex.text), model="multitask").to_dict(),
+                       ensure_ascii=False) + "\n"
+            for cid, ex, t, q in zip(ids[:nd], dev, titles, qsets)))
     model.save(args.out, extra={"report": {k: v for k, v in report.items() if k != "examples"}})
     atomic_write_json(Path(args.out) / "report.json", report)
     print(json.dumps({k: v for k, v in report.items() if k != "examples"}, ensure_ascii=False))
     return 0
+
+
+def _by_lang(dev, titles, qsets) -> dict[str, dict]:
+    """The held-out comparison per language of the chunk (a mixed corpus can hide a language the model fails)."""
+    from gaji.text.lang import detect_lang
+
+    from .multitask import SEP, evaluate_generation
+
+    groups: dict[str, list[int]] = {}
+    for i, ex in enumerate(dev):
+        groups.setdefault(detect_lang(ex.text), []).append(i)
+    return {lang: {"chunks": len(ix),
+                   "title_vs_llm": evaluate_generation([titles[i] for i in ix], [dev[i].title for i in ix]),
+                   "questions_vs_llm": evaluate_generation([SEP.join(qsets[i]) for i in ix],
+                                                           [SEP.join(dev[i].questions) for i in ix])}
+            for lang, ix in sorted(groups.items())}
 
 
 def _keywords(args: argparse.Namespace) -> int:

@@ -372,7 +372,7 @@ def build_index(
     """
     from gaji.text.analyzers import default_analyzer
 
-    from .dense import DenseIndex, choose_backend, get_embedder, passage_text
+    from .dense import DenseIndex, choose_backend, get_embedder
 
     if not lexical and not dense:
         raise ConfigError("an index needs at least one of lexical (BM25) or dense")
@@ -709,7 +709,7 @@ class Index:
         """Add documents (same chunking as the build). A document whose id is already indexed replaces
         its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
         chunks it no longer has are removed. Atomic: works on a copy, then swaps it in."""
-        from .dense import DenseIndex, HNSWBackend, choose_backend, passage_text
+        from .dense import DenseIndex, HNSWBackend, choose_backend
 
         m = self.manifest
         cfg = ChunkingConfig.from_dict(m.config.get("chunking") or {})

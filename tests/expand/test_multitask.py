@@ -72,6 +72,9 @@ def test_train_cli(tmp_path, capsys):
     assert rc == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["held_out_chunks"] == 2 and "rouge_l" in rep["title_vs_llm"] and rep["title_ms_per_item"] > 0
+    # the same comparison per language of the held-out chunks (fixture: Korean and English chunks)
+    assert sum(g["chunks"] for g in rep["by_lang"].values()) == 2 and set(rep["by_lang"]) <= {"ko", "en"}
+    assert all("rouge_l" in g["questions_vs_llm"] for g in rep["by_lang"].values())
     assert (tmp_path / "m" / "report.json").exists()
     # the held-out outputs as expansion records of held-out chunks (for `gaji expand judge --reference`)
     from gaji.expand.index_hook import load_expansions
@@ -79,5 +82,7 @@ def test_train_cli(tmp_path, capsys):
     pred = load_expansions(tmp_path / "pred.jsonl")
     llm = load_expansions(exp)
     assert len(pred) == 2 and set(pred) <= set(llm) and all(e.model == "multitask" for e in pred.values())
+    texts = {f"d{i}": c.text for i, c in enumerate(CHUNKS * 3)}
+    assert all(e.lang == ("ko" if any("가" <= ch <= "힣" for ch in texts[cid]) else "en") for cid, e in pred.items())
     examples = json.loads((tmp_path / "m" / "report.json").read_text(encoding="utf-8"))["examples"]
     assert [e.title for e in pred.values()] == [x["model_title"] for x in examples]
