@@ -47,6 +47,7 @@ class Verdict:
     error: str = ""
     tokens: int = 0
     seconds: float = 0.0
+    lang: str = ""  # the prompt's language ("ko" | "en"): pass rates are reported per language too
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,6 +76,7 @@ class ExpansionJudge:
             out = Verdict(task.kind, task.id, None, error=str(e))
         out.tokens = int(call_cost(node.calls)["tokens"])
         out.seconds = round(time.perf_counter() - t0, 2)
+        out.lang = lang
         return out
 
 
@@ -154,4 +156,9 @@ def summarize(path: str | Path) -> dict[str, Any]:
                      "pass_rate": round(passed / len(judged), 4) if judged else None,
                      "tokens_per_item": round(sum(r.get("tokens", 0) for r in judged) / len(judged), 1) if judged else None,
                      "seconds_per_item": round(sum(r.get("seconds", 0.0) for r in judged) / len(judged), 2) if judged else None}
+        langs = sorted({r.get("lang") for r in judged if r.get("lang")})
+        if len(langs) > 1:  # a judge can be good in one language and blind in the other: show them apart
+            out[kind]["by_lang"] = {
+                lang: {"judged": len(rs), "pass_rate": round(sum(r["verdict"] == "pass" for r in rs) / len(rs), 4)}
+                for lang in langs for rs in [[r for r in judged if r.get("lang") == lang]]}
     return out

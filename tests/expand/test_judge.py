@@ -61,8 +61,12 @@ def test_run_judge_records_verdicts_resumes_and_limits(tmp_path):
     n = len(llm.requests)
     s = run_judge(ExpansionJudge(llm), tasks, out)  # continues: only what is not judged yet
     assert len(llm.requests) == n + 3
+    by_lang = s["title"].pop("by_lang")  # one Korean and one English chunk: pass rates per language as well
     assert s["title"] == {"judged": 2, "errors": 0, "pass_rate": 0.5, "tokens_per_item": s["title"]["tokens_per_item"],
                           "seconds_per_item": s["title"]["seconds_per_item"]}
+    assert {k: v["judged"] for k, v in by_lang.items()} == {"ko": 1, "en": 1}
+    assert sorted(v["pass_rate"] for v in by_lang.values()) == [0.0, 1.0]
+    assert [json.loads(line)["lang"] for line in out.read_text(encoding="utf-8").splitlines()][:2] == ["ko", "ko"]
     assert s["questions"]["pass_rate"] == 0.5 and s["keywords"]["pass_rate"] == 0.5
     langs = {("ko" if "전문가" in r.messages[0]["content"] else "en") for r in llm.requests}
     assert langs == {"ko", "en"}
