@@ -151,14 +151,16 @@ def summarize(path: str | Path) -> dict[str, Any]:
         if not rows:
             continue
         judged = [r for r in rows if r.get("verdict") in ("pass", "fail")]
-        passed = sum(r["verdict"] == "pass" for r in judged)
-        out[kind] = {"judged": len(judged), "errors": len(rows) - len(judged),
-                     "pass_rate": round(passed / len(judged), 4) if judged else None,
+        out[kind] = {"judged": len(judged), "errors": len(rows) - len(judged), "pass_rate": _pass_rate(judged),
                      "tokens_per_item": round(sum(r.get("tokens", 0) for r in judged) / len(judged), 1) if judged else None,
                      "seconds_per_item": round(sum(r.get("seconds", 0.0) for r in judged) / len(judged), 2) if judged else None}
         langs = sorted({r.get("lang") for r in judged if r.get("lang")})
         if len(langs) > 1:  # a judge can be good in one language and blind in the other: show them apart
-            out[kind]["by_lang"] = {
-                lang: {"judged": len(rs), "pass_rate": round(sum(r["verdict"] == "pass" for r in rs) / len(rs), 4)}
-                for lang in langs for rs in [[r for r in judged if r.get("lang") == lang]]}
+            by_lang = {lang: [r for r in judged if r.get("lang") == lang] for lang in langs}
+            out[kind]["by_lang"] = {lang: {"judged": len(rs), "pass_rate": _pass_rate(rs)}
+                                    for lang, rs in by_lang.items()}
     return out
+
+
+def _pass_rate(judged: list[dict]) -> float | None:
+    return round(sum(r["verdict"] == "pass" for r in judged) / len(judged), 4) if judged else None

@@ -218,9 +218,10 @@ def _train_multitask(args: argparse.Namespace) -> int:
     from gaji.corpus.readers import read_documents
     from gaji.index.store import _chunk_all, _resolve_sources
     from gaji.io import atomic_write_json
+    from gaji.text.lang import detect_lang
 
     from .index_hook import load_expansions
-    from .multitask import SEP, ChunkExample, ChunkKnowledgeModel, evaluate_generation, train_multitask
+    from .multitask import ChunkExample, ChunkKnowledgeModel, train_multitask
     from .tagger import evaluate_tagger
 
     torch.set_num_threads(max(1, args.threads))
@@ -246,6 +247,7 @@ def _train_multitask(args: argparse.Namespace) -> int:
     # compare with the LLM (the teacher) on held-out chunks: ROUGE-L / chrF, and speed per item
     t_titles, t_qs = [], []
     titles, qsets = [], []
+    langs = [detect_lang(ex.text) for ex in dev]
     for ex in dev:
         t0 = time.perf_counter()
         titles.append(model.generate_title(ex.text))
@@ -257,11 +259,10 @@ def _train_multitask(args: argparse.Namespace) -> int:
         "train": rep.to_dict(),
         "vocab": len(model.vocab),
         "held_out_chunks": len(dev),
-        "title_vs_llm": evaluate_generation(titles, [ex.title for ex in dev]),
-        "questions_vs_llm": evaluate_generation([SEP.join(q) for q in qsets], [SEP.join(ex.questions) for ex in dev]),
+        **_vs_llm(dev, titles, qsets),
         "title_ms_per_item": round(1000 * sum(t_titles) / max(1, len(t_titles)), 1),
         "questions_ms_per_item": round(1000 * sum(t_qs) / max(1, len(t_qs)), 1),
-        "by_lang": _by_lang(dev, titles, qsets),
+        "by_lang": _by_lang(dev, langs, titles, qsets),
         "examples": [{"llm_title": ex.title, "model_title": t, "llm_questions": ex.questions, "model_questions": q}
                      for ex, t, q in list(zip(dev, titles, qsets))[:5]],
     }
@@ -273,33 +274,32 @@ def _train_multitask(args: argparse.Namespace) -> int:
     if args.predictions_out:  # held-out outputs as expansion records, e.g. for `gaji expand judge --reference`
         from gaji.io import atomic_write_text
 
-        from gaji.text.lang import detect_lang
-
         from .generator import Expansion
 
         atomic_write_text(args.predictions_out, "".join(
-            json.dumps(Expansion(cid, t, list(q), lang=detect_lang(ex.text), model="multitask").to_dict(),
-                       ensure_ascii=False) + "\n"
-            for cid, ex, t, q in zip(ids[:nd], dev, titles, qsets)))
+            json.dumps(Expansion(cid, t, list(q), lang=lang, model="multitask").to_dict(), ensure_ascii=False) + "\n"
+            for cid, lang, t, q in zip(ids[:nd], langs, titles, qsets)))
     model.save(args.out, extra={"report": {k: v for k, v in report.items() if k != "examples"}})
     atomic_write_json(Path(args.out) / "report.json", report)
     print(json.dumps({k: v for k, v in report.items() if k != "examples"}, ensure_ascii=False))
     return 0
 
 
-def _by_lang(dev, titles, qsets) -> dict[str, dict]:
-    """The held-out comparison per language of the chunk (a mixed corpus can hide a language the model fails)."""
-    from gaji.text.lang import detect_lang
-
+def _vs_llm(dev, titles, qsets) -> dict[str, dict]:
+    """The multi-task model's titles and question sets against the LLM's (ROUGE-L / chrF) on held-out chunks."""
     from .multitask import SEP, evaluate_generation
 
+    return {"title_vs_llm": evaluate_generation(titles, [ex.title for ex in dev]),
+            "questions_vs_llm": evaluate_generation([SEP.join(q) for q in qsets],
+                                                    [SEP.join(ex.questions) for ex in dev])}
+
+
+def _by_lang(dev, langs, titles, qsets) -> dict[str, dict]:
+    """The held-out comparison per language of the chunk (a mixed corpus can hide a language the model fails)."""
     groups: dict[str, list[int]] = {}
-    for i, ex in enumerate(dev):
-        groups.setdefault(detect_lang(ex.text), []).append(i)
-    return {lang: {"chunks": len(ix),
-                   "title_vs_llm": evaluate_generation([titles[i] for i in ix], [dev[i].title for i in ix]),
-                   "questions_vs_llm": evaluate_generation([SEP.join(qsets[i]) for i in ix],
-                                                           [SEP.join(dev[i].questions) for i in ix])}
+    for i, lang in enumerate(langs):
+        groups.setdefault(lang, []).append(i)
+    return {lang: {"chunks": len(ix), **_vs_llm([dev[i] for i in ix], [titles[i] for i in ix], [qsets[i] for i in ix])}
             for lang, ix in sorted(groups.items())}
 
 
