@@ -19,13 +19,17 @@ and the LLM answers a prompt for that shape only. Chain: it names the hidden thi
 that finds it and the question about it, and code checks that the second uses `[ANS_1]` (writing
 it in place of the hidden thing's words when the model repeated them); an empty "hidden" means one
 search suffices. Compare: it lists the items and writes one question with `[ITEM]`, and code asks
-that question about every item. When the shaped prompt fails after its retries, the paper's
-prompt is asked instead (recorded in `fallback`).
+that question about every item. A template that is one of the prompt's exemplar templates while the
+question lacks the words that exemplar took from its own question ("When was the director of the film
+[ITEM] born?" for "Who was born first, A or B?") is copying, not decomposing, and is asked again. When the
+shaped prompt fails after its retries, the paper's prompt is asked instead (recorded in `fallback`).
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 from gaji.errors import LLMError
@@ -162,8 +166,10 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
     return d
 
 
-def parse_compare(obj: dict, question: str, max_children: int) -> Decomposition:
-    """A comparison Decomposition (one sub-question per item) from the compare prompt's JSON."""
+def parse_compare(obj: dict, question: str, max_children: int,
+                  exemplars: tuple[tuple[str, str], ...] = ()) -> Decomposition:
+    """A comparison Decomposition (one sub-question per item) from the compare prompt's JSON.
+    `exemplars`: the prompt's (question, template) shots, to reject a template copied from one of them."""
     items: list[str] = []
     seen: set[str] = set()
     for x in obj.get("items", []):
@@ -178,10 +184,43 @@ def parse_compare(obj: dict, question: str, max_children: int) -> Decomposition:
         template = next((t for t in (_put_slot(template, i, "[ITEM]") for i in items) if t), None)
         if template is None:
             raise DependencyError("the question template has no [ITEM]")
+    copied = copied_exemplar(template, question, exemplars)
+    if copied:
+        raise DependencyError(f"the template copies an exemplar's template ({copied!r} is not in the question)")
     subs = [{"question": ITEM.sub(lambda _m, it=it: it, template)} for it in items[:max_children]]
     d = parse_decomposition({"type": "comparison", "subquestions": subs}, question, max_children)
     d.model_type = "comparison"
     return d
+
+
+def compare_exemplars(shots: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """(question, template) of each compare-prompt shot (user turn "Question: …" / "질문: …", JSON answer)."""
+    return tuple((user.split(":", 1)[-1].strip(), json.loads(answer)["question"]) for user, answer in shots)
+
+
+_WORD = re.compile(r"[A-Za-z]{4,}|[가-힣]{2,}")
+
+
+def _keys(text: str) -> set[str]:
+    """Content-word keys: Latin words of 4+ letters (lower case); Hangul words cut to their first two
+    syllables, so that a noun or verb stem matches across particles and endings (감독은 / 감독이)."""
+    return {w.lower() if w.isascii() else w[:2] for w in _WORD.findall(ITEM.sub(" ", text))}
+
+
+def copied_exemplar(template: str, question: str, exemplars: tuple[tuple[str, str], ...]) -> str:
+    """The first word that shows `template` was copied from an exemplar, else "": the template equals
+    an exemplar's template, and a word that exemplar's template took from its own question is missing
+    from `question`. A template that fits the question ("When was [ITEM] born?" for "Who was born
+    first, …?") is not copying even when an exemplar has it too."""
+    q = question.lower()
+    for ex_question, ex_template in exemplars:
+        if _norm(ITEM.sub("", ex_template)) != _norm(ITEM.sub("", template)):
+            continue
+        borrowed = {k for k in _keys(ex_template) if k in ex_question.lower()}
+        missing = sorted(k for k in borrowed if k not in q)
+        if missing:
+            return missing[0]
+    return ""
 
 
 def _put_slot(text: str, phrase: str, slot: str) -> str | None:
@@ -222,8 +261,8 @@ class QuestionDecomposer:
         try:
             if route.shape == "compare":
                 msgs = few_shot_messages(p.COMPARE_SYSTEM, p.COMPARE_SHOTS, p.COMPARE_USER.format(question=question))
-                d = self._ask(node, "decompose-compare", msgs, compare_schema(self.max_children), parse_compare,
-                              question)
+                parse = partial(parse_compare, exemplars=compare_exemplars(p.COMPARE_SHOTS))
+                d = self._ask(node, "decompose-compare", msgs, compare_schema(self.max_children), parse, question)
             else:
                 msgs = few_shot_messages(p.CHAIN_SYSTEM, p.CHAIN_SHOTS, p.CHAIN_USER.format(question=question))
                 d = self._ask(node, "decompose-chain", msgs, chain_schema(), parse_chain, question)

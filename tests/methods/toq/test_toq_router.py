@@ -10,7 +10,8 @@ from toq_helpers import routed_llm
 from gaji.errors import ConfigError
 from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.toq.decomposer import QuestionDecomposer, parse_chain, parse_compare
+from gaji.methods.toq import prompts_en, prompts_ko
+from gaji.methods.toq.decomposer import QuestionDecomposer, compare_exemplars, parse_chain, parse_compare
 from gaji.methods.toq.router import DEFAULT_PATH, ShapeRouter
 from gaji.methods.toq.tree import DependencyError
 from gaji.types import Node
@@ -121,6 +122,36 @@ def test_parse_compare_asks_the_template_about_every_item():
         parse_compare({"items": ["A", "a"], "question": "When was [ITEM] born?"}, "q", 4)
     with pytest.raises(DependencyError, match="ITEM"):
         parse_compare({"items": ["A", "B"], "question": "When were they born?"}, "q", 4)
+
+
+def test_parse_compare_rejects_a_template_copied_from_an_exemplar_in_both_languages():
+    en = compare_exemplars(prompts_en.COMPARE_SHOTS)
+    copied = {"items": ["Aleksandr Ivanovsky", "Arthur Lubin"],
+              "question": "When was the director of the film [ITEM] born?"}
+    with pytest.raises(DependencyError, match="copies an exemplar.*'director'"):
+        parse_compare(copied, "Who was born first, Aleksandr Ivanovsky or Arthur Lubin?", 4, exemplars=en)
+    # the same template fits a question about film directors; an exemplar template that fits is no copy
+    assert parse_compare({"items": ["Jaws", "Heat"], "question": "When was the director of the film [ITEM] born?"},
+                         "Which film has the director born later, Jaws or Heat?", 4, exemplars=en).type == "comparison"
+    assert parse_compare({"items": ["A B", "C D"], "question": "When was [ITEM] born?"},
+                         "Who was born first, A B or C D?", 4, exemplars=en).type == "comparison"
+    ko = compare_exemplars(prompts_ko.COMPARE_SHOTS)
+    with pytest.raises(DependencyError, match="'감독'"):
+        parse_compare({"items": ["이순신", "세종"], "question": "영화 『[ITEM]』의 감독은 언제 태어났나요?"},
+                      "이순신과 세종 중 누가 먼저 태어났나요?", 4, exemplars=ko)
+    assert parse_compare({"items": ["괴물", "기생충"], "question": "영화 『[ITEM]』의 감독은 언제 태어났나요?"},
+                         "『괴물』과 『기생충』 중 감독이 더 늦게 태어난 영화는?", 4, exemplars=ko).type == "comparison"
+
+
+def test_routed_decomposer_retries_a_copied_template_and_keeps_the_second_answer():
+    answers = iter([{"items": ["Ann Lee", "Bo Kim"], "question": "When was the director of the film [ITEM] born?"},
+                    {"items": ["Ann Lee", "Bo Kim"], "question": "When was [ITEM] born?"}])
+    llm = routed_llm({"chain": lambda u: {}, "compare": lambda u: next(answers)})
+    dec = QuestionDecomposer(tracked(llm), router=ROUTER)
+    node = Node(question="Who was born first, Ann Lee or Bo Kim?")
+    d = dec.decompose(node, node.question, "en")
+    assert [s.question for s in d.subquestions] == ["When was Ann Lee born?", "When was Bo Kim born?"]
+    assert [c.ok for c in node.calls] == [False, True] and "copies an exemplar" in node.calls[0].error
 
 
 def test_routed_decomposer_uses_the_shape_prompt_and_records_the_route():
