@@ -23,7 +23,6 @@ goes on and ends with the best answer it has.
 """
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from gaji.methods.toq.responder import Response, ResponseGenerator
 from gaji.methods.toq.router import shared_router
 from gaji.methods.toq.tree import fill_slots, slot_refs, split_list_answer
 from gaji.registry import METHODS
+from gaji.text.longform import tidy_long_answer
 from gaji.types import Node, Passage, Trace
 
 
@@ -108,7 +108,6 @@ class ToQ(Method):
         TreeOfQuestion(self.opts, ctx, trace).run()
 
 
-_CITE_MARK = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 
 
 def _serial(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
@@ -351,7 +350,7 @@ class TreeOfQuestion:
         self.trace.answer = answer or root.answer
         explanation = source.data.get("explanation", "")
         if self.opts.answer_style == "long" and explanation and not is_unknown(answer):
-            self.trace.answer = _CITE_MARK.sub("", explanation).strip()
+            self.trace.answer = tidy_long_answer(explanation)
         cited = list(source.data.get("cited", []))
         if not cited:
             cited = list(dict.fromkeys(pid for n in root.walk() for pid in n.data.get("cited", [])))

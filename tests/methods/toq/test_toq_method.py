@@ -289,6 +289,21 @@ def test_long_answer_style_returns_the_explanation():
     assert t.root.answer == "Mercedes-Benz EQE" and t.citations == ["bmw", "eqe"]
 
 
+def test_long_answer_drops_a_looping_explanation_and_its_citation_lead_ins():
+    base = bridging_handlers()["answer"]
+
+    def answer(u):
+        if "Answers to sub-questions" in u:  # a small model looping until the field's length cap
+            return {"explanation": "The EQE costs about 110 million won. According to [1], [2], the EQE costs about "
+                                   "110 million won. According to [1], [2], the EQE co", "answer": "Mercedes-Benz EQE"}
+        return base(u)
+
+    t = ToQ(k=3, answer_style="long").run(Q, make_ctx(routed_llm(bridging_handlers(answer=answer)),
+                                                       OverlapRetriever(DOCS)))
+    assert t.answer == "The EQE costs about 110 million won."
+    assert "According to" in t.root.data["explanation"]  # the trace keeps what the model wrote
+
+
 def test_evidence_option_chooses_what_the_responder_reads():
     def one_relevant(u):
         return relevant("98 to 120 million won") if "98 to 120" in doc_of(u) else IRRELEVANT
