@@ -20,15 +20,15 @@ _LEAD_EN = re.compile(rf"\b(?:according to|as stated in|based on|as shown in)\s+
 _MARKS = re.compile(rf"\s*{_RUN}")
 
 
+def _lead_in(m: re.Match) -> str:
+    """An English lead-in goes; one that opened a sentence leaves a mark so its next word is capitalised."""
+    before = m.string[:m.start()].rstrip()
+    return "\x00" if not before or before[-1] in ".!?。" else ""
+
+
 def strip_citations(text: str) -> str:
     """`text` without [n] citation marks and their lead-in phrases, spacing tidied."""
-    t = _LEAD_KO.sub("", text)
-
-    def lead_in(m: re.Match) -> str:  # one that opened a sentence leaves its next word first: capitalise it
-        before = t[:m.start()].rstrip()
-        return "\x00" if not before or before[-1] in ".!?。" else ""
-
-    t = _LEAD_EN.sub(lead_in, t)
+    t = _LEAD_EN.sub(_lead_in, _LEAD_KO.sub("", text))
     t = re.sub(r"\x00\s*(\w?)", lambda m: m.group(1).upper(), t)
     t = _MARKS.sub("", t)
     t = re.sub(r"\s+([,.!?])", r"\1", t)

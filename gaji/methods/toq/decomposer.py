@@ -212,9 +212,9 @@ def copied_exemplar(template: str, question: str, exemplars: tuple[tuple[str, st
     an exemplar's template, and a word that exemplar's template took from its own question is missing
     from `question`. A template that fits the question ("When was [ITEM] born?" for "Who was born
     first, …?") is not copying even when an exemplar has it too."""
-    q = question.lower()
+    q, shape = question.lower(), _norm(ITEM.sub("", template))
     for ex_question, ex_template in exemplars:
-        if _norm(ITEM.sub("", ex_template)) != _norm(ITEM.sub("", template)):
+        if _norm(ITEM.sub("", ex_template)) != shape:
             continue
         borrowed = {k for k in _keys(ex_template) if k in ex_question.lower()}
         missing = sorted(k for k in borrowed if k not in q)

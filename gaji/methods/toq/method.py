@@ -108,8 +108,6 @@ class ToQ(Method):
         TreeOfQuestion(self.opts, ctx, trace).run()
 
 
-
-
 def _serial(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
     return [fn(x) for x in items]
 
