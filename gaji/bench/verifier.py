@@ -13,6 +13,12 @@ Reported: the share judged needed for each kind. A verifier that discriminates k
 few foreign sub-questions; one that keeps both at ~100 % is a rubber stamp. Each call is the real
 step-(i) prompt (`gaji.methods.contregen.verifier.judge_need`), with the main question's retrieved
 passage titles as context, as inside the tree.
+
+`--topic-gate T` also scores the topic gate (our extension, `gaji/methods/contregen/topic_gate.py`:
+keep a sub-question when its E5 cosine to the main question is >= T) alone and combined with the LLM
+(kept = kept by both, as in the tree, where the gate runs first). `--gate-only` skips the LLM: the
+gate needs embeddings only. `--offset` skips the run's first questions, so a threshold chosen on one
+part of a run can be checked on another.
 """
 from __future__ import annotations
 
@@ -45,6 +51,7 @@ class NeedVerdict:
     reason: str = ""  # the topics the verifier named
     query: str = ""
     error: str | None = None
+    cosine: float | None = None  # the topic gate's E5 cosine (gate verdicts only)
 
 
 def plans_from_run(run_dir: Path) -> list[dict[str, Any]]:
@@ -114,6 +121,27 @@ def score(verdicts: list[NeedVerdict]) -> dict[str, Any]:
     return out
 
 
+def gate_verdicts(probes: list[NeedProbe], gate: Any) -> list[NeedVerdict]:
+    """The topic gate's verdict on every probe: needed = cosine(sub, main) >= the threshold."""
+    out: list[NeedVerdict] = []
+    for main in dict.fromkeys(p.main for p in probes):
+        group = [p for p in probes if p.main == main]
+        for p, v in zip(group, gate.check(main, [q.sub for q in group])):
+            out.append(NeedVerdict(p, v.keep, reason=f"cos {v.cosine:.4f}", cosine=v.cosine))
+    order = {id(p): i for i, p in enumerate(probes)}
+    return sorted(out, key=lambda v: order[id(v.probe)])
+
+
+def both(llm: list[NeedVerdict], gate: list[NeedVerdict]) -> list[NeedVerdict]:
+    """Kept by the gate and the LLM (a gate rejection needs no LLM call, so it stands when the call failed)."""
+    out = []
+    for a, g in zip(llm, gate):
+        needed = False if not g.needed else a.needed
+        out.append(NeedVerdict(a.probe, needed, f"{g.reason}; {a.reason}", a.query, a.error if needed is None else None,
+                               g.cosine))
+    return out
+
+
 def render(result: dict, title: str) -> str:
     lines = [f"**{title}**", "", "| sub-question | n | judged needed % |", "|---|---:|---:|"]
     for kind in KINDS:
@@ -126,30 +154,74 @@ def render(result: dict, title: str) -> str:
     return "\n".join(lines)
 
 
+def render_judges(results: dict[str, dict], title: str) -> str:
+    """One row per judge (the LLM, the topic gate, both)."""
+    lines = [f"**{title}**", "", "| judge | own kept % | another question's kept % | gap (points) | failed |",
+             "|---|---:|---:|---:|---:|"]
+    for name, r in results.items():
+        k = r["kinds"]
+        cell = lambda kind: f"{k[kind]['needed_pct']} (n={k[kind]['n']})" if kind in k else "–"  # noqa: E731
+        lines.append(f"| {name} | {cell('own')} | {cell('foreign')} | {r.get('gap_points', '–')} | {r['failed']} |")
+    return "\n".join(lines)
+
+
 def register(bsub) -> None:
     from gaji.bench.probing import add_probe_flags
 
     p = bsub.add_parser("verifier", help="ConTReGen verification step (i): own vs another question's sub-questions")
     p.add_argument("run", help="a finished ConTReGen run directory (traces.jsonl)")
     p.add_argument("--limit", type=int, default=20, help="questions of the run used (default 20)")
+    p.add_argument("--offset", type=int, default=0, help="skip the run's first N questions (default 0)")
+    p.add_argument("--topic-gate", type=float, metavar="T",
+                   help="also score the E5 topic gate at cosine T, alone and with the LLM (our extension)")
+    p.add_argument("--gate-only", action="store_true", help="score the topic gate only (no LLM; needs --topic-gate)")
     add_probe_flags(p)
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     from gaji.bench.probing import report, with_llm
+    from gaji.methods.contregen.topic_gate import TopicGate
 
     if args.limit < 2:
         raise ConfigError("--limit must be >= 2 (foreign sub-questions come from another question)")
-    plans = plans_from_run(Path(args.run))[: args.limit]
+    if args.offset < 0:
+        raise ConfigError("--offset must be >= 0")
+    if args.gate_only and not args.topic_gate:
+        raise ConfigError("--gate-only needs --topic-gate T (the cosine threshold to score)")
+    gate = TopicGate(args.topic_gate) if args.topic_gate else None
+    plans = plans_from_run(Path(args.run))[args.offset: args.offset + args.limit]
     probes = build_probes(plans)
     if not probes:
-        raise ConfigError(f"{args.run}: fewer than 2 traced questions with proposed sub-questions")
-    verdicts, used = with_llm(args, lambda llm, n: run_probes(probes, llm, n))
-    result = score(verdicts)
-    result.update(run=str(args.run), questions=len(plans), **used, probes=len(probes))
-    md = render(result, f"{args.run}: {len(plans)} questions, verifier {used['model']}")
-    report(args.out, md, {**result, "verdicts": [
+        raise ConfigError(f"{args.run}: fewer than 2 traced questions with proposed sub-questions"
+                          + (f" after --offset {args.offset}" if args.offset else ""))
+    part = f"questions {args.offset + 1}–{args.offset + len(plans)}"
+    judged: dict[str, list[NeedVerdict]] = {}
+    used: dict[str, str] = {"llm": "none", "model": "none"}
+    if not args.gate_only:
+        verdicts, used = with_llm(args, lambda llm, n: run_probes(probes, llm, n))
+        judged[f"LLM step (i), {used['model']}"] = verdicts
+    if gate is not None:
+        gv = gate_verdicts(probes, gate)
+        judged[f"topic gate, E5 cosine >= {gate.threshold}"] = gv
+        if not args.gate_only:
+            judged["both (the tree with the gate on)"] = both(verdicts, gv)
+    results = {name: score(vs) for name, vs in judged.items()}
+    first = next(iter(results.values()))
+    result = {**first, "run": str(args.run), "offset": args.offset, "questions": len(plans), **used,
+              "probes": len(probes)}
+    if gate is not None:
+        result["topic_gate"] = gate.threshold
+        result["judges"] = results
+        md = render_judges(results, f"{args.run}: {part}, {len(probes)} probes")
+    else:
+        md = render(first, f"{args.run}: {len(plans)} questions, verifier {used['model']}")
+    main_verdicts = next(iter(judged.values()))
+    payload = {**result, "verdicts": [
         {**asdict(v.probe), "needed": v.needed, "reason": v.reason, "query": v.query, "error": v.error}
-        for v in verdicts]})
+        for v in main_verdicts]}  # the LLM's verdicts (the gate's with --gate-only)
+    if gate is not None:
+        payload["gate_verdicts"] = [{"qid": v.probe.qid, "kind": v.probe.kind, "sub": v.probe.sub,
+                                     "keep": v.needed, "cosine": v.cosine} for v in gv]
+    report(args.out, md, payload)
     return 0

@@ -98,3 +98,61 @@ def test_cli_writes_the_report(tmp_path, monkeypatch, capsys):
     assert saved["model"] == "scripted" and saved["probes"] == 7 and len(saved["verdicts"]) == 7
     assert (tmp_path / "probe.md").read_text(encoding="utf-8").startswith("**")
     assert main(["bench", "verifier", str(run), "--limit", "1"]) != 0  # a clear error, not a traceback
+
+
+class _WordGate:
+    """A topic gate without embeddings: cosine 0.9 when sub and main name the same subject, else 0.1."""
+
+    threshold = 0.5
+    SUBJECTS = ("Bellagio", "Genesis", "무궁화호")
+
+    def check(self, main, subs):
+        from gaji.methods.contregen.topic_gate import GateVerdict
+
+        out = []
+        for s in subs:
+            c = 0.9 if any(w in main and w in s for w in self.SUBJECTS) else 0.1
+            out.append(GateVerdict(c, c >= self.threshold))
+        return out
+
+
+def test_topic_gate_alone_and_with_the_llm(tmp_path):
+    from gaji.bench.verifier import both, gate_verdicts
+
+    probes = build_probes(plans_from_run(_write(tmp_path, RUN)))
+    gv = gate_verdicts(probes, _WordGate())
+    assert [v.probe for v in gv] == probes and all(v.cosine in (0.9, 0.1) for v in gv)
+    g = score(gv)
+    assert g["kinds"]["own"]["needed_pct"] == 100.0 and g["kinds"]["foreign"]["needed_pct"] == 0.0
+    # the LLM keeps everything but fails once; the gate's rejection stands without the call
+    llm = [NeedVerdict(p, True) for p in probes]
+    llm[-1] = NeedVerdict(probes[-1], None, error="timeout")
+    combined = both(llm, gv)
+    assert [v.needed for v in combined[:-1]] == [v.needed for v in gv[:-1]]
+    assert combined[-1].needed is (None if gv[-1].needed else False)
+
+
+def test_cli_gate_only_needs_no_llm(tmp_path, monkeypatch, capsys):
+    import numpy as np
+
+    from gaji.cli.main import main
+
+    class Emb:  # cosine 1 for the main question itself, 0.9 for a sub-question sharing its first word, else 0.2
+        def embed_queries(self, texts):
+            main_word = texts[0].split()[0]
+            rows = [[1.0, 0.0]] + [[0.9, 0.4359] if t.split()[0] == main_word else [0.2, 0.9798] for t in texts[1:]]
+            return np.asarray(rows, dtype=np.float32)
+
+    monkeypatch.setenv("GAJI_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr("gaji.index.dense.get_embedder", lambda *a, **k: Emb())
+    run = _write(tmp_path, RUN)
+    out = tmp_path / "gate"
+    assert main(["bench", "verifier", str(run), "--gate-only", "--topic-gate", "0.5", "--offset", "1",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "topic gate, E5 cosine >= 0.5" in text and "questions 2–3" in text and "LLM" not in text
+    saved = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
+    assert saved["offset"] == 1 and saved["questions"] == 2 and saved["llm"] == "none"
+    assert {v["qid"] for v in saved["gate_verdicts"]} == {"b", "c"}
+    assert main(["bench", "verifier", str(run), "--gate-only"]) != 0  # no threshold: a clear error
+    assert main(["bench", "verifier", str(run), "--offset", "3", "--topic-gate", "0.5", "--gate-only"]) != 0

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import cited_ids
 from gaji.methods.contregen.synthesizer import SynthesisConfig, synthesize
+from gaji.methods.contregen.topic_gate import TopicGate
 from gaji.methods.contregen.tree import TreeConfig, fused_scores, grow_tree, rank_union
 from gaji.registry import METHODS
 from gaji.types import Trace
@@ -37,17 +38,21 @@ class ConTReGen(Method):
         summary_words: int = 100  # length of each node's summary
         answer_words: int = 250  # length of the final long-form answer
         passage_chars: int = 1000  # each passage is cut to this many characters in prompts
+        topic_gate: float = 0.0  # our extension: skip sub-questions whose E5 cosine to the question is below this (0 = off)
 
     def tree_config(self) -> TreeConfig:
         o = self.opts
         return TreeConfig(o.max_subquestions, o.max_depth, o.k, o.context_budget, o.passage_chars)
+
+    def topic_gate(self) -> TopicGate | None:
+        return TopicGate(self.opts.topic_gate) if self.opts.topic_gate else None
 
     def synthesis_config(self) -> SynthesisConfig:
         o = self.opts
         return SynthesisConfig(o.summary_words, o.answer_words, o.context_budget, o.passage_chars)
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
-        tree = grow_tree(ctx, trace.question, trace.root, self.tree_config())
+        tree = grow_tree(ctx, trace.question, trace.root, self.tree_config(), self.topic_gate())
         ranked = rank_union(tree)
         scores = fused_scores(tree)
         trace.root.data["verified_passage_ids"] = [p.id for p in ranked]

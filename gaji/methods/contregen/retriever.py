@@ -22,6 +22,7 @@ from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
+from gaji.methods.contregen.topic_gate import TopicGate
 from gaji.methods.contregen.tree import TreeConfig, fused_scores, grow_tree, rank_union
 from gaji.registry import RETRIEVERS
 from gaji.text.lang import detect_lang
@@ -40,6 +41,7 @@ class ConTReRetriever(Retriever):
         config: TreeConfig | None = None,
         parallel: bool = True,
         node_k: int | None = None,
+        gate: TopicGate | None = None,
     ):
         if isinstance(base, ConTReRetriever):
             raise ConfigError("the ConTRe retriever needs a plain base retriever (bm25, dense or hybrid), not contre")
@@ -47,6 +49,7 @@ class ConTReRetriever(Retriever):
         self.config = config or TreeConfig()
         self.node_k = node_k  # passages per tree node; None: the k of each search (the paper uses one k)
         self.parallel = parallel
+        self.gate = gate  # the topic gate (our extension; None = off, as in the paper)
         self._get_llm = get_llm
         self._llm: TrackedLLM | None = None
         self._lock = threading.Lock()
@@ -68,7 +71,7 @@ class ConTReRetriever(Retriever):
         scratch = Node(question=query, kind="root")
         ctx = RunContext(llm=llm, retriever=self.base, lang=detect_lang(query), parallel=self.parallel)
         cfg = dataclasses.replace(self.config, k=self.node_k or k)
-        tree = grow_tree(ctx, query, scratch, cfg)
+        tree = grow_tree(ctx, query, scratch, cfg, self.gate)
         ranked, scores = rank_union(tree), fused_scores(tree)
         calls = [c for n in scratch.walk() for c in n.calls]
         for c in calls:
@@ -104,7 +107,7 @@ def outline(n: Node) -> dict[str, Any]:
 
 @RETRIEVERS.register("contre", help="ConTRe: verified passages of a ConTReGen facet tree (uses the LLM)",
                      options={"base": str, "max_subquestions": int, "max_depth": int, "node_k": int,
-                              "context_budget": int, "passage_chars": int})
+                              "context_budget": int, "passage_chars": int, "topic_gate": float})
 def make_contre(
     index: Any,
     get_llm: Callable[[], LLMBackend] | None = None,
@@ -114,6 +117,7 @@ def make_contre(
     node_k: int | None = None,
     context_budget: int = 3000,
     passage_chars: int = 1000,
+    topic_gate: float = 0.0,
     **_: Any,
 ) -> ConTReRetriever:
     """Registry factory: ConTRe over `index.retriever(base)`. Each tree node retrieves `node_k` passages
@@ -121,4 +125,5 @@ def make_contre(
     if base == "contre":
         raise ConfigError("the ConTRe retriever's base cannot be contre itself")
     cfg = TreeConfig(max_subquestions, max_depth, node_k or 5, context_budget, passage_chars)
-    return ConTReRetriever(index.retriever(base), get_llm, cfg, node_k=node_k)
+    gate = TopicGate(topic_gate) if topic_gate else None
+    return ConTReRetriever(index.retriever(base), get_llm, cfg, node_k=node_k, gate=gate)

@@ -5,6 +5,7 @@
     repeat max_depth times:
         plans      = plan(node, its passages)           for node in frontier      (in parallel)
         candidates = new sub-questions, minus repeats
+                     (minus off-topic ones when the topic gate is on: our extension, see topic_gate.py)
         verified   = verify(candidate)                  for each candidate        (in parallel)
                      (i) needed? -> rewrite as query;  retrieve(query);  (ii) keep passages relevant to Q
         frontier   = verified nodes with relevant passages
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from gaji.errors import LLMError
 from gaji.methods.base import RunContext
 from gaji.methods.contregen import planner, verifier
+from gaji.methods.contregen.topic_gate import TopicGate
 from gaji.types import Node, Passage
 
 RRF_K = 60  # reciprocal-rank-fusion constant for ranking the union of verified passages
@@ -78,14 +80,17 @@ class _Candidate:
     node: Node
 
 
-def grow_tree(ctx: RunContext, question: str, root: Node, cfg: TreeConfig) -> FacetNode:
-    """Build the verified facet tree for `question`, recording all work under `root`."""
+def grow_tree(ctx: RunContext, question: str, root: Node, cfg: TreeConfig, gate: TopicGate | None = None) -> FacetNode:
+    """Build the verified facet tree for `question`, recording all work under `root`. `gate` (our
+    extension, off by default) skips off-topic sub-questions before verification."""
     tree = FacetNode(root, ctx.retrieve(root, question, cfg.k))
     seen = {planner.normalise(question)}
     frontier = [tree]
     for _ in range(cfg.max_depth):
         plans = ctx.map(lambda f: _plan(ctx, f, question, cfg), frontier)
         candidates = [c for f, subqs in zip(frontier, plans) for c in _propose(ctx, f, subqs, seen)]
+        if gate is not None and gate.enabled:
+            candidates = _on_topic(ctx, candidates, question, gate)
         verified = ctx.map(lambda c: _verify(ctx, c, question, cfg), candidates)
         frontier = []
         for cand, fnode in zip(candidates, verified):
@@ -126,6 +131,23 @@ def _propose(ctx: RunContext, parent: FacetNode, subqs: list[str], seen: set[str
         seen.add(key)
         out.append(_Candidate(parent, node))
     return out
+
+
+def _on_topic(ctx: RunContext, candidates: list[_Candidate], main: str, gate: TopicGate) -> list[_Candidate]:
+    """The topic gate: candidates far from the main question in embedding space are skipped unverified."""
+    verdicts = gate.check(main, [c.node.question for c in candidates])
+    kept = []
+    for c, v in zip(candidates, verdicts):
+        c.node.data["topic_cos"] = v.cosine
+        if v.keep:
+            kept.append(c)
+            continue
+        c.node.status = "skipped"
+        c.node.data.update(verdict="off-topic",
+                           reason=f"embedding cosine {v.cosine:.3f} to the main question is below the topic gate "
+                                  f"{gate.threshold}")
+        ctx.emit(c.node)
+    return kept
 
 
 def _verify(ctx: RunContext, c: _Candidate, main: str, cfg: TreeConfig) -> FacetNode | None:

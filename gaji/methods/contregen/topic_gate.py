@@ -1,0 +1,60 @@
+"""A topic gate before verification step (i): our extension, not in the paper.
+
+The paper's step (i) asks the LLM whether a proposed sub-question is needed for the main question.
+The 1.5B model answers "needed" for more than half of the sub-questions planned for *another* question
+(`gaji bench verifier`, BENCHMARKS.md "Can the verifier say no?"): it does not notice a change of
+subject. The multilingual-E5 embedding does: the cosine between a sub-question and the main question
+(both embedded as queries) separates a question's own sub-questions from another question's far better.
+
+    cos(sub, Q) < threshold  ->  the sub-question is skipped as off-topic, without any LLM call
+                                 (no step (i), no retrieval, no step (ii))
+
+`threshold = 0` turns the gate off (the paper's behaviour, the default). The threshold is a property
+of the embedding model, so it is set per model and language; `gaji bench verifier --topic-gate T`
+measures a candidate on a finished run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from gaji.errors import ConfigError
+
+
+@dataclass
+class GateVerdict:
+    cosine: float
+    keep: bool
+
+
+class TopicGate:
+    """Keeps sub-questions whose query embedding is close enough to the main question's."""
+
+    def __init__(self, threshold: float, embedder: Any = None):
+        if not 0.0 <= threshold < 1.0:
+            raise ConfigError(f"topic_gate must be a cosine in [0, 1) (0 = off), not {threshold}")
+        self.threshold = threshold
+        self._embedder = embedder
+
+    @property
+    def enabled(self) -> bool:
+        return self.threshold > 0.0
+
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from gaji.index.dense import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder
+
+    def similarities(self, main: str, subs: Sequence[str]) -> list[float]:
+        """Cosine of each sub-question to `main` (the embedder returns unit vectors)."""
+        if not subs:
+            return []
+        vecs = np.asarray(self.embedder().embed_queries([main, *subs]), dtype=np.float32)
+        return [float(x) for x in vecs[1:] @ vecs[0]]
+
+    def check(self, main: str, subs: Sequence[str]) -> list[GateVerdict]:
+        return [GateVerdict(round(c, 4), c >= self.threshold) for c in self.similarities(main, subs)]
