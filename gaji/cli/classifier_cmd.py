@@ -40,7 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--passage-chars", type=int, default=400, help="passage length in prompts (default 400)")
     m.add_argument("--limit", type=int, help="at most N train questions per dataset")
     m.add_argument("--max-minutes", type=float, help="stop cleanly after this long (run again to continue)")
-    m.add_argument("--index-root", default=".gaji/bench", help="indexes by dataset name: ROOT/<name> (default .gaji/bench)")
+    m.add_argument("--index-root", default=".gaji/indexes",
+                   help="indexes by dataset name: ROOT/<name> (default .gaji/indexes, where `gaji eval` and "
+                        "`gaji bench run` index each dataset once)")
     m.add_argument("--seed", type=int, default=0)
     add_settings_flags(m, index=False)
     m.add_argument("--retriever", default="bm25", help="retriever over each index (default bm25, as the paper)")
@@ -129,8 +131,9 @@ def cmd_make_data(args: argparse.Namespace) -> int:
         retriever = None
         if ds.has_corpus:
             if not (idx / "manifest.json").exists():
-                raise ConfigError(f"no index for {name} at {idx}: build one (e.g. `gaji eval --data {name} ...` or "
-                                  f"`gaji index build`), or pass --index-root")
+                src = ds.corpus_path or ds.path
+                raise ConfigError(f"no index for {name} at {idx}: build one (`gaji index build {src} --out {idx}`, "
+                                  f"or any `gaji eval --data {name}` run, which indexes it there), or pass --index-root")
             retriever = open_index(str(idx)).retriever(args.retriever)
         backend = g.backend
         return ChainSampler(TrackedLLM(backend, retries=settings.retries), retriever, cfg, scorer_of(backend))

@@ -65,6 +65,19 @@ def test_make_data_cli_errors(tmp_path, patched, capsys):
     assert "needs log-probabilities" in capsys.readouterr().err
 
 
+def test_make_data_cli_names_a_missing_index(tmp_path, patched, capsys):
+    qs = tmp_path / "toy.jsonl"
+    write_questions(qs, 3)
+    (tmp_path / "toy.corpus.jsonl").write_text('{"id": "d1", "title": "Lost Gravity", "text": "Mack Rides built it."}\n',
+                                               encoding="utf-8")
+    root = tmp_path / "indexes"
+    assert main(["classifier", "make-data", "--data", str(qs), "--report", "1", "--n", "1", "--llm", "scripted",
+                 "--index-root", str(root), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert f"no index for toy at {root / 'toy'}" in err
+    assert f"gaji index build {tmp_path / 'toy.corpus.jsonl'} --out {root / 'toy'}" in err
+
+
 def test_train_cli_needs_data(tmp_path, capsys):
     pytest.importorskip("torch", reason="torch is the optional extra `train`")
     assert main(["classifier", "train", "--data", str(tmp_path), "--out", str(tmp_path / "m")]) == 2
