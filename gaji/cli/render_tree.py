@@ -91,6 +91,14 @@ def node_label(node: Node, trace: Trace, max_passages: int = 5, width: int = 160
         if node.data.get("stop"):
             line += f" · stop: {node.data['stop']}"
         t.append(line, style="magenta")
+    verdict = node.data.get("verdict")
+    if isinstance(verdict, str):  # ConTReGen: why a proposed sub-question was kept or skipped
+        line = f"\n  verdict: {verdict}"
+        if node.data.get("reason"):
+            line += f" — {_clip(str(node.data['reason']), width)}"
+        if node.data.get("topic_cos") is not None:
+            line += f" · topic cosine {node.data['topic_cos']}"
+        t.append(line, style="dim" if node.status == "skipped" else "magenta")
     if node.error:
         t.append("\n  error: ", style="red")
         t.append(_clip(node.error, width), style="red")

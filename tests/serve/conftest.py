@@ -88,6 +88,7 @@ class TreeDouble(Method):
                 span = node.answer if node.answer in top.text else ""
                 node.relevance = {top.id: {"relevant": True, "span": span}}
             node.scores = {"answerability": 80 + i, "semantic_coherence": 8}
+            node.data.update(verdict="needed", reason="scripted check", topic_cos=0.91)  # as ConTReGen records them
             ctx.emit(node)
             return node, passages
 

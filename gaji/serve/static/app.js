@@ -20,7 +20,7 @@
       c_cached: "cached prompt tokens", c_hits: "cache hits", c_failed: "failed calls", c_llm: "LLM time",
       c_wall: "wall time", c_nodes: "nodes", default: "default", output: "output", attempts: "attempts",
       needsIndex: "needs an index", error: "Error", more: "more", less: "less",
-      split: "Split", router: "router", stopWhy: "stop",
+      split: "Split", router: "router", stopWhy: "stop", verdict: "verdict", topicCos: "topic cosine",
     },
     ko: {
       tagline: "내 문서로 하는 다단계 질의응답", apiKey: "API 키",
@@ -37,7 +37,7 @@
       c_cached: "캐시된 프롬프트 토큰", c_hits: "캐시 적중", c_failed: "실패한 호출", c_llm: "LLM 시간",
       c_wall: "전체 시간", c_nodes: "노드", default: "기본값", output: "출력", attempts: "시도",
       needsIndex: "색인 필요", error: "오류", more: "더 보기", less: "접기",
-      split: "분해", router: "라우터", stopWhy: "멈춘 이유",
+      split: "분해", router: "라우터", stopWhy: "멈춘 이유", verdict: "검증", topicCos: "주제 코사인",
     },
   };
 
@@ -400,6 +400,14 @@
       if (why) parts.push(nd.decomposition ? `${t("stopWhy")}: ${why}` : why);
       sp.append(el("span", "label", t(nd.decomposition ? "split" : "stopWhy")), el("span", null, parts.join(" · ")));
       main.append(sp);
+    }
+    if (typeof nd.verdict === "string") {  // ConTReGen: why a proposed sub-question was kept or skipped
+      const v = el("div", "node-line verdict");
+      const parts = [nd.verdict];
+      if (nd.reason) parts.push(String(nd.reason));
+      if (nd.topic_cos != null) parts.push(`${t("topicCos")} ${nd.topic_cos}`);
+      v.append(el("span", "label", t("verdict")), el("span", null, parts.join(" · ")));
+      main.append(v);
     }
     if (n.answer) main.append(el("div", "node-answer", n.answer));
     else if (state.running && n.status !== "failed") main.append(el("div", "node-answer pending", "…"));

@@ -100,3 +100,19 @@ def test_real_e5_separates_a_change_of_subject_in_english_and_korean():
                     ["해고 예고 기간은 며칠인가?", "서울의 인구는 몇 명인가?"])
     assert [v.keep for v in en] == [True, False], en
     assert [v.keep for v in ko] == [True, False], ko
+
+
+def test_the_cli_tree_shows_why_a_subquestion_was_skipped(monkeypatch):
+    from rich.console import Console
+
+    from gaji.cli.render_tree import render_tree
+
+    emb = TableEmbedder({MUSIC_Q: 0.9, FOOD_Q: 0.8, MARS_Q: 0.3})
+    monkeypatch.setattr("gaji.index.dense.get_embedder", lambda *a, **k: emb)
+    ctx, _ = make_ctx(brain())
+    trace = ConTReGen(k=2, max_depth=1, topic_gate=0.6).run(QUESTION, ctx)
+    console = Console(width=200, record=True, color_system=None)
+    console.print(render_tree(trace))
+    text = console.export_text()
+    assert "verdict: off-topic — embedding cosine 0.300 to the main question is below the topic gate 0.6" in text
+    assert "verdict: needed" in text and "topic cosine 0.9" in text
