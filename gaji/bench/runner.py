@@ -377,7 +377,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(drift_table(drifts))
     else:
         print(f"{cfg.name}: no recorded scores yet")
-    if args.record:
+    if args.record and cfg.recorded and summary.get("questions_this_session", 0) == 0:
+        # nothing was measured in this sitting: re-recording would stamp old results with today's date and commit
+        print(f"{cfg.name}: nothing new measured (every question was already in {out}); the record of "
+              f"{cfg.recorded.get('date')} stays. --fresh measures again.")
+    elif args.record:
         write_recorded(cfg.path, recorded_block(summary, minutes, root, commit))
         dest = root / "benchmarks" / "results" / cfg.name
         copy_results(out, dest)

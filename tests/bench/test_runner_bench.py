@@ -138,6 +138,9 @@ def test_bench_run_record_check_and_report_end_to_end(tmp_path, monkeypatch, cap
 
     assert main(["bench", "run", "tiny", "--quiet"]) == 0  # the same configuration again: resumed, nothing redone
     assert "resumed" in capsys.readouterr().out
+    before = cfg_path.read_text()
+    assert main(["bench", "run", "tiny", "--quiet", "--record"]) == 0  # nothing measured: the record is not restamped
+    assert "nothing new measured" in capsys.readouterr().out and cfg_path.read_text() == before
     run_dir = tmp_path / ".gaji" / "bench" / "tiny"
     assert json.loads((run_dir / "summary.json").read_text())["questions_this_session"] == 0
     assert main(["bench", "run", "tiny", "--quiet", "--fresh"]) == 0
