@@ -123,13 +123,15 @@ def score(verdicts: list[NeedVerdict]) -> dict[str, Any]:
 
 def gate_verdicts(probes: list[NeedProbe], gate: Any) -> list[NeedVerdict]:
     """The topic gate's verdict on every probe: needed = cosine(sub, main) >= the threshold."""
-    out: list[NeedVerdict] = []
-    for main in dict.fromkeys(p.main for p in probes):
-        group = [p for p in probes if p.main == main]
-        for p, v in zip(group, gate.check(main, [q.sub for q in group])):
-            out.append(NeedVerdict(p, v.keep, reason=f"cos {v.cosine:.4f}", cosine=v.cosine))
-    order = {id(p): i for i, p in enumerate(probes)}
-    return sorted(out, key=lambda v: order[id(v.probe)])
+    subs: dict[str, list[str]] = {}  # main question -> its probes' sub-questions: one embedding batch each
+    for p in probes:
+        subs.setdefault(p.main, []).append(p.sub)
+    by_main = {main: dict(zip(qs, gate.check(main, qs))) for main, qs in subs.items()}
+    out = []
+    for p in probes:
+        v = by_main[p.main][p.sub]
+        out.append(NeedVerdict(p, v.keep, reason=f"cos {v.cosine:.4f}", cosine=v.cosine))
+    return out
 
 
 def both(llm: list[NeedVerdict], gate: list[NeedVerdict]) -> list[NeedVerdict]:
