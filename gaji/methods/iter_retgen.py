@@ -7,6 +7,9 @@
     answer <- the answer in y_T ("So the answer is: X")
 
 Each iteration reads only its own paragraphs; the previous generation steers the retrieval.
+
+style "long" (ConTReGen §4.2's IterRetGen for long-form questions): each y_t is a cited paragraph written by the
+long-form writer (long_answer.py) from D_t; the next retrieval uses y_t without its [n] citations. The answer is y_T.
 Trace: each iteration is a child Node (kind "iteration") with its query, passages, generation
 (data["generation"]) and answer; the root holds data["reasoning"] (the last generation).
 """
@@ -14,11 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gaji.errors import ConfigError
 from gaji.methods.base import Method, RunContext
 from gaji.methods.fewshot import FewShotOptions, TokenCounter, load_demos, node_failure
+from gaji.methods.long_answer import write_long
 from gaji.methods.reader import read
 from gaji.registry import METHODS
-from gaji.types import Node, Trace
+from gaji.text.longform import strip_citations
+from gaji.types import Node, Passage, Trace
 
 
 @METHODS.register("iter_retgen", help="T rounds: retrieve with last generation + question, regenerate (Iter-RetGen)")
@@ -29,7 +35,13 @@ class IterRetGen(Method):
     class Options(FewShotOptions):
         k: int = 5  # paragraphs per iteration
         iterations: int = 3  # T
-        max_tokens: int = 256  # per generation
+        max_tokens: int = 256  # per generation (style "cot"; "long" uses 2 tokens per word)
+        style: str = "cot"  # cot: few-shot CoT reader, short answer; long: a cited paragraph each iteration
+        words: int = 250  # length of a "long" generation
+
+        def __post_init__(self) -> None:
+            if self.style not in ("cot", "long"):
+                raise ConfigError(f"iter_retgen option style must be cot or long, not {self.style!r}")
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, root, q = self.opts, trace.root, trace.question
@@ -42,6 +54,9 @@ class IterRetGen(Method):
             with node_failure(node):
                 query = f"{previous} {q}".strip() if previous else q
                 paragraphs = ctx.retrieve(node, query, o.k)
+                if o.style == "long":
+                    previous = self.long_iteration(trace, ctx, node, paragraphs)
+                    continue
                 r = read(ctx, node, q, paragraphs, demos, o, max_tokens=o.max_tokens, purpose="generate",
                          counter=count)
             node.answer = r.answer
@@ -52,3 +67,15 @@ class IterRetGen(Method):
             root.data["reasoning"] = r.text
             ctx.emit(node)
             previous = r.text
+
+    def long_iteration(self, trace: Trace, ctx: RunContext, node: Node, paragraphs: list[Passage]) -> str:
+        """y_t as a cited paragraph from this iteration's paragraphs; returns the next query's prefix."""
+        long = write_long(ctx, node, trace.question, paragraphs, words=self.opts.words,
+                          passage_chars=self.opts.passage_chars, purpose="generate")
+        node.answer = long.text
+        node.data["generation"] = long.text
+        trace.answer = trace.root.answer = long.text
+        trace.citations = long.citations
+        trace.root.data["reasoning"] = long.text
+        ctx.emit(node)
+        return strip_citations(long.text)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from gaji.methods.base import Method, RunContext
 from gaji.errors import ConfigError
 from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
+from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
 from gaji.types import Trace
@@ -38,25 +39,24 @@ class OneR(Method):
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         lang, root = ctx.lang, trace.root
         passages = ctx.retrieve(root, trace.question, self.opts.k)
+        if self.opts.style == "long":
+            long = write_long(ctx, root, trace.question, passages, words=self.opts.words,
+                              passage_chars=self.opts.passage_chars,
+                              max_tokens=long_tokens(self.opts.words, floor=self.opts.max_tokens))
+            trace.answer = root.answer = long.text
+            trace.citations = long.citations
+            root.data["raw_output"] = long.raw
+            return
         fenced = format_passages(passages, max_chars=self.opts.passage_chars)
-        max_tokens = self.opts.max_tokens
         if self.opts.style == "plain":
             system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=fenced)
             user = direct.ONER_PLAIN_USER[lang].format(question=trace.question)
-        elif self.opts.style == "long":
-            system = direct.ONER_LONG_SYSTEM[lang].format(words=self.opts.words, data_note=DATA_NOTE[lang],
-                                                          passages=fenced)
-            user = direct.ONER_PLAIN_USER[lang].format(question=trace.question)
-            max_tokens = max(max_tokens, 2 * self.opts.words)  # ~1.3 tokens per word, with room
         else:
             system = direct.SYSTEM[lang]
             user = direct.ONER_USER[lang].format(data_note=DATA_NOTE[lang], passages=fenced, question=trace.question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        out = ctx.llm.chat(root, "answer", messages, max_tokens=max_tokens)
-        if self.opts.style == "long":
-            answer = out.strip()
-            trace.citations = cited_ids(out, passages) or attribute(answer, passages)
-        elif self.opts.style == "plain":
+        out = ctx.llm.chat(root, "answer", messages, max_tokens=self.opts.max_tokens)
+        if self.opts.style == "plain":
             answer = plain_answer(out)
             trace.citations = cited_ids(out, passages) or attribute(answer, passages)
         else:

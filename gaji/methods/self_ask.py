@@ -11,6 +11,12 @@ The model continues the few-shot prompt until it gives the final answer or asks 
 follow-ups; then "So the final answer is:" is appended and it must answer. Korean prompts use the
 Korean markers (추가 질문: / 중간 답변: / 따라서 최종 정답은:); both languages' markers are parsed.
 
+style "long" (ConTReGen §4.2's Self-Ask for long-form questions): the chain runs as above (its final short answer
+is kept in data["short_answer"]; a forced one is not asked for), then the long-form writer (long_answer.py) writes a
+cited paragraph from the follow-ups' passages, taken rank by rank across follow-ups up to `long_passages`, with the
+follow-up questions and their intermediate answers as notes. A chain that asked no follow-up retrieves once with
+the question (data["question_retrieval"]), so the paragraph is never written closed-book.
+
 Trace: each follow-up is a child Node (kind "followup") with its question, query, passages and
 intermediate answer; the root holds the chain calls and data["reasoning"] (the whole chain).
 """
@@ -20,6 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gaji.errors import ConfigError
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import DATA_NOTE, cited_ids, clean_answer, format_passages
 from gaji.methods.fewshot import (
@@ -31,6 +38,7 @@ from gaji.methods.fewshot import (
     load_demos,
     node_failure,
 )
+from gaji.methods.long_answer import write_long
 from gaji.methods.prompts import self_ask as P
 from gaji.registry import METHODS
 from gaji.types import Node, Passage, Trace
@@ -82,6 +90,13 @@ class SelfAsk(Method):
         max_followups: int = 5
         step_tokens: int = 96  # generation budget of one continuation (a follow-up or the final answer)
         answer_tokens: int = 48  # generation budget of the follow-up reader and of a forced final answer
+        style: str = "short"  # short: the chain's final answer; long: a cited paragraph after the chain
+        words: int = 250  # length of a "long" answer
+        long_passages: int = 8  # passages the long answer reads, taken rank by rank across the follow-ups
+
+        def __post_init__(self) -> None:
+            if self.style not in ("short", "long"):
+                raise ConfigError(f"self_ask option style must be short or long, not {self.style!r}")
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, lang, root, q = self.opts, ctx.lang, trace.root, trace.question
@@ -116,6 +131,11 @@ class SelfAsk(Method):
             chain += f"{move.kept}{P.INTERMEDIATE[lang]} {answer}\n"
             ctx.emit(node)
 
+        if o.style == "long":
+            root.data["short_answer"] = final
+            root.data["reasoning"] = (start + chain).strip()
+            self.write_long_answer(trace, ctx)
+            return
         if final is None:
             if not chain.strip():  # no usable follow-up at all: answer as the no-follow-up demonstrations do
                 chain = f" {P.NO[lang]}\n"
@@ -130,6 +150,22 @@ class SelfAsk(Method):
         trace.answer = root.answer = final
         trace.citations = citations
         root.data["reasoning"] = (start + chain).strip()
+
+    def write_long_answer(self, trace: Trace, ctx: RunContext) -> None:
+        """The cited paragraph from the follow-ups' passages (rank by rank), with their answers as notes."""
+        followups = [n for n in trace.root.children if n.kind == "followup"]
+        notes = [(n.question, n.answer) for n in followups
+                 if n.status == "ok" and n.answer and n.answer != P.UNKNOWN[ctx.lang]]
+        ranked = [[trace.passages[i] for i in n.passage_ids] for n in followups]
+        if not any(ranked):  # the chain asked nothing: retrieve once with the question, as RetGen does
+            ranked = [ctx.retrieve(trace.root, trace.question, self.opts.k)]
+            trace.root.data["question_retrieval"] = True
+        passages = interleave(ranked, self.opts.long_passages)
+        long = write_long(ctx, trace.root, trace.question, passages, words=self.opts.words,
+                          passage_chars=self.opts.passage_chars, notes=notes)
+        trace.answer = trace.root.answer = long.text
+        trace.citations = long.citations
+        trace.root.data["raw_output"] = long.raw
 
     def answer_followup(self, ctx: RunContext, node: Node, question: str) -> tuple[str, list[str]]:
         """Retrieve K passages for the follow-up and answer it with one short reader call."""
@@ -157,3 +193,15 @@ def parse_reader(text: str, passages: Sequence[Passage]) -> tuple[str, list[str]
     if sources and "[" not in sources:  # "Sources: 1, 3"
         sources = "[" + ", ".join(re.findall(r"\d+", sources)) + "]"
     return answer, cited_ids(sources, list(passages))
+
+
+def interleave(ranked: Sequence[Sequence[Passage]], limit: int) -> list[Passage]:
+    """Rank 1 of each list, then rank 2 of each, …, without repeats, up to `limit` passages."""
+    out: list[Passage] = []
+    seen: set[str] = set()
+    for rank in range(max((len(r) for r in ranked), default=0)):
+        for r in ranked:
+            if rank < len(r) and r[rank].id not in seen and len(out) < limit:
+                seen.add(r[rank].id)
+                out.append(r[rank])
+    return out

@@ -1,6 +1,8 @@
 """Iter-RetGen: T iterations, each retrieving with previous generation + question."""
+import pytest
 from cot_helpers import continuations
 
+from gaji.errors import ConfigError
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
@@ -64,3 +66,25 @@ def test_korean():
     q = "로스트 그래비티 제조사는 어느 나라 회사인가?"
     t, llm, _ = run(["맥 라이드는 독일 회사이다. 따라서 정답은: 독일."] * 3, question=q)
     assert t.lang == "ko" and t.answer == "독일" and "문서 제목:" in llm.requests[0].prompt
+
+
+def test_long_style_refines_a_cited_paragraph_each_iteration():
+    p1 = "Lost Gravity was built by Mack Rides [1]."
+    p2 = "According to [1], Mack Rides is a German manufacturer."
+    p3 = "Lost Gravity is a Mack Rides coaster; Mack Rides is German [1]."
+    llm = ScriptedLLM(default=lambda req: {1: p1, 2: p2, 3: p3}[len(llm.requests)])
+    r = ListRetriever(DOCS)
+    t = IterRetGen(k=1, style="long", words=30).run(Q, RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=r))
+    assert t.status == "ok", t.error
+    its = t.root.children
+    assert [n.answer for n in its] == [p1, p2, p3] and t.answer == p3
+    # the next query is the previous paragraph without its citations, then the question
+    assert r.queries == [Q, f"Lost Gravity was built by Mack Rides. {Q}", f"Mack Rides is a German manufacturer. {Q}"]
+    assert all(q.is_chat and "about 30 words" in q.messages[0]["content"] for q in llm.requests)
+    assert t.citations == its[-1].passage_ids
+    assert t.usage().calls == 3
+
+
+def test_style_is_checked():
+    with pytest.raises(ConfigError, match="style must be cot or long"):
+        IterRetGen(style="essay")

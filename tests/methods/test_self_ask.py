@@ -1,8 +1,11 @@
 """Self-Ask control flow: follow-ups answered from retrieval, final answer, forced final answer."""
+import pytest
+
+from gaji.errors import ConfigError
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
-from gaji.methods.self_ask import SelfAsk, parse_move, parse_reader
+from gaji.methods.self_ask import SelfAsk, interleave, parse_move, parse_reader
 from gaji.testing import ListRetriever
 from gaji.types import Passage
 
@@ -95,3 +98,44 @@ def test_parsers():
     ps = [Passage(id=i, doc_id=i, text="t") for i in ("a", "b")]
     assert parse_reader("Answer: Seoul.\nSources: 2", ps) == ("Seoul", ["b"])
     assert parse_reader("Seoul", ps) == ("Seoul", [])
+
+
+def test_long_style_writes_a_cited_paragraph_from_the_follow_ups_passages():
+    paragraph = "Lost Gravity was built by Mack Rides [1], a German company [2]."
+    t, llm, r = run(
+        [" Yes.\nFollow up: Who built Lost Gravity?\n", "Follow up: Where is Mack Rides from?\n",
+         "So the final answer is: Germany\n"],
+        ["Answer: Mack Rides\nSources: [1]", "Answer: unknown", paragraph],
+        style="long", words=40, long_passages=3,
+    )
+    assert t.status == "ok", t.error
+    assert t.answer == paragraph and t.root.data["short_answer"] == "Germany"
+    writer = [q for q in llm.requests if q.is_chat][-1]
+    system, user = writer.messages[0]["content"], writer.messages[1]["content"]
+    assert "about 40 words" in system
+    # rank 1 of each follow-up, then rank 2, no repeats, cut at long_passages
+    fus = t.root.children
+    order = [fus[0].passage_ids[0], fus[1].passage_ids[0], fus[0].passage_ids[1], fus[1].passage_ids[1]]
+    expected = list(dict.fromkeys(order))[:3]
+    shown = [pid for pid in ("lg", "mr", "x") if f"({dict((d[0], d[1]) for d in DOCS)[pid]})" in system]
+    assert sorted(shown) == sorted(expected)
+    # notes: the answered follow-up, not the one the reader could not answer
+    assert "- Who built Lost Gravity? -> Mack Rides" in user and "Where is Mack Rides from?" not in user
+    assert user.endswith(f"Question: {Q}")
+    assert t.citations and set(t.citations) <= set(expected)
+    assert t.usage().calls == 6  # 3 chain steps, 2 readers, the writer; no forced short answer
+
+
+def test_long_style_without_follow_ups_retrieves_with_the_question():
+    t, llm, r = run([" No.\nSo the final answer is: Germany.\n"], ["Mack Rides is German [1]."], style="long")
+    assert r.queries == [Q] and t.root.data["question_retrieval"] is True
+    assert t.answer == "Mack Rides is German [1]." and t.citations == [t.root.passage_ids[0]]
+
+
+def test_interleave_and_style_check():
+    a, b, c = (Passage(id=i, doc_id=i, text=i) for i in "abc")
+    assert [p.id for p in interleave([[a, b], [b, c]], 10)] == ["a", "b", "c"]
+    assert [p.id for p in interleave([[a, b], [c]], 2)] == ["a", "c"]
+    assert interleave([], 5) == []
+    with pytest.raises(ConfigError, match="style must be short or long"):
+        SelfAsk(style="paragraph")

@@ -46,3 +46,11 @@ ONER_LONG_SYSTEM = {
     "ko": "주어진 문서를 바탕으로 질문에 약 {words}단어 분량의 한 문단으로 답하세요. 질문이 여러 뜻으로 읽히면 각각에 답하세요. "
     "사용한 문서는 [n]으로 인용하세요.\n{data_note}\n주어진 문서는 다음과 같습니다.\n\n{passages}",
 }
+
+# Notes that go before the question in a long answer's user message: what a chain's follow-up searches found
+# (Self-Ask, style "long"). Each line is a follow-up question and its intermediate answer.
+LONG_NOTES = {
+    "en": "Follow-up questions already answered from searches:\n{notes}\n\n",
+    "ko": "검색으로 이미 답한 추가 질문:\n{notes}\n\n",
+}
+LONG_NOTE_LINE = {"en": "- {question} -> {answer}", "ko": "- {question} -> {answer}"}
