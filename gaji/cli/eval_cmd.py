@@ -80,6 +80,8 @@ def register(sub) -> None:
     c.add_argument("--out", dest="plot_dir", help="where compare.md and the PNGs go (default <runs parent>/compare)")
     c.add_argument("--metrics", help="comma-separated metric names to show (default: all)")
     c.add_argument("--no-plots", action="store_true", help="table only")
+    c.add_argument("--common", action="store_true",
+                   help="only the questions every run finished (partial runs compared on the same questions)")
     c.set_defaults(func=compare_cmd)
 
     sc = esub.add_parser("score", help="score a run's answers afterwards: ToQ evaluator S.Coh/Ans./O.Ass/R.Val (Table 2)")
@@ -152,7 +154,7 @@ def compare_cmd(args: argparse.Namespace) -> int:
     from gaji.eval.compare import compare
 
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
-    md, files = compare(args.dirs, args.plot_dir, metrics, plots=not args.no_plots)
+    md, files = compare(args.dirs, args.plot_dir, metrics, plots=not args.no_plots, common=args.common)
     print(md)
     for f in files:
         print(f"wrote {f}", file=sys.stderr)

@@ -6,7 +6,8 @@
 Columns are labelled from what differs between the runs' run.json (method, model, dataset,
 options, retriever, k), so two methods on one set read "oner" / "ircot", and one method on two
 models reads "oner · local" / "oner · local:small". Summaries are recomputed from results.jsonl,
-so an interrupted run compares on the questions it finished (the table says how many).
+so an interrupted run compares on the questions it finished (the table says how many); with `common`,
+every run is cut to the questions all of them finished, so the columns average over the same questions.
 """
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def label_runs(views: list[RunView]) -> None:
             v.label = f"{v.label} ({v.path.name})"
 
 
-def load_views(dirs: list[str]) -> list[RunView]:
+def load_views(dirs: list[str], common: bool = False) -> list[RunView]:
     views = []
     for d in dirs:
         p = Path(d)
@@ -77,8 +78,23 @@ def load_views(dirs: list[str]) -> list[RunView]:
             except json.JSONDecodeError:
                 pass
         views.append(RunView(p, info, summary, records=records))
+    if common:
+        keep_common(views)
     label_runs(views)
     return views
+
+
+def keep_common(views: list[RunView]) -> None:
+    """Cut every run to the questions all runs finished (by id) and recompute its summary."""
+    ids = set.intersection(*(set(str(r.get("id")) for r in v.records) for v in views))
+    if not ids:
+        raise ConfigError("--common: the runs have no question in common (" + ", ".join(str(v.path) for v in views) + ")")
+    for v in views:
+        v.records = [r for r in v.records if str(r.get("id")) in ids]
+        qph = v.summary.get("questions_per_hour")
+        v.summary = summarize(v.records)
+        v.summary["questions_per_hour"] = qph
+        v.summary["common"] = len(ids)
 
 
 def markdown(views: list[RunView], metrics: list[str] | None = None) -> str:
@@ -101,6 +117,8 @@ def markdown(views: list[RunView], metrics: list[str] | None = None) -> str:
         )
     notes = sorted({n for v in views for n in (v.info.get("notes") or [])})
     text = markdown_table(header, rows)
+    if any("common" in v.summary for v in views):
+        text = f"On the {views[0].summary['common']} questions every run finished.\n\n" + text
     by_type = by_type_table(views)
     if by_type:
         text += "\n\n" + by_type
@@ -204,11 +222,11 @@ def default_plot_dir(dirs: list[str]) -> Path:
 
 
 def compare(dirs: list[str], out_dir: str | None = None, metrics: list[str] | None = None,
-            plots: bool = True) -> tuple[str, list[Path]]:
+            plots: bool = True, common: bool = False) -> tuple[str, list[Path]]:
     """The markdown table (also written as compare.md) and the plot files."""
     if not dirs:
         raise ConfigError("gaji eval compare needs at least one run directory")
-    views = load_views(dirs)
+    views = load_views(dirs, common=common)
     md = markdown(views, metrics)
     out = Path(out_dir) if out_dir else default_plot_dir(dirs)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,3 +1,5 @@
+import pytest
+
 from gaji.eval.compare import compare, load_views, main_quality
 
 
@@ -57,3 +59,21 @@ def test_compare_adds_quality_by_question_type(tmp_path):
     # one type only (or none): no table
     _hand_run(tmp_path / "d", "nor", [row(1, "bridge", 1.0), row(2, "", 0.0)])
     assert by_type_table(load_views([str(tmp_path / "d")])) == ""
+
+
+def test_compare_common_cuts_every_run_to_the_shared_questions(tmp_path):
+    from gaji.errors import ConfigError
+
+    def row(i, f1):
+        return {"id": str(i), "metrics": {"f1": f1, "calls": 2}}
+
+    _hand_run(tmp_path / "a", "oner", [row(1, 0.0), row(2, 1.0), row(3, 1.0)])
+    _hand_run(tmp_path / "b", "cot", [row(2, 0.5), row(3, 0.5)])
+    md, _ = compare([str(tmp_path / "a"), str(tmp_path / "b")], plots=False)
+    assert "| F1 | 66.7 | 50.0 |" in md and "every run finished" not in md
+    md, _ = compare([str(tmp_path / "a"), str(tmp_path / "b")], plots=False, common=True)
+    assert md.startswith("On the 2 questions every run finished.")
+    assert "| F1 | 100.0 | 50.0 |" in md and "| questions | 2 | 2 |" in md
+    _hand_run(tmp_path / "c", "nor", [row(9, 1.0)])
+    with pytest.raises(ConfigError, match="no question in common"):
+        compare([str(tmp_path / "a"), str(tmp_path / "c")], plots=False, common=True)
