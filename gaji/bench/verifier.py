@@ -183,7 +183,7 @@ def register(bsub) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from gaji.bench.probing import report, with_llm
-    from gaji.methods.contregen.topic_gate import TopicGate
+    from gaji.methods.contregen.topic_gate import make_gate
 
     if args.limit < 2:
         raise ConfigError("--limit must be >= 2 (foreign sub-questions come from another question)")
@@ -191,7 +191,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError("--offset must be >= 0")
     if args.gate_only and not args.topic_gate:
         raise ConfigError("--gate-only needs --topic-gate T (the cosine threshold to score)")
-    gate = TopicGate(args.topic_gate) if args.topic_gate else None
+    gate = make_gate(args.topic_gate or 0.0)
     plans = plans_from_run(Path(args.run))[args.offset: args.offset + args.limit]
     probes = build_probes(plans)
     if not probes:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import cited_ids
 from gaji.methods.contregen.synthesizer import SynthesisConfig, synthesize
-from gaji.methods.contregen.topic_gate import TopicGate
+from gaji.methods.contregen.topic_gate import TopicGate, make_gate
 from gaji.methods.contregen.tree import TreeConfig, fused_scores, grow_tree, rank_union
 from gaji.registry import METHODS
 from gaji.types import Trace
@@ -45,7 +45,7 @@ class ConTReGen(Method):
         return TreeConfig(o.max_subquestions, o.max_depth, o.k, o.context_budget, o.passage_chars)
 
     def topic_gate(self) -> TopicGate | None:
-        return TopicGate(self.opts.topic_gate) if self.opts.topic_gate else None
+        return make_gate(self.opts.topic_gate)
 
     def synthesis_config(self) -> SynthesisConfig:
         o = self.opts

@@ -22,7 +22,7 @@ from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
-from gaji.methods.contregen.topic_gate import TopicGate
+from gaji.methods.contregen.topic_gate import TopicGate, make_gate
 from gaji.methods.contregen.tree import TreeConfig, fused_scores, grow_tree, rank_union
 from gaji.registry import RETRIEVERS
 from gaji.text.lang import detect_lang
@@ -125,5 +125,5 @@ def make_contre(
     if base == "contre":
         raise ConfigError("the ConTRe retriever's base cannot be contre itself")
     cfg = TreeConfig(max_subquestions, max_depth, node_k or 5, context_budget, passage_chars)
-    gate = TopicGate(topic_gate) if topic_gate else None
+    gate = make_gate(topic_gate)
     return ConTReRetriever(index.retriever(base), get_llm, cfg, node_k=node_k, gate=gate)

@@ -9,9 +9,9 @@ subject. The multilingual-E5 embedding does: the cosine between a sub-question a
     cos(sub, Q) < threshold  ->  the sub-question is skipped as off-topic, without any LLM call
                                  (no step (i), no retrieval, no step (ii))
 
-`threshold = 0` turns the gate off (the paper's behaviour, the default). The threshold is a property
-of the embedding model, so it is set per model and language; `gaji bench verifier --topic-gate T`
-measures a candidate on a finished run.
+`threshold = 0` turns the gate off (the paper's behaviour, the default): `make_gate` then returns None,
+the one way "off" is expressed. The threshold is a property of the embedding model, so it is set per
+model and language; `gaji bench verifier --topic-gate T` measures a candidate on a finished run.
 """
 from __future__ import annotations
 
@@ -33,14 +33,10 @@ class TopicGate:
     """Keeps sub-questions whose query embedding is close enough to the main question's."""
 
     def __init__(self, threshold: float, embedder: Any = None):
-        if not 0.0 <= threshold < 1.0:
-            raise ConfigError(f"topic_gate must be a cosine in [0, 1) (0 = off), not {threshold}")
+        if not 0.0 < threshold < 1.0:
+            raise ConfigError(f"topic_gate must be a cosine in (0, 1), not {threshold} (the option's 0 means off)")
         self.threshold = threshold
         self._embedder = embedder
-
-    @property
-    def enabled(self) -> bool:
-        return self.threshold > 0.0
 
     def embedder(self) -> Any:
         if self._embedder is None:
@@ -58,3 +54,12 @@ class TopicGate:
 
     def check(self, main: str, subs: Sequence[str]) -> list[GateVerdict]:
         return [GateVerdict(round(c, 4), c >= self.threshold) for c in self.similarities(main, subs)]
+
+
+def make_gate(threshold: float, embedder: Any = None) -> TopicGate | None:
+    """The gate for an option value: None for 0 (off), else a TopicGate (ConfigError outside [0, 1))."""
+    if threshold == 0.0:
+        return None
+    if not 0.0 < threshold < 1.0:
+        raise ConfigError(f"topic_gate must be a cosine in [0, 1) (0 = off), not {threshold}")
+    return TopicGate(threshold, embedder)

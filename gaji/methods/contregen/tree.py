@@ -89,7 +89,7 @@ def grow_tree(ctx: RunContext, question: str, root: Node, cfg: TreeConfig, gate:
     for _ in range(cfg.max_depth):
         plans = ctx.map(lambda f: _plan(ctx, f, question, cfg), frontier)
         candidates = [c for f, subqs in zip(frontier, plans) for c in _propose(ctx, f, subqs, seen)]
-        if gate is not None and gate.enabled:
+        if gate is not None:
             candidates = _on_topic(ctx, candidates, question, gate)
         verified = ctx.map(lambda c: _verify(ctx, c, question, cfg), candidates)
         frontier = []
