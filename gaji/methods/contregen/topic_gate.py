@@ -37,6 +37,7 @@ class TopicGate:
             raise ConfigError(f"topic_gate must be a cosine in (0, 1), not {threshold} (the option's 0 means off)")
         self.threshold = threshold
         self._embedder = embedder
+        self._mains: dict[str, np.ndarray] = {}  # main question -> its embedding
 
     def embedder(self) -> Any:
         if self._embedder is None:
@@ -46,11 +47,19 @@ class TopicGate:
         return self._embedder
 
     def similarities(self, main: str, subs: Sequence[str]) -> list[float]:
-        """Cosine of each sub-question to `main` (the embedder returns unit vectors)."""
+        """Cosine of each sub-question to `main` (the embedder returns unit vectors). The main question is
+        embedded once per gate, however many tree levels ask."""
         if not subs:
             return []
-        vecs = np.asarray(self.embedder().embed_queries([main, *subs]), dtype=np.float32)
-        return [float(x) for x in vecs[1:] @ vecs[0]]
+        known = self._mains.get(main)
+        texts = list(subs) if known is not None else [main, *subs]
+        vecs = np.asarray(self.embedder().embed_queries(texts), dtype=np.float32)
+        if known is None:
+            known, vecs = vecs[0], vecs[1:]
+            if len(self._mains) >= 256:  # a retriever's gate lives for many questions: keep the memo small
+                self._mains.clear()
+            self._mains[main] = known
+        return [float(x) for x in vecs @ known]
 
     def check(self, main: str, subs: Sequence[str]) -> list[GateVerdict]:
         return [GateVerdict(round(c, 4), c >= self.threshold) for c in self.similarities(main, subs)]

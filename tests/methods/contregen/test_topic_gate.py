@@ -8,7 +8,7 @@ from contregen_fakes import QUESTION, Brain, by_question, make_ctx
 from gaji.errors import ConfigError
 from gaji.methods.contregen.method import ConTReGen
 from gaji.methods.contregen.retriever import make_contre
-from gaji.methods.contregen.topic_gate import TopicGate
+from gaji.methods.contregen.topic_gate import TopicGate, make_gate
 
 MUSIC_Q = "What music is played?"
 FOOD_Q = "What is sold at the stalls?"
@@ -45,6 +45,18 @@ def test_similarities_are_cosines_to_the_main_question():
     assert [x.keep for x in v] == [True, False]
     assert emb.calls == [[QUESTION, MUSIC_Q, MARS_Q]]  # one batch: the main question, then the subs
     assert gate.check(QUESTION, []) == [] and len(emb.calls) == 1
+    # a deeper level asks again about the same main question: only the new sub-questions are embedded
+    assert [x.keep for x in gate.check(QUESTION, [MUSIC_Q])] == [True]
+    assert emb.calls[-1] == [MUSIC_Q]
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, 1.5])
+def test_make_gate_is_none_for_off_and_checks_the_range(bad):
+    assert make_gate(0.0) is None and make_gate(0.7).threshold == 0.7
+    with pytest.raises(ConfigError, match="topic_gate"):
+        make_gate(bad)
+    with pytest.raises(ConfigError, match="0 means off"):
+        TopicGate(0.0)
 
 
 def test_off_topic_subquestion_is_skipped_without_any_llm_call(monkeypatch):
