@@ -37,8 +37,8 @@ def cost_line(trace: Trace) -> str:
 
 
 def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
-    if tree is None:
-        tree = bool(trace.root.children)
+    if tree is None:  # a tree to show, or a root the method judged and chose not to split (ToQ's evaluator)
+        tree = bool(trace.root.children or trace.root.scores or trace.root.data.get("decomposition"))
     if tree:
         from gaji.cli.render_tree import render_tree
 
