@@ -91,6 +91,8 @@ def node_label(node: Node, trace: Trace, max_passages: int = 5, width: int = 160
         if node.data.get("stop"):
             line += f" · stop: {node.data['stop']}"
         t.append(line, style="magenta")
+    elif node.data.get("stop"):  # not split at all: why (ToQ's evaluator accepted the answer, max depth)
+        t.append(f"\n  stop: {node.data['stop']}", style="magenta")
     verdict = node.data.get("verdict")
     if isinstance(verdict, str):  # ConTReGen: why a proposed sub-question was kept or skipped
         line = f"\n  verdict: {verdict}"

@@ -15,7 +15,7 @@ def test_a_root_the_evaluator_accepted_shows_its_scores_and_why_it_was_not_split
     t = Trace(question="Which battle came first?", method="toq", answer="Guam")
     t.root.answer = "Guam"
     t.root.scores = {"semantic_coherence": 9, "answerability": 90, "overall": 9, "response_validity": True}
-    t.root.data.update(decomposition="none", stop="the evaluator accepted the answer")
+    t.root.data["stop"] = "the evaluator accepted the answer"
     out = rendered(t)
     assert "L0 root" in out and "valid ✓" in out and "stop: the evaluator accepted the answer" in out and "Answer: Guam" in out
 

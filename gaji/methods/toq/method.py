@@ -151,6 +151,7 @@ class TreeOfQuestion:
                 self.search_and_answer(node, question)  # lines 7-8
                 searched = True
                 if self.evaluate(node, question):  # lines 9-12
+                    node.data["stop"] = "the evaluator accepted the answer"
                     return
             children, waves = self.decompose(node, question)  # line 13
             if not children:
