@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from gaji.errors import ConfigError
 from gaji.methods.base import Method, RunContext
-from gaji.methods.common import DATA_NOTE, cited_ids, clean_answer, format_passages
+from gaji.methods.common import DATA_NOTE, cited_ids, clean_answer, format_passages, interleave_ranked
 from gaji.methods.fewshot import (
     Demo,
     FewShotOptions,
@@ -160,7 +160,7 @@ class SelfAsk(Method):
         if not any(ranked):  # the chain asked nothing: retrieve once with the question, as RetGen does
             ranked = [ctx.retrieve(trace.root, trace.question, self.opts.k)]
             trace.root.data["question_retrieval"] = True
-        passages = interleave(ranked, self.opts.long_passages)
+        passages = interleave_ranked(ranked, self.opts.long_passages)
         long = write_long(ctx, trace.root, trace.question, passages, words=self.opts.words,
                           passage_chars=self.opts.passage_chars, notes=notes)
         trace.answer = trace.root.answer = long.text
@@ -193,15 +193,3 @@ def parse_reader(text: str, passages: Sequence[Passage]) -> tuple[str, list[str]
     if sources and "[" not in sources:  # "Sources: 1, 3"
         sources = "[" + ", ".join(re.findall(r"\d+", sources)) + "]"
     return answer, cited_ids(sources, list(passages))
-
-
-def interleave(ranked: Sequence[Sequence[Passage]], limit: int) -> list[Passage]:
-    """Rank 1 of each list, then rank 2 of each, …, without repeats, up to `limit` passages."""
-    out: list[Passage] = []
-    seen: set[str] = set()
-    for rank in range(max((len(r) for r in ranked), default=0)):
-        for r in ranked:
-            if rank < len(r) and r[rank].id not in seen and len(out) < limit:
-                seen.add(r[rank].id)
-                out.append(r[rank])
-    return out

@@ -5,7 +5,8 @@ from gaji.errors import ConfigError
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
-from gaji.methods.self_ask import SelfAsk, interleave, parse_move, parse_reader
+from gaji.methods.common import interleave_ranked
+from gaji.methods.self_ask import SelfAsk, parse_move, parse_reader
 from gaji.testing import ListRetriever
 from gaji.types import Passage
 
@@ -134,8 +135,8 @@ def test_long_style_without_follow_ups_retrieves_with_the_question():
 
 def test_interleave_and_style_check():
     a, b, c = (Passage(id=i, doc_id=i, text=i) for i in "abc")
-    assert [p.id for p in interleave([[a, b], [b, c]], 10)] == ["a", "b", "c"]
-    assert [p.id for p in interleave([[a, b], [c]], 2)] == ["a", "c"]
-    assert interleave([], 5) == []
+    assert [p.id for p in interleave_ranked([[a, b], [b, c]], 10)] == ["a", "b", "c"]
+    assert [p.id for p in interleave_ranked([[a, b], [c]], 2)] == ["a", "c"]
+    assert interleave_ranked([], 5) == []
     with pytest.raises(ConfigError, match="style must be short or long"):
         SelfAsk(style="paragraph")

@@ -66,9 +66,5 @@ class TopicGate:
 
 
 def make_gate(threshold: float, embedder: Any = None) -> TopicGate | None:
-    """The gate for an option value: None for 0 (off), else a TopicGate (ConfigError outside [0, 1))."""
-    if threshold == 0.0:
-        return None
-    if not 0.0 < threshold < 1.0:
-        raise ConfigError(f"topic_gate must be a cosine in [0, 1) (0 = off), not {threshold}")
-    return TopicGate(threshold, embedder)
+    """The gate for an option value: None for 0 (off), else a TopicGate (which checks the range)."""
+    return None if threshold == 0.0 else TopicGate(threshold, embedder)
