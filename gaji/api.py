@@ -107,7 +107,7 @@ class Gaji:
     ) -> Trace:
         m = self.make_method(method or self.settings.method, options)
         # methods with an optional retriever (chain: closed book without an index) get one when there is an index
-        r = self.retriever(retriever) if m.needs_retriever or getattr(m, "optional_retriever", False) else None
+        r = self.retriever(retriever) if m.wants_retriever() else None
         if m.needs_retriever and r is None:
             raise ConfigError(f"method {m.name!r} needs an index: pass --index DIR (build one with `gaji index build`)")
         ctx = RunContext(

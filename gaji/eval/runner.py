@@ -132,6 +132,7 @@ class EvalRun:
         self.out: Path | None = None
         self.notes: list[str] = []
         self._method_cls: Any = None
+        self._uses_index = True  # set in setup: the method retrieves (always, or optionally and a corpus is there)
         self._concurrency: int | None = None
         self._built: Any = None  # the generator backend, once built
         self._opts: dict = {}
@@ -251,8 +252,18 @@ class EvalRun:
         k = opts.get("k") if isinstance(opts, dict) else None
         return int(k) if isinstance(k, (int, float)) else self.s.k
 
+    def _method_uses_index(self, ds: Dataset, method: Any) -> bool:
+        """A method that needs a retriever always gets the index; one whose retriever is optional (chain: closed
+        book without one) gets it when there is one to give (--index, or the dataset's corpus) and its options do
+        not ask for closed book. Without this, `gaji eval --data hotpotqa --method chain` ran closed book."""
+        if method.needs_retriever:
+            return True
+        if not method.wants_retriever():
+            return False
+        return bool(self.s.index) or ds.has_corpus or getattr(self.gaji, "_retriever_obj", None) is not None
+
     def _fingerprint(self, ds: Dataset, opts: dict) -> dict[str, Any]:
-        needs = bool(getattr(self._method_cls, "needs_retriever", True))
+        needs = self._uses_index
         return {
             "dataset_sha256": ds.sha256,
             "method": self.cfg.method,
@@ -298,10 +309,10 @@ class EvalRun:
             except ImportError as e:
                 raise ConfigError(f"--toq-eval needs the ToQ query evaluator (gaji.methods.toq.evaluator): {e}") from None
         method = self.gaji.make_method(cfg.method, cfg.options)  # bad options fail here, before any work
-        if self._method_cls.needs_retriever:  # and bad retriever options too
-            self._retriever_options = self.gaji.retriever_options(self.s.retriever)
         opts = json.loads(json.dumps(dataclasses.asdict(method.opts), default=str))
-        if self._method_cls.needs_retriever:
+        self._uses_index = self._method_uses_index(ds, method)
+        if self._uses_index:
+            self._retriever_options = self.gaji.retriever_options(self.s.retriever)  # bad ones fail here too
             idx = self._resolve_index(ds)
             if idx:
                 self.gaji.settings.index = idx
@@ -342,7 +353,7 @@ class EvalRun:
             jb, self_judge = self._judge()
             judge_info = {"llm": self.cfg.judge_llm or self.s.llm, "model": jb.name, "self_judging": self_judge,
                           "k": self.cfg.judge_k, "judge": self.cfg.judge, "toq_eval": self.cfg.toq_eval}
-        needs = bool(self._method_cls.needs_retriever)
+        needs = self._uses_index
         return {
             "gaji_version": __version__,
             "created_at": prev.get("created_at") or now_iso(),
@@ -512,7 +523,7 @@ class EvalRun:
                 previous = {}
         if todo:
             backend = self._backend()  # build the LLM (and fail) before any thread starts
-            if self._method_cls.needs_retriever:
+            if self._uses_index:
                 self.gaji.retriever()  # open the index once, in this thread
             self._concurrency = self.cfg.concurrency or max(1, int(getattr(backend, "parallel_slots", 1) or 1))
             if (self.cfg.judge or self.cfg.toq_eval) and self._judge()[1]:

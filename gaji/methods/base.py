@@ -87,6 +87,7 @@ class RunContext:
 class Method:
     name: ClassVar[str] = "method"
     needs_retriever: ClassVar[bool] = True
+    optional_retriever: ClassVar[bool] = False  # retrieves when given an index, else works without one (chain)
 
     @dataclass
     class Options:
@@ -123,6 +124,10 @@ class Method:
                 f.default_factory() if f.default_factory is not dataclasses.MISSING else None)  # type: ignore[misc]
             out.append((f.name, getattr(hints.get(f.name), "__name__", str(hints.get(f.name))), default))
         return out
+
+    def wants_retriever(self) -> bool:
+        """Whether this instance should be handed the index when there is one (its options may say closed book)."""
+        return self.needs_retriever or self.optional_retriever
 
     # -- running ------------------------------------------------------------
     def run(self, question: str, ctx: RunContext) -> Trace:

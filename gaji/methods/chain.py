@@ -84,6 +84,9 @@ class Chain(Method):
         temperature: float = 0.0  # sub-question sampling (0 = greedy, as the paper's evaluation)
         seed: int = 0
 
+    def wants_retriever(self) -> bool:
+        return not self.opts.closed_book
+
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, root, q = self.opts, trace.root, trace.question
         if o.max_length < 1:

@@ -153,7 +153,7 @@ def run_question(base: Gaji, q: Question, token: CancelToken, on_event: EventSin
     token.check()
     method = base.make_method(q.method, q.options)
     recorder: RecordingRetriever | None = None
-    if method.needs_retriever:
+    if method.wants_retriever():  # chain retrieves when the service has an index
         try:
             shared = base.retriever(q.retriever)
         except IndexError_ as e:

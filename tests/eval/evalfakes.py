@@ -42,7 +42,27 @@ class EvalFakeRetrieving(EvalFake):
         super().solve(trace, ctx)
 
 
-for _cls in (EvalFake, EvalFakeRetrieving):
+class EvalFakeOptional(EvalFake):
+    """Retrieves when it is given a retriever (like chain), else answers closed book."""
+
+    name = "eval_fake_opt"
+    needs_retriever = False
+    optional_retriever = True
+
+    @dataclass
+    class Options:
+        closed_book: bool = False
+
+    def wants_retriever(self) -> bool:
+        return not self.opts.closed_book
+
+    def solve(self, trace: Trace, ctx: RunContext) -> None:
+        if ctx.retriever is not None:
+            ctx.retrieve(trace.root, trace.question, 3)
+        super().solve(trace, ctx)
+
+
+for _cls in (EvalFake, EvalFakeRetrieving, EvalFakeOptional):
     if _cls.name not in METHODS:
         METHODS.register(_cls.name, help=_cls.__doc__ or "")(_cls)
 

@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from evalfakes import QUESTIONS, RULES, write_jsonl
+from evalfakes import DOCS, QUESTIONS, RULES, write_jsonl
 from gaji.errors import ConfigError
 from gaji.eval.summary import read_jsonl_tolerant
 from gaji.llm.scripted import ScriptedLLM
@@ -159,6 +159,27 @@ def test_index_built_once_from_the_dataset_corpus(make_run, qfile, tmp_path, mon
         idx = run._resolve_index(load_dataset(str(qfile)))
         assert idx.startswith(str(tmp_path / "cache" / "tiny-"))  # not a known set: name + corpus hash
     assert len(built) == 1 and built[0][0] == [str(qfile.with_name("tiny.corpus.jsonl"))]
+
+
+def test_a_method_with_an_optional_retriever_gets_the_datasets_index(make_run, qfile, tmp_path):
+    """chain retrieves when there is an index: the runner must hand it the dataset's (it used to run closed book)."""
+    from gaji.testing import ListRetriever
+
+    run = make_run(qfile, method="eval_fake_opt", retriever=ListRetriever(DOCS), limit=1)
+    run.run()
+    info = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert info["retriever"] and "recall@5" in lines(tmp_path / "run" / "results.jsonl")[0]["metrics"]
+    # asked for closed book: no index, none recorded
+    make_run(qfile, method="eval_fake_opt", retriever=ListRetriever(DOCS), limit=1, options={"closed_book": "true"},
+             out=str(tmp_path / "closed")).run()
+    info = json.loads((tmp_path / "closed" / "run.json").read_text(encoding="utf-8"))
+    assert info["retriever"] is None and "recall@5" not in lines(tmp_path / "closed" / "results.jsonl")[0]["metrics"]
+    # a set without a corpus (Bamboogle) runs closed book instead of failing
+    p = write_jsonl(tmp_path / "closed.jsonl", QUESTIONS[:1])
+    run = make_run(p, method="eval_fake_opt", out=str(tmp_path / "nocorpus"))
+    run.gaji._retriever_obj = None
+    assert run.run()["questions"] == 1
+    assert json.loads((tmp_path / "nocorpus" / "run.json").read_text(encoding="utf-8"))["retriever"] is None
 
 
 def test_no_corpus_and_no_index_is_an_error(make_run, tmp_path):

@@ -40,6 +40,21 @@ def test_ask_a_tree_method_in_korean(client):
     assert subs[1]["question"].startswith("[ANS_1]") and subs[1]["filled_question"].startswith("세종")
 
 
+def test_chain_uses_the_index_it_is_served_with(make_app, scripted):
+    """chain's retriever is optional (closed book without an index); the service must hand it the index."""
+    llm = scripted(_extra=[(r"Main question:", "When was the Battle of Guam?"), (r"Short answer:", "1944"),
+                           (r"Final answer:", "Battle of Guam")])
+    with TestClient(make_app(llm=llm)) as client:
+        r = client.post("/api/ask", json={"question": EN_Q, "method": "chain", "options": {"max_length": 1}})
+        assert r.status_code == 200, r.text
+        root = r.json()["trace"]["root"]
+        assert root["passage_ids"] and root["children"][0]["passage_ids"]  # D(Q) and D_1 retrieved
+        r = client.post("/api/ask", json={"question": EN_Q, "method": "chain",
+                                          "options": {"max_length": 1, "closed_book": True}})
+        assert r.status_code == 200, r.text
+        assert not r.json()["trace"]["root"]["passage_ids"]
+
+
 def test_methods_and_indexes(client):
     m = client.get("/api/methods").json()
     names = {x["name"]: x for x in m["methods"]}
