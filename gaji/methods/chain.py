@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gaji.errors import ConfigError
@@ -67,7 +68,6 @@ class Chain(Method):
     name = "chain"
     needs_retriever = False  # closed-book sub-answers when no index is given (Bamboogle has no corpus)
     optional_retriever = True  # ... but use the index when there is one (gaji.api.Gaji.ask passes it)
-    stop_model: Any = None  # a classifier object to use instead of loading `classifier` (tests, make-data)
 
     @dataclass
     class Options:
@@ -84,15 +84,27 @@ class Chain(Method):
         temperature: float = 0.0  # sub-question sampling (0 = greedy, as the paper's evaluation)
         seed: int = 0
 
+    def __init__(self, options: Any = None, *, stop_model: Any = None, **overrides: Any):
+        """stop_model: a classifier object to use instead of loading `classifier` (tests)."""
+        super().__init__(options, **overrides)
+        self.stop_model = stop_model
+        o = self.opts  # bad options fail when the method is made (before a benchmark does any work)
+        if o.max_length < 1:
+            raise ConfigError("chain: max_length must be at least 1")
+        if o.stop not in STOP_POLICIES:
+            raise ConfigError(f"chain: stop must be one of {', '.join(STOP_POLICIES)}, not {o.stop!r}")
+        if o.stop == "classifier" and self.stop_model is None:
+            if not o.classifier:
+                raise ConfigError("chain: stop=classifier needs -o classifier=DIR (a model from `gaji classifier train`)")
+            if not (Path(o.classifier) / "classifier.json").is_file():
+                raise ConfigError(f"chain: -o classifier={o.classifier}: not a classifier directory (no classifier.json); "
+                                  "train one with `gaji classifier train`")
+
     def wants_retriever(self) -> bool:
         return not self.opts.closed_book
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, root, q = self.opts, trace.root, trace.question
-        if o.max_length < 1:
-            raise ConfigError("chain: max_length must be at least 1")
-        if o.stop not in STOP_POLICIES:
-            raise ConfigError(f"chain: stop must be one of {', '.join(STOP_POLICIES)}, not {o.stop!r}")
         policy = make_stop_policy(o.stop, classifier=o.classifier, threshold=o.threshold, model=self.stop_model)
         closed = o.closed_book or ctx.retriever is None
         root.data["closed_book"] = closed

@@ -38,8 +38,7 @@ def scripted(subqs, subanswers, final="Germany", judge=None):
 
 def run(llm, question=Q, retriever="docs", stop_model=None, **opts):
     r = ListRetriever(DOCS) if retriever == "docs" else retriever
-    m = Chain(**opts)
-    m.stop_model = stop_model
+    m = Chain(stop_model=stop_model, **opts)
     t = m.run(question, RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=r))
     return t, r
 
@@ -111,11 +110,6 @@ def test_classifier_threshold_and_no_early_stop():
     assert len(t.root.children) == 3 and t.root.data["stop_reason"] == "max_length"
 
 
-def test_classifier_stop_needs_a_model():
-    t, _ = run(scripted([], []), stop="classifier")
-    assert t.status == "failed" and "classifier=DIR" in t.error
-
-
 def test_evaluator_stop_uses_the_toq_judge():
     judge = [
         {"asks_for": "x", "response_gives": "y", "semantic_coherence": 4, "answerability": 20, "response_validity": False},
@@ -181,8 +175,15 @@ def test_helpers():
     assert format_history([("a?", "b")], "ko") == "1. 하위 질문: a?\n   답: b"
 
 
-def test_bad_options():
+def test_bad_options(tmp_path):
     with pytest.raises(ConfigError):
         Chain.parse_options({"nope": "1"})
-    t, _ = run(scripted([], []), stop="sometimes")
-    assert t.status == "failed" and "stop must be one of" in t.error
+    # checked when the method is made, so `gaji eval`/`gaji bench run` fail before any question
+    with pytest.raises(ConfigError, match="stop must be one of"):
+        Chain(stop="sometimes")
+    with pytest.raises(ConfigError, match="at least 1"):
+        Chain(max_length=0)
+    with pytest.raises(ConfigError, match="classifier=DIR"):
+        Chain(stop="classifier")
+    with pytest.raises(ConfigError, match="no classifier.json"):
+        Chain(stop="classifier", classifier=str(tmp_path / "missing"))
