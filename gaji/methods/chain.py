@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from gaji.errors import ConfigError
 from gaji.methods import chain_prompts as P
 from gaji.methods.base import Method, RunContext
-from gaji.methods.chain_stop import STOP_POLICIES, StopDecision, make_stop_policy
+from gaji.methods.chain_stop import StopDecision, check_stop_policy, make_stop_policy
 from gaji.methods.common import DATA_NOTE, clean_answer, format_passages
 from gaji.methods.fewshot import node_failure
 from gaji.registry import METHODS
@@ -91,14 +90,7 @@ class Chain(Method):
         o = self.opts  # bad options fail when the method is made (before a benchmark does any work)
         if o.max_length < 1:
             raise ConfigError("chain: max_length must be at least 1")
-        if o.stop not in STOP_POLICIES:
-            raise ConfigError(f"chain: stop must be one of {', '.join(STOP_POLICIES)}, not {o.stop!r}")
-        if o.stop == "classifier" and self.stop_model is None:
-            if not o.classifier:
-                raise ConfigError("chain: stop=classifier needs -o classifier=DIR (a model from `gaji classifier train`)")
-            if not (Path(o.classifier) / "classifier.json").is_file():
-                raise ConfigError(f"chain: -o classifier={o.classifier}: not a classifier directory (no classifier.json); "
-                                  "train one with `gaji classifier train`")
+        check_stop_policy(o.stop, o.classifier, stop_model)
 
     def wants_retriever(self) -> bool:
         return not self.opts.closed_book

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gaji.errors import ConfigError
@@ -81,15 +82,23 @@ def load_classifier_cached(path: str) -> Any:
         return _loaded[path]
 
 
+def check_stop_policy(name: str, classifier: str = "", model: Any = None) -> None:
+    """Raise ConfigError for an unknown policy or a classifier policy without a trained classifier to load
+    (cheap: a file check, so the chain can run it whenever it is made)."""
+    if name not in STOP_POLICIES:
+        raise ConfigError(f"chain: stop must be one of {', '.join(STOP_POLICIES)}, not {name!r}")
+    if name == "classifier" and model is None:
+        if not classifier:
+            raise ConfigError("chain: stop=classifier needs -o classifier=DIR (a model from `gaji classifier train`)")
+        if not (Path(classifier) / "classifier.json").is_file():
+            raise ConfigError(f"chain: -o classifier={classifier}: not a classifier directory (no classifier.json); "
+                              "train one with `gaji classifier train`")
+
+
 def make_stop_policy(name: str, classifier: str = "", threshold: float = 0.5, model: Any = None) -> StopPolicy:
-    if name == "none":
-        return StopPolicy()
+    check_stop_policy(name, classifier, model)
     if name == "evaluator":
         return EvaluatorStop()
     if name == "classifier":
-        if model is None:
-            if not classifier:
-                raise ConfigError("chain: stop=classifier needs -o classifier=DIR (a model from `gaji classifier train`)")
-            model = load_classifier_cached(classifier)
-        return ClassifierStop(model, threshold)
-    raise ConfigError(f"chain: stop must be one of {', '.join(STOP_POLICIES)}, not {name!r}")
+        return ClassifierStop(model if model is not None else load_classifier_cached(classifier), threshold)
+    return StopPolicy()
