@@ -53,7 +53,6 @@ from gaji.eval.summary import (
 )
 from gaji.io import append_jsonl, atomic_write_json
 from gaji.progress import Bars, Task
-from gaji.registry import METHODS
 from gaji.types import Node, Passage, Trace
 
 INDEX_CACHE = Path(".gaji") / "indexes"
@@ -131,7 +130,6 @@ class EvalRun:
         self.dataset: Dataset | None = None
         self.out: Path | None = None
         self.notes: list[str] = []
-        self._method_cls: Any = None
         self._uses_index = True  # set in setup: the method retrieves (always, or optionally and a corpus is there)
         self._concurrency: int | None = None
         self._built: Any = None  # the generator backend, once built
@@ -302,7 +300,6 @@ class EvalRun:
             if missing:
                 where = f"the first {cfg.limit} questions of " if cfg.limit else ""
                 raise ConfigError(f"--ids: {len(missing)} id(s) not in {where}{ds.name}: {', '.join(missing[:5])}")
-        self._method_cls = METHODS.get(cfg.method)
         if cfg.toq_eval and self._toq_factory is None:
             try:
                 importlib.import_module("gaji.methods.toq.evaluator")  # fail now, not on the first answer
