@@ -423,6 +423,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _retrieval_label(c: BenchConfig) -> str:
     if c.method == "nor":
         return "–"
+    if c.options.get("closed_book"):
+        return "closed book"
     from gaji.config import Settings
 
     d = Settings()

@@ -196,3 +196,13 @@ def test_config_llm_settings_are_checked_and_reach_the_run(tmp_path, monkeypatch
     p.write_text("dataset: hotpotqa\nmethod: toq\nllm_settings: {prompt_cache: false}\n")
     run_config(load_config(p), tmp_path / "out", progress=False)
     assert seen["settings"].prompt_cache is False and seen["settings"].sources["prompt_cache"] == "flag"
+
+
+def test_report_names_the_retrieval_a_config_runs_with(tmp_path):
+    p = tmp_path / "chain-x.yaml"
+    p.write_text("dataset: bamboogle\nmethod: chain\noptions: {closed_book: true}\nretriever: bm25\nk: 5\n")
+    assert "| closed book |" in report_block([load_config(p)])
+    p.write_text("dataset: hotpotqa\nmethod: chain\nretriever: bm25\nk: 5\n")
+    assert "| bm25@5 |" in report_block([load_config(p)])
+    p.write_text("dataset: hotpotqa\nmethod: nor\n")
+    assert "| – |" in report_block([load_config(p)])
