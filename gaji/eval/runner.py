@@ -537,9 +537,20 @@ class EvalRun:
         if resumed:
             self.console.print(f"resuming {out}: {resumed} of {len(items)} questions already done")
         t_start = time.perf_counter()
-        sittings = [x for x in previous.get("sittings", []) if isinstance(x, dict)]
+        # a sitting still "running" in run.json is one whose process was killed (its last update is kept)
+        sittings = [({**x, "status": "killed"} if x.get("status") == "running" else x)
+                    for x in previous.get("sittings", []) if isinstance(x, dict)]
         n_new = 0
         status = "interrupted"
+
+        def this_sitting(state: str) -> dict:
+            return {"started": started, "ended": now_iso(), "questions": n_new,
+                    "elapsed_s": round(time.perf_counter() - t_start, 2), "status": state}
+
+        def save_progress() -> None:
+            """run.json with this sitting so far, after every question: a killed run keeps its time."""
+            previous["sittings"] = [*sittings, this_sitting("running")]
+            atomic_write_json(out / "run.json", self._run_info("running", previous=previous))
         try:
             with _Progress(self.console, len(items), resumed, self.cfg.progress) as prog:
                 prog.update(records)
@@ -557,6 +568,7 @@ class EvalRun:
                             records[rec["id"]] = rec
                             n_new += 1
                             prog.advance(records, rec, earlier)
+                            save_progress()
                 finally:
                     ex.shutdown(wait=False, cancel_futures=True)
             status = "finished"
@@ -565,8 +577,7 @@ class EvalRun:
             ordered_recs = [records[it.id] for it in items if it.id in records]
             summary = summarize(ordered_recs)
             if todo:  # a sitting that had questions to run (a resume of a finished run adds none)
-                sittings.append({"started": started, "ended": now_iso(), "questions": n_new,
-                                 "elapsed_s": round(elapsed, 2), "status": status})
+                sittings.append({**this_sitting(status), "elapsed_s": round(elapsed, 2)})
             previous["sittings"] = sittings
             # earlier sittings as recorded (rounded), this one unrounded: a sitting under 5 ms still counts
             earlier_sittings = sittings[:-1] if todo else sittings

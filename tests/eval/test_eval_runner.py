@@ -56,6 +56,32 @@ def test_resume_skips_finished_questions(make_run, qfile, tmp_path):
     assert len(json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["sittings"]) == 2
 
 
+def test_a_killed_sitting_keeps_its_time_and_questions(make_run, qfile, tmp_path):
+    """A process killed mid-run (no `finally`) leaves run.json with its sitting so far; the resume counts it."""
+    import multiprocessing
+    import time
+
+    class DiesOnSecondCall(ScriptedLLM):
+        def generate(self, request):
+            if len(self.requests) >= 1:
+                time.sleep(1.0)  # the main thread records question 1 meanwhile
+                os._exit(9)  # like SIGKILL/SIGTERM: nothing after this runs
+            return super().generate(request)
+
+    child = multiprocessing.get_context("fork").Process(
+        target=lambda: make_run(qfile, llm=DiesOnSecondCall(RULES), concurrency=1).run())
+    child.start()
+    child.join(60)
+    assert child.exitcode == 9
+    info = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert [(x["questions"], x["status"]) for x in info["sittings"]] == [(1, "running")]
+    assert info["sittings"][0]["elapsed_s"] >= 0
+    summary = make_run(qfile, llm=ScriptedLLM(RULES)).run()
+    info = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert [(x["questions"], x["status"]) for x in info["sittings"]] == [(1, "killed"), (3, "finished")]
+    assert summary["sittings"] == 2 and summary["questions"] == 4
+
+
 def test_resume_tolerates_a_torn_last_line_and_retries_errors(make_run, qfile, tmp_path):
     make_run(qfile).run()
     results = tmp_path / "run" / "results.jsonl"
