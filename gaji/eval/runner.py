@@ -543,13 +543,13 @@ class EvalRun:
         n_new = 0
         status = "interrupted"
 
-        def this_sitting(state: str) -> dict:
+        def this_sitting(state: str, elapsed_s: float) -> dict:
             return {"started": started, "ended": now_iso(), "questions": n_new,
-                    "elapsed_s": round(time.perf_counter() - t_start, 2), "status": state}
+                    "elapsed_s": round(elapsed_s, 2), "status": state}
 
         def save_progress() -> None:
             """run.json with this sitting so far, after every question: a killed run keeps its time."""
-            previous["sittings"] = [*sittings, this_sitting("running")]
+            previous["sittings"] = [*sittings, this_sitting("running", time.perf_counter() - t_start)]
             atomic_write_json(out / "run.json", self._run_info("running", previous=previous))
         try:
             with _Progress(self.console, len(items), resumed, self.cfg.progress) as prog:
@@ -577,7 +577,7 @@ class EvalRun:
             ordered_recs = [records[it.id] for it in items if it.id in records]
             summary = summarize(ordered_recs)
             if todo:  # a sitting that had questions to run (a resume of a finished run adds none)
-                sittings.append({**this_sitting(status), "elapsed_s": round(elapsed, 2)})
+                sittings.append(this_sitting(status, elapsed))
             previous["sittings"] = sittings
             # earlier sittings as recorded (rounded), this one unrounded: a sitting under 5 ms still counts
             earlier_sittings = sittings[:-1] if todo else sittings
