@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gaji.errors import ConfigError
+from gaji.eval.summary import latest_by_id, read_jsonl_tolerant
 from gaji.io import atomic_write_json, atomic_write_text
 
 
@@ -33,9 +34,21 @@ def read_results(run_dir: str | Path) -> dict[str, dict]:
     return out
 
 
+def read_chain_ends(run_dir: str | Path) -> dict[str, dict]:
+    """Per question, how the chain ended: {"steps": chain length, "early": stopped by its stop policy},
+    from the root of each trace in traces.jsonl (empty when the run kept no traces)."""
+    out: dict[str, dict] = {}
+    for qid, rec in latest_by_id(read_jsonl_tolerant(Path(run_dir) / "traces.jsonl")).items():
+        data = ((rec.get("trace") or {}).get("root") or {}).get("data") or {}
+        if isinstance(data.get("steps"), int):
+            out[qid] = {"steps": data["steps"], "early": str(data.get("stop_reason", "")).endswith("_sufficient")}
+    return out
+
+
 def table4(runs: dict[str, dict[str, str]], base: str = "L6", compare: str = "") -> dict[str, Any]:
     """runs: dataset -> {config label -> run dir}. Returns per dataset the common question count and
-    per config em/f1 (×100), atc, calls, steps; Δ of `compare` (default: the last config) vs `base`."""
+    per config em/f1 (×100), atc, calls, and — when the runs kept traces — the mean chain length
+    `steps` and `early`, the questions its stop policy ended before L; Δ of `compare` (default: the last config) vs `base`."""
     table: dict[str, Any] = {}
     for ds, confs in runs.items():
         res = {label: read_results(d) for label, d in confs.items()}
@@ -50,6 +63,10 @@ def table4(runs: dict[str, dict[str, str]], base: str = "L6", compare: str = "")
                 "atc": round(sum(x["metrics"].get("tokens", 0) for x in xs) / n, 1),
                 "calls": round(sum(x["metrics"].get("calls", 0) for x in xs) / n, 2),
             }
+            ends = read_chain_ends(confs[label])
+            if common and all(i in ends for i in common):
+                rows[label]["steps"] = round(sum(ends[i]["steps"] for i in common) / len(common), 2)
+                rows[label]["early"] = sum(ends[i]["early"] for i in common)
         entry: dict[str, Any] = {"questions": len(common), "configs": rows}
         other = compare or (list(confs)[-1] if confs else "")
         if base in rows and other in rows and other != base and common:
@@ -68,14 +85,18 @@ def markdown(table: dict[str, Any]) -> str:
         for c in table[ds]["configs"]:
             if c not in configs:
                 configs.append(c)
-    head = "| | " + " | ".join(f"{ds} (n={table[ds]['questions']}) EM | F1 | ATC" for ds in datasets) + " |"
-    sep = "|---|" + "---:|---:|---:|" * len(datasets)
+    steps = any("steps" in r for ds in datasets for r in table[ds]["configs"].values())
+    cols = ["EM", "F1", "ATC"] + (["steps"] if steps else [])
+    head = "| | " + " | ".join(f"{ds} (n={table[ds]['questions']}) " + " | ".join(cols) for ds in datasets) + " |"
+    sep = "|---|" + "---:|" * len(cols) * len(datasets)
     lines = [head, sep]
     for c in configs:
         cells = []
         for ds in datasets:
             r = table[ds]["configs"].get(c)
             cells += [f"{r['em']:.1f}", f"{r['f1']:.1f}", f"{r['atc']:,.0f}"] if r else ["–"] * 3
+            if steps:
+                cells.append(f"{r['steps']:.2f}" if r and "steps" in r else "–")
         lines.append(f"| {c} | " + " | ".join(cells) + " |")
     cells = []
     for ds in datasets:
@@ -85,6 +106,8 @@ def markdown(table: dict[str, Any]) -> str:
             cells += [f"{d['em_points']:+.1f}", f"{d['f1_points']:+.1f}", atc]
         else:
             cells += ["–"] * 3
+        if steps:
+            cells.append("")
     if any(table[ds].get("delta") for ds in datasets):
         of = next(table[ds]["delta"] for ds in datasets if table[ds].get("delta"))
         lines.append(f"| Δ ({of['of']} vs {of['vs']}) | " + " | ".join(cells) + " |")
