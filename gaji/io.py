@@ -4,17 +4,35 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Iterator
+
+# The process umask, read once at import (os.umask can only be read by setting it): a new file gets
+# 0o666 & ~umask, as open() would give it; mkstemp alone would leave it 0o600.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+def _mode_for(path: Path) -> int:
+    """An existing file keeps its permission bits; a new one gets what open() would give it."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
+
+
+@contextmanager
+def atomic_open(path: str | Path) -> Iterator[BinaryIO]:
+    """A binary file to write `path` through: a temp file beside it, fsynced and renamed over `path` when the
+    block ends; on an exception the temp file is removed and `path` is untouched."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -24,6 +42,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    with atomic_open(path) as f:
+        f.write(data)
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -1,10 +1,12 @@
 """gaji.io: the strict JSONL reader every loader shares, and atomic writes."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from gaji.errors import InputError
-from gaji.io import atomic_write_text, iter_jsonl
+from gaji.io import atomic_open, atomic_write_text, iter_jsonl
 
 
 def test_iter_jsonl_skips_blank_lines_keeps_line_numbers_and_reads_a_bom(tmp_path):
@@ -35,3 +37,26 @@ def test_atomic_write_replaces_whole_file_and_leaves_no_temp(tmp_path):
     atomic_write_text(p, "one")
     atomic_write_text(p, "두 번째")
     assert p.read_text(encoding="utf-8") == "두 번째" and [f.name for f in p.parent.iterdir()] == ["x.txt"]
+
+
+def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temp(tmp_path):
+    p = tmp_path / "x.bin"
+    atomic_write_text(p, "old")
+    with pytest.raises(RuntimeError):
+        with atomic_open(p) as f:
+            f.write(b"half of the new")
+            raise RuntimeError("disk full")
+    assert p.read_text() == "old" and [f.name for f in tmp_path.iterdir()] == ["x.bin"]
+
+
+def test_atomic_write_gives_a_new_file_the_umask_mode_and_keeps_an_existing_files_mode(tmp_path, monkeypatch):
+    import gaji.io as io_mod
+
+    monkeypatch.setattr(io_mod, "_UMASK", 0o027)  # as read at import from the process umask
+    atomic_write_text(tmp_path / "new.txt", "x")
+    assert (tmp_path / "new.txt").stat().st_mode & 0o777 == 0o640  # not mkstemp's 0o600
+    (tmp_path / "kept.txt").write_text("a")
+    os.chmod(tmp_path / "kept.txt", 0o604)
+    atomic_write_text(tmp_path / "kept.txt", "b")
+    assert (tmp_path / "kept.txt").stat().st_mode & 0o777 == 0o604
+    assert (tmp_path / "kept.txt").read_text() == "b"

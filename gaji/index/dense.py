@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from gaji.errors import ConfigError, IndexError_
+from gaji.io import atomic_open
 from gaji.types import Chunk
 
 __all__ = [
@@ -55,19 +55,9 @@ def passage_text(chunk: Chunk) -> str:
 
 
 def save_npy_atomic(path: str | Path, array: np.ndarray) -> None:
-    """np.save to a temp file beside `path`, fsync, rename (a crash never leaves half an array)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, np.ascontiguousarray(array, dtype=np.float32))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """np.save through an atomic write (a crash never leaves half an array)."""
+    with atomic_open(path) as f:
+        np.save(f, np.ascontiguousarray(array, dtype=np.float32))
 
 
 class Embedder:
