@@ -34,14 +34,18 @@ def read_results(run_dir: str | Path) -> dict[str, dict]:
     return out
 
 
+EARLY_STOPS = ("classifier_sufficient", "evaluator_sufficient", "repeat")  # chain stop reasons before L
+
+
 def read_chain_ends(run_dir: str | Path) -> dict[str, dict]:
-    """Per question, how the chain ended: {"steps": chain length, "early": stopped by its stop policy},
+    """Per question, how the chain ended: {"steps": chain length, "early": ended by its stop policy or
+    stop_on_repeat (EARLY_STOPS), not by L or the call budget},
     from the root of each trace in traces.jsonl (empty when the run kept no traces)."""
     out: dict[str, dict] = {}
     for qid, rec in latest_by_id(read_jsonl_tolerant(Path(run_dir) / "traces.jsonl")).items():
         data = ((rec.get("trace") or {}).get("root") or {}).get("data") or {}
         if isinstance(data.get("steps"), int):
-            out[qid] = {"steps": data["steps"], "early": str(data.get("stop_reason", "")).endswith("_sufficient")}
+            out[qid] = {"steps": data["steps"], "early": data.get("stop_reason") in EARLY_STOPS}
     return out
 
 

@@ -3,6 +3,7 @@
     i <- 1; H <- {}
     while i <= L and the call budget C allows a step:
         Q_i <- LLM(Q, H)                      (eq. 1)  sub-question from the question and the chain so far
+        if stop_on_repeat and Q_i was asked before: break   (ours, off by default: no new evidence)
         D_i <- Retriever(Q_i, k)
         A_i <- LLM(Q_i, D_i)                  (eq. 2)  sub-answer (closed book when there is no retriever)
         H   <- H + (Q_i, A_i)
@@ -14,6 +15,9 @@
 Stop policies (`stop` option): "none" runs L steps (CoRAG's greedy decoding); "classifier" asks the
 trained sufficiency classifier (`gaji classifier train`, loaded from the `classifier` option) after
 each step; "evaluator" asks the ToQ query evaluator (a zero-shot LLM judge of the chain so far).
+`stop_on_repeat` (not in the paper) ends the chain when the LLM asks a sub-question it has already asked
+(same words; case, spacing and end punctuation aside): greedy decoding would retrieve and answer it the same
+way, so the step adds nothing. It combines with any stop policy.
 
 Trace: every step is a child Node (kind "step") with Q_i (question/query), D_i (passage_ids), A_i
 (answer) and data["stop"] (the policy's verdict); the root holds the final retrieval with Q, the
@@ -41,6 +45,20 @@ def format_history(history: History, lang: str) -> str:
     if not history:
         return P.NO_HISTORY[lang]
     return "\n".join(P.HISTORY_LINE[lang].format(i=i, q=q, a=a) for i, (q, a) in enumerate(history, 1))
+
+
+def same_question_key(text: str) -> str:
+    """A sub-question compared for repeats: case-folded, spaces collapsed, end punctuation dropped."""
+    return " ".join(text.casefold().split()).rstrip(" ?？.。!！")
+
+
+def repeat_of(question: str, history: History) -> int | None:
+    """The step number (1-based) of the earlier sub-question `question` repeats, or None."""
+    key = same_question_key(question)
+    for n, (earlier, _) in enumerate(history, 1):
+        if same_question_key(earlier) == key:
+            return n
+    return None
 
 
 def first_line(text: str, prefixes: tuple[str, ...]) -> str:
@@ -76,6 +94,7 @@ class Chain(Method):
         stop: str = "none"  # none | classifier | evaluator
         classifier: str = ""  # directory of a trained sufficiency classifier (stop=classifier)
         threshold: float = 0.5  # classifier: stop when P(sufficient) >= threshold
+        stop_on_repeat: bool = False  # end the chain when a sub-question repeats an earlier one (not in the paper)
         closed_book: bool = False  # answer sub-questions without retrieval even when an index is given
         passage_chars: int = 600  # each passage is cut to this many characters in prompts
         subq_tokens: int = 48  # generation budget of a sub-question
@@ -112,6 +131,11 @@ class Chain(Method):
             with node_failure(step):
                 qi = self.sub_question(ctx, step, q, history, seed=o.seed + i)
                 step.question = step.filled_question = qi
+                repeat = repeat_of(qi, history) if o.stop_on_repeat else None
+                if repeat is not None:
+                    step.data["repeat_of"] = repeat
+                    stop_reason = "repeat"
+                    break
                 ai = self.sub_answer(ctx, step, qi, closed)
             history.append((qi, ai))
             with node_failure(step):

@@ -91,6 +91,34 @@ def test_call_budget_stops_the_chain_and_keeps_the_final_answer():
     assert t.answer == "Germany"
 
 
+def test_stop_on_repeat_ends_the_chain_when_a_sub_question_comes_again():
+    subqs = ["Who built Lost Gravity?", "Where is Mack Rides from?", "  where is MACK RIDES from ？", "never asked?"]
+    llm = scripted(subqs, ["Mack Rides", "Germany", "never answered"])
+    t, r = run(llm, max_length=6, stop_on_repeat=True)
+    assert t.status == "ok", t.error
+    assert t.root.data["stop_reason"] == "repeat" and t.root.data["steps"] == 2
+    assert [s.answer for s in t.root.children] == ["Mack Rides", "Germany", ""]  # the repeat is not answered
+    assert t.root.children[2].data["repeat_of"] == 2
+    assert r.queries == subqs[:2] + [Q]  # nor searched
+    assert t.usage().calls == 3 + 2 + 1  # three sub-questions, two sub-answers, the final answer
+    assert "3. Sub-question" not in llm.requests[-1].messages[1]["content"]
+
+
+def test_repeats_run_on_without_stop_on_repeat():
+    llm = scripted(["q1?"] * 3, ["a1"] * 3)
+    t, _ = run(llm, max_length=3)
+    assert t.root.data["steps"] == 3 and t.root.data["stop_reason"] == "max_length"
+
+
+def test_same_question_key_and_repeat_of():
+    from gaji.methods.chain import repeat_of
+
+    history = [("로스트 그래비티는 누가 만들었나?", "맥 라이드"), ("Where is Mack Rides from?", "Germany")]
+    assert repeat_of("로스트  그래비티는 누가 만들었나", history) == 1
+    assert repeat_of("where is mack rides from.", history) == 2
+    assert repeat_of("Where is Mack Rides based?", history) is None
+
+
 def test_classifier_stop_ends_the_chain_at_the_first_sufficient_step():
     clf = FakeClassifier(at=2)
     llm = scripted(["Who built Lost Gravity?", "Where is Mack Rides from?", "never asked?"], ["Mack Rides", "Germany"])
