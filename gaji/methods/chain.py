@@ -135,6 +135,7 @@ class Chain(Method):
                 if repeat is not None:
                     step.data["repeat_of"] = repeat
                     stop_reason = "repeat"
+                    ctx.emit(step)
                     break
                 ai = self.sub_answer(ctx, step, qi, closed)
             history.append((qi, ai))
