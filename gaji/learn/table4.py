@@ -10,7 +10,6 @@ without error (runs are resumable and may have been cut at different points).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,9 @@ def read_results(run_dir: str | Path) -> dict[str, dict]:
     p = Path(run_dir) / "results.jsonl"
     if not p.exists():
         raise ConfigError(f"{run_dir}: no results.jsonl (not a `gaji eval` run directory)")
-    out: dict[str, dict] = {}
-    for line in p.read_text(encoding="utf-8").splitlines():
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if r.get("status") == "ok" and not r.get("error"):
-            out[r["id"]] = r
-    return out
+    # the last finished line per question (a torn or failed line does not replace a good one)
+    return {str(r["id"]): r for r in read_jsonl_tolerant(p)
+            if "id" in r and r.get("status") == "ok" and not r.get("error")}
 
 
 EARLY_STOPS = ("classifier_sufficient", "evaluator_sufficient", "repeat")  # chain stop reasons before L
@@ -51,8 +44,9 @@ def read_chain_ends(run_dir: str | Path) -> dict[str, dict]:
 
 def table4(runs: dict[str, dict[str, str]], base: str = "L6", compare: str = "") -> dict[str, Any]:
     """runs: dataset -> {config label -> run dir}. Returns per dataset the common question count and
-    per config em/f1 (×100), atc, calls, and — when the runs kept traces — the mean chain length
-    `steps` and `early`, the questions its stop policy ended before L; Δ of `compare` (default: the last config) vs `base`."""
+    per config em/f1 (×100), atc, calls, and (when the runs kept traces) the mean chain length `steps`
+    and `early`, the questions that stopped before L (EARLY_STOPS); Δ of `compare` (default: the last
+    config) vs `base`."""
     table: dict[str, Any] = {}
     for ds, confs in runs.items():
         res = {label: read_results(d) for label, d in confs.items()}
