@@ -23,12 +23,12 @@ def _mode_for(path: Path) -> int:
 
 
 @contextmanager
-def atomic_open(path: str | Path) -> Iterator[BinaryIO]:
-    """A binary file to write `path` through: a temp file beside it, fsynced and renamed over `path` when the
-    block ends; on an exception the temp file is removed and `path` is untouched."""
+def atomic_open(path: str | Path, suffix: str = ".tmp") -> Iterator[BinaryIO]:
+    """A binary file to write `path` through: a temp file beside it (".<name>.<random><suffix>"), fsynced and
+    renamed over `path` when the block ends; on an exception the temp file is removed and `path` is untouched."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
     try:
         os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as f:

