@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from gaji.bench.results import save_result
+from gaji.stats import percentile
 
 __all__ = ["register", "run", "QUESTIONS", "load"]
 
@@ -62,11 +63,6 @@ def _cli(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else 0.0
-
-
 def load(backend: Any, calls: int, concurrency: int, max_tokens: int) -> dict[str, Any]:
     """`calls` chat requests through `backend.generate`, `concurrency` at a time; throughput + latency."""
     from gaji.llm.base import Request
@@ -100,7 +96,7 @@ def load(backend: Any, calls: int, concurrency: int, max_tokens: int) -> dict[st
         "calls_per_s": round(len(lat) / wall, 3) if wall else None,
         "completion_tokens": sum(toks), "tokens_per_s": round(sum(toks) / wall, 2) if wall else None,
         "latency_p50_s": round(statistics.median(lat), 3) if lat else None,
-        "latency_p95_s": round(_pct(lat, 0.95), 3) if lat else None,
+        "latency_p95_s": round(percentile(lat, 95), 3) if lat else None,
     }
 
 

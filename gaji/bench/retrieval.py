@@ -31,7 +31,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run", "recall_at", "percentile"]
+from gaji.stats import percentile
+
+__all__ = ["register", "run", "recall_at"]
 
 DEFAULT_SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex", "korquad")
 KS = (2, 5, 10, 15)
@@ -86,17 +88,6 @@ def recall_at(ranked_doc_ids: list[str], gold: list[str], k: int) -> tuple[float
     top = set(ranked_doc_ids[:k])
     found = sum(1 for g in gold if g in top)
     return found / len(gold), found == len(gold)
-
-
-def percentile(values: list[float], q: float) -> float:
-    """Linear-interpolated percentile (q in 0..100) of non-empty `values`."""
-    xs = sorted(values)
-    if not xs:
-        return float("nan")
-    pos = (len(xs) - 1) * q / 100.0
-    lo = int(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 def _dedupe(ids: list[str]) -> list[str]:

@@ -64,7 +64,7 @@ def _machine() -> dict[str, Any]:
 
 
 def _pct(xs: list[float], q: float) -> float:
-    from gaji.bench.retrieval import percentile
+    from gaji.stats import percentile
 
     return round(percentile(xs, q), 3)
 

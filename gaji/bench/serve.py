@@ -23,6 +23,7 @@ from collections import Counter
 from typing import Any
 
 from gaji.errors import ConfigError, GajiError
+from gaji.stats import percentile
 
 QUESTIONS = (
     "훈민정음은 몇 년에 반포되었나요?",
@@ -30,12 +31,6 @@ QUESTIONS = (
     "세종은 언제 태어났나요?",
     "How tall is Hallasan?",
 )
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    from gaji.serve.metrics import percentile as p
-
-    return p(values, q)
 
 
 async def _one(client: Any, url: str, body: dict, stream: bool) -> tuple[int, str]:
