@@ -85,13 +85,14 @@ def sweep(
 ) -> list[tuple[str, dict]]:
     """One eval run per value; returns [(value, summary)] in the order given."""
     from gaji.api import Gaji
-    from gaji.eval.runner import EvalConfig, EvalRun, _slug
+    from gaji.eval.record import slug
+    from gaji.eval.runner import EvalConfig, EvalRun
     from gaji.registry import METHODS
 
     cls = METHODS.get(method)
     cls.parse_options({**fixed, name: values[0]})  # an unknown option or a bad value fails before any work
     g = gaji or Gaji(settings=settings)
-    base = Path(out) if out else Path("runs") / "sweep" / f"{_slug(Path(data).stem)}-{_slug(method)}-{_slug(name)}"
+    base = Path(out) if out else Path("runs") / "sweep" / f"{slug(Path(data).stem)}-{slug(method)}-{slug(name)}"
     rows: list[tuple[str, dict]] = []
     try:
         for v in values:

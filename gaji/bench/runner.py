@@ -292,7 +292,7 @@ def _git_commit(root: Path) -> str | None:
 
 def recorded_block(summary: dict, minutes: float, root: Path, commit: str | None = None) -> dict[str, Any]:
     """The `recorded:` block; `commit` is the code the run started with (default: the tree's commit now)."""
-    from gaji.eval.runner import machine_info, now_iso
+    from gaji.eval.record import machine_info, now_iso
 
     scores = {}
     for k, v in means(summary).items():
