@@ -39,7 +39,7 @@ import numpy as np
 from gaji.corpus.chunking import ChunkingConfig, chunk_document
 from gaji.corpus.readers import ReadReport, read_documents
 from gaji.errors import ConfigError, IndexError_
-from gaji.io import atomic_write_bytes, atomic_write_json
+from gaji.io import atomic_write_bytes, atomic_write_json, fsync_dir
 from gaji.progress import Bars
 from gaji.types import Chunk, Document
 
@@ -244,6 +244,7 @@ def _swap_in(tmp: Path, out: Path) -> None:
         shutil.rmtree(backup, ignore_errors=True)
     else:
         os.rename(tmp, out)
+    fsync_dir(out.parent)  # the renames are durable only once the parent folder is synced
 
 
 def _analyze_and_index(
