@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gaji.api import Gaji
+from gaji.deadline import deadline_scope
 from gaji.errors import ConfigError, IndexError_
 from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend, Request, Result
@@ -68,10 +69,12 @@ class CancellableLLM(LLMBackend):
         self.name = inner.name
         self.parallel_slots = inner.parallel_slots
         self.context_size = inner.context_size
+        self.deadline_s = getattr(inner, "deadline_s", None)
 
     def generate(self, request: Request) -> Result:
         self.token.check()
-        return self.inner.generate(request)
+        with deadline_scope(self.token.remaining()):  # a call never outlives its request's time limit
+            return self.inner.generate(request)
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
