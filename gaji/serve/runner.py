@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from gaji.api import Gaji
 from gaji.deadline import deadline_scope
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, GajiError, IndexError_, InputError
 from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend, Request, Result
 from gaji.methods.base import EventSink
@@ -38,6 +38,9 @@ class CancelToken:
     def __init__(self, timeout_s: float | None = None):
         self.deadline = time.monotonic() + timeout_s if timeout_s else None
         self.reason = ""
+        # a bad option or input the index refused during the run (k=-5): the method reports the run failed,
+        # the service answers 400 with this error instead of 502
+        self.usage_error: GajiError | None = None
         self._event = threading.Event()
 
     def cancel(self, reason: str) -> None:
@@ -104,13 +107,19 @@ class RecordingRetriever(Retriever):
                 self._seen.setdefault(p.id, p)
         return passages
 
-    def search(self, query: str, k: int = 5) -> list[Passage]:
+    def _searched(self, fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
         self.token.check()
-        return self._keep(self.inner.search(query, k))
+        try:
+            return fn(*a, **kw)
+        except (ConfigError, InputError) as e:
+            self.token.usage_error = e
+            raise
+
+    def search(self, query: str, k: int = 5) -> list[Passage]:
+        return self._keep(self._searched(self.inner.search, query, k))
 
     def search_many(self, queries: list[str], k: int = 5) -> list[list[Passage]]:
-        self.token.check()
-        return [self._keep(ps) for ps in self.inner.search_many(queries, k)]
+        return [self._keep(ps) for ps in self._searched(self.inner.search_many, queries, k)]
 
     def describe(self) -> dict:
         return self.inner.describe()
@@ -127,8 +136,7 @@ class TracedRecordingRetriever(RecordingRetriever):
     """The same, for retrievers that call the LLM themselves (ConTRe's `search_traced`)."""
 
     def search_traced(self, query: str, k: int, node: Any = None, llm: Any = None) -> list[Passage]:
-        self.token.check()
-        return self._keep(self.inner.search_traced(query, k, node=node, llm=llm))  # type: ignore[attr-defined]
+        return self._keep(self._searched(self.inner.search_traced, query, k, node=node, llm=llm))  # type: ignore[attr-defined]
 
 
 def recording(inner: Retriever, token: CancelToken) -> RecordingRetriever:

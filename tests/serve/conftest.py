@@ -25,6 +25,7 @@ from gaji.methods.common import DATA_NOTE, cited_ids, format_passages
 from gaji.registry import METHODS
 from gaji.testing import ListRetriever
 from gaji.types import Document, Node, Passage, Trace
+from servefakes import TEST_HOSTS
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -141,6 +142,7 @@ def _make_app(llm: Any = None, names: tuple[str, ...] = ("demo",), **cfg: Any):
 
     llm = llm or _scripted()
     cfg.setdefault("default_method", "oner")
+    cfg.setdefault("allowed_hosts", TEST_HOSTS)
     return create_app(make_indexes(llm, names), ServeConfig(**cfg))
 
 

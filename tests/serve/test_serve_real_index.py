@@ -7,6 +7,7 @@ from importlib import resources
 import pytest
 from fastapi.testclient import TestClient
 
+from servefakes import NDJSON, TEST_HOSTS
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 
@@ -23,7 +24,7 @@ def client(tmp_path_factory):
         store.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")  # no Kiwi load: fast
     llm = ScriptedLLM(default="Answer: 1446년\nSources: [1]")
     indexes = IndexSet.from_specs([f"demo={out}"], Settings(retriever="bm25", retries=0), llm)
-    with TestClient(create_app(indexes, ServeConfig())) as c:
+    with TestClient(create_app(indexes, ServeConfig(allowed_hosts=TEST_HOSTS))) as c:
         c.index_dir = str(out)
         yield c
 
@@ -37,7 +38,7 @@ def test_status_upload_and_ask_over_a_real_index(client):
     assert r.status_code == 200 and r.json()["citations"][0]["id"] == "ko-hunminjeongeum"
 
     doc = {"id": "hangul-day", "title": "한글날", "text": "한글날은 10월 9일로, 훈민정음 반포를 기념하는 날이다."}
-    r = client.post("/api/indexes/demo/documents", content=json.dumps(doc, ensure_ascii=False).encode())
+    r = client.post("/api/indexes/demo/documents", content=json.dumps(doc, ensure_ascii=False).encode(), headers=NDJSON)
     assert r.status_code == 200 and r.json()["added"] == 1 and r.json()["status"]["chunks"] == 17
     assert r.json()["chunks"]["added"] == 1
     r = client.post("/api/ask", json={"question": "한글날은 언제인가요?", "options": {"k": 1}})

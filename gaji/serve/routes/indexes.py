@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 
 from gaji.errors import GajiError
 from gaji.serve import schemas as S
-from gaji.serve.errors import ERRORS, ApiError, error_response, error_status
+from gaji.serve.errors import ERRORS, ApiError, error_response, error_status, internal_error
 from gaji.serve.indexes import UploadInvalid, parse_documents_jsonl
 from gaji.serve.routes import Indexes
 
@@ -40,6 +40,10 @@ async def upload(name: str, request: Request, indexes: Indexes) -> Any:
     try:
         result = await asyncio.to_thread(indexes.add_documents, name, docs)
     except GajiError as e:
-        raise ApiError(error_status(e), indexes.scrub(name, str(e))) from None
+        status = error_status(e)
+        if status == 500:  # the index itself failed: its message may name files and libraries
+            body = internal_error(e)
+            return error_response(500, body["error"], request_id=body["request_id"])
+        raise ApiError(status, indexes.scrub(name, str(e))) from None
     return {"index": name, "added": len(docs), "chunks": result,
             "status": await asyncio.to_thread(indexes.status, name)}
