@@ -10,6 +10,7 @@ BENCH_MODULES = (
     "gaji.bench.methods",  # method sweeps (K, depth, …)
     "gaji.bench.serve",  # gaji bench serve (load test)
     "gaji.bench.injection",  # gaji bench injection (prompt-injection check)
+    "gaji.bench.security",  # gaji bench security (CSRF, DNS rebinding, traversal, keys, limits on a live server)
     "gaji.bench.llm_server",  # gaji bench llm-server (embedded vs real LLM servers, issue 10)
     "gaji.bench.scale",  # gaji bench dense-store / gaji bench ray-embed (issue 10)
     "gaji.bench.ray_expand",  # gaji bench ray-expand (issue 10)

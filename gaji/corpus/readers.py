@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from gaji.errors import InputError
-from gaji.text.normalize import normalize_text
+from gaji.text.normalize import normalize_text, surrogate_field
 from gaji.types import Document
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+SURROGATE = "holds an unpaired surrogate (a \\ud800-\\udfff escape), which is not valid Unicode"
 
 
 @dataclass
@@ -122,6 +123,11 @@ def _doc_from_record(
 
     def bad_text(message: str) -> None:  # the record is named in the report, so its gold references can be found
         ctx.bad(message, path, line, pre + "text", record_id=usable_id)
+
+    bad_field = surrogate_field(rec)
+    if bad_field is not None:
+        ctx.bad(SURROGATE, path, line, (pre + bad_field) or None, record_id=usable_id)
+        return None
 
     if "text" not in rec or rec["text"] is None:
         bad_text("missing 'text'")
@@ -225,6 +231,9 @@ def read_korquad(
             context = para.get("context") if isinstance(para, dict) else None
             if not isinstance(context, str) or not context.strip():
                 ctx.bad("missing or empty 'context'", path, None, where)
+                continue
+            if surrogate_field([context, title]) is not None:
+                ctx.bad(SURROGATE, path, None, where)
                 continue
             yield Document(
                 id=f"korquad-{a_idx}-{p_idx}",

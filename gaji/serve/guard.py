@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import urllib.parse
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 JSON_TYPES = frozenset({"application/json", "application/x-ndjson", "application/ndjson", "application/jsonl",
                         "application/x-jsonlines", "application/jsonlines", "application/json-seq"})
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+_HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?")
 
 
 def _is_ip(host: str) -> bool:
@@ -50,6 +52,8 @@ def split_host(value: str) -> tuple[str, int | None] | None:
         return None
     host = (parts.hostname or "").rstrip(".")
     if not host or parts.username is not None or parts.path or parts.query or parts.fragment:
+        return None
+    if not (_HOST_NAME.fullmatch(host) or _is_ip(host)):
         return None
     return host, port
 

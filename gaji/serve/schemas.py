@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gaji.text.normalize import surrogate_field
 
 OptionValue = str | int | float | bool | list[str] | list[int] | list[float] | None
 
@@ -25,6 +27,14 @@ class AskRequest(BaseModel):
     retriever: str | None = Field(None, description="bm25 | dense | hybrid; default: the server's")
     lang: Literal["auto", "ko", "en"] | None = Field(None, description="prompt language; default follows the question")
     include_prompts: bool = Field(False, description="keep each LLM call's prompt in the trace (large)")
+
+    @model_validator(mode="after")
+    def _valid_unicode(self) -> "AskRequest":
+        # "\ud800" is valid JSON but no character: it could not even be written back in the answer
+        where = surrogate_field(self.model_dump())
+        if where is not None:
+            raise ValueError(f"{where}: holds an unpaired surrogate (a \\ud800-\\udfff escape), which is not valid Unicode")
+        return self
 
 
 class Citation(BaseModel):

@@ -12,6 +12,7 @@ document says, and the analysers fold what they need themselves.
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 FORM = "NFC"
 
@@ -21,3 +22,36 @@ def normalize_text(text: str) -> str:
     if text.isascii() or unicodedata.is_normalized(FORM, text):
         return text
     return unicodedata.normalize(FORM, text)
+
+
+def unpaired_surrogate(text: str) -> int | None:
+    """The index of the first unpaired surrogate (U+D800..U+DFFF) in `text`, else None. JSON can carry one as
+    an escape ("\\ud800"); it is not a character, cannot be written as UTF-8 and breaks every later write."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return e.start
+    return None
+
+
+def surrogate_field(value: Any, where: str = "") -> str | None:
+    """The dotted path of the first string (key or value) in a JSON value holding an unpaired surrogate
+    ("" for `value` itself), else None."""
+    if isinstance(value, str):
+        return where if unpaired_surrogate(value) is not None else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            path = f"{where}.{k}" if where else str(k)
+            if isinstance(k, str) and unpaired_surrogate(k) is not None:
+                return where or "(a key)"
+            found = surrogate_field(v, path)
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = surrogate_field(v, f"{where}[{i}]")
+            if found is not None:
+                return found
+    return None

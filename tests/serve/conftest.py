@@ -182,7 +182,7 @@ def _live_server(app: Any) -> Iterator[str]:
         sock.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def live_server():
     """Context manager: `with live_server(app) as url:` serves app on loopback for the block."""
     return _live_server

@@ -89,3 +89,27 @@ def test_the_embedder_sees_nfc(monkeypatch):
     emb.embed_passages([NFD])
     emb.embed_queries([NFD])
     assert seen == [KO, KO]
+
+
+def test_unpaired_surrogates_are_found_and_refused_at_the_boundaries(tmp_path):
+    from gaji.corpus.readers import read_documents
+    from gaji.errors import InputError
+    from gaji.serve.indexes import UploadInvalid, parse_documents_jsonl
+    from gaji.text.normalize import surrogate_field, unpaired_surrogate
+
+    assert unpaired_surrogate("ab\ud800c") == 2 and unpaired_surrogate("한🙂") is None and unpaired_surrogate("x") is None
+    assert surrogate_field({"a": ["ok", {"b": "\udfff"}]}) == "a[1].b" and surrogate_field({"a": "한"}) is None
+    assert surrogate_field("\ud800") == ""
+    line = '{"id": "a", "text": "bad \\ud800 text"}\n{"id": "b", "text": "good"}\n'  # valid JSON, not valid Unicode
+    (tmp_path / "c.jsonl").write_text(line, encoding="utf-8")
+    with pytest.raises(InputError, match=r"c.jsonl:1 \(field 'text'\): holds an unpaired surrogate"):
+        read_documents(tmp_path / "c.jsonl")
+    docs, report = read_documents(tmp_path / "c.jsonl", skip_bad=True)
+    assert [d.id for d in docs] == ["b"] and report.skipped[0].record_id == "a"
+    (tmp_path / "k.json").write_text('{"data": [{"title": "t\\udc00", "paragraphs": [{"context": "c"}, {"context": "d"}]}]}',
+                                     encoding="utf-8")
+    with pytest.raises(InputError, match=r"empty corpus: no documents found \(2 bad record\(s\) skipped\)"):
+        read_documents(tmp_path / "k.json", skip_bad=True)  # both paragraphs carry the article's bad title
+    with pytest.raises(UploadInvalid) as e:
+        parse_documents_jsonl(line.encode("utf-8"))
+    assert e.value.errors[0]["line"] == 1 and e.value.errors[0]["field"] == "text"
