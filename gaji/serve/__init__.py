@@ -9,6 +9,7 @@
     auth.py     API key (GAJI_API_KEY), constant-time compare
     guard.py    Host, Origin and Content-Type checks (DNS rebinding, cross-site writes)
     limits.py   request-body size limit
+    asgi.py     small ASGI helpers the middleware share (an error response, added headers)
     metrics.py  request counts, latency percentiles, tokens, errors
     indexes.py  indexes by name (never by path), their status and document uploads
     schemas.py  the JSON bodies (pydantic), shown in /openapi.json

@@ -21,9 +21,10 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from gaji.errors import GajiError, IndexError_, LLMError
+from gaji.serve.asgi import AddHeadersMiddleware
 from gaji.serve.indexes import UnknownIndex, scrub_text
 from gaji.serve.schemas import ErrorResponse
 
@@ -35,27 +36,15 @@ def current_request_id() -> str:
     return _request_id.get()
 
 
-class RequestIdMiddleware:
+class RequestIdMiddleware(AddHeadersMiddleware):
     """Gives every request an id: in `request.state.request_id`, the `X-Request-ID` response header and
     the server log lines about it (a 500's body names it, so a user's report finds the traceback)."""
 
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    def headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
         rid = secrets.token_hex(6)
         scope.setdefault("state", {})["request_id"] = rid
         _request_id.set(rid)
-
-        async def send_with_id(msg: Message) -> None:
-            if msg["type"] == "http.response.start":
-                msg["headers"] = [*msg.get("headers", []), (b"x-request-id", rid.encode())]
-            await send(msg)
-
-        await self.app(scope, receive, send_with_id)
+        return [(b"x-request-id", rid.encode())]
 
 
 def internal_error(exc: BaseException | str, request_id: str | None = None) -> dict[str, str]:

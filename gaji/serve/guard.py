@@ -16,12 +16,13 @@ close the ways in, before any route runs:
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 import urllib.parse
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gaji.serve.asgi import send_error
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 WILDCARD_BINDS = ("0.0.0.0", "::", "")
@@ -148,8 +149,4 @@ class RequestGuardMiddleware:
             await self.app(scope, receive, send)
             return
         status, message = refused
-        body = json.dumps({"error": message}).encode("utf-8")
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, status, message, [(b"connection", b"close")])
