@@ -132,7 +132,8 @@ def csrf_checks(t: Target) -> list[Check]:
             _check(out, "csrf", f"JSON upload from Origin {origin}", 403, r.status_code)
         after = _chunks(t, c)
         out.append(Check("csrf", "index chunks unchanged after the attempts", str(before), str(after),
-                         before is not None and before == after))
+                         before is not None and before == after,
+                         "" if before is not None else "the index status could not be read"))
         r = c.post(f"{t.url}/api/ask", json={"question": "Who created Hangul?", "index": t.index, "retriever": "bm25"},
                    headers=t.headers(Origin=t.origin))
         _check(out, "csrf", "same-origin ask (the web page)", 200, r.status_code)

@@ -146,7 +146,7 @@ def _make_app(llm: Any = None, names: tuple[str, ...] = ("demo",), **cfg: Any):
     return create_app(make_indexes(llm, names), ServeConfig(**cfg))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def make_app():
     """Factory: make_app(llm=None, names=("demo",), **ServeConfig fields) -> FastAPI app."""
     return _make_app

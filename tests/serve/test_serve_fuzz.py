@@ -40,10 +40,8 @@ ERROR_STATUSES = {400, 404, 413, 415, 422, 502}
 
 
 @pytest.fixture(scope="module")
-def client():
-    from conftest import _make_app  # the module-scoped client needs the factory itself, not the fixture
-
-    with TestClient(_make_app(), raise_server_exceptions=False) as c:
+def client(make_app):
+    with TestClient(make_app(), raise_server_exceptions=False) as c:
         yield c
 
 
