@@ -41,3 +41,28 @@ def test_node_levels_follow_parents():
     g = c.add(Node(question="g"))
     assert (root.level, c.level, g.level) == (0, 1, 2)
     assert [n.question for n in root.walk()] == ["q", "c", "g"]
+
+
+def test_stop_and_display_round_trip_typed():
+    from gaji.types import Fact, Stop
+
+    t = make_trace()
+    child = t.root.children[0]
+    child.stop = Stop(False, reason="P(sufficient) 0.12 < 0.5", by="classifier", score=0.12, detail={"ms": 1.5})
+    child.display = [Fact("step", "#1", "tag"), Fact("go on", "P(sufficient) 0.12 < 0.5", "decision")]
+    d = t.to_dict()
+    assert d["root"]["stop"] is None and d["root"]["children"][0]["stop"]["by"] == "classifier"
+    assert d["root"]["children"][0]["display"][0] == {"label": "step", "text": "#1", "tone": "tag"}
+    back = Trace.from_json(t.to_json())
+    assert back.to_dict() == d and back.root.children[0].stop == child.stop
+    assert back.root.children[0].display == child.display and isinstance(back.root.children[0].display[1], Fact)
+
+
+def test_fact_tones_are_checked_and_an_unknown_stored_one_reads_as_a_note():
+    import pytest
+
+    from gaji.types import Fact
+
+    with pytest.raises(ValueError, match="tone"):
+        Fact("x", "y", "shout")
+    assert Fact.from_dict({"label": "x", "text": "y", "tone": "shout"}).tone == "note"

@@ -6,6 +6,7 @@ import sys
 from rich.console import Console
 
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
+from gaji.methods.describe import fill_display
 from gaji.types import Trace
 
 
@@ -37,8 +38,10 @@ def cost_line(trace: Trace) -> str:
 
 
 def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
-    if tree is None:  # a tree to show, or a root the method judged and chose not to split (ToQ's evaluator)
-        tree = bool(trace.root.children or trace.root.scores or trace.root.data.get("decomposition"))
+    if tree is None:  # a tree to show, or a root the method judged and decided about (e.g. chose not to split)
+        fill_display(trace)
+        root = trace.root
+        tree = bool(root.children or root.scores or any(f.tone == "decision" for f in root.display))
     if tree:
         from gaji.cli.render_tree import render_tree
 

@@ -2,7 +2,7 @@
 from rich.console import Console
 
 from gaji.cli.ask_cmd import print_trace
-from gaji.types import Trace
+from gaji.types import Stop, Trace
 
 
 def rendered(trace: Trace) -> str:
@@ -15,9 +15,24 @@ def test_a_root_the_evaluator_accepted_shows_its_scores_and_why_it_was_not_split
     t = Trace(question="Which battle came first?", method="toq", answer="Guam")
     t.root.answer = "Guam"
     t.root.scores = {"semantic_coherence": 9, "answerability": 90, "overall": 9, "response_validity": True}
-    t.root.data["stop"] = "the evaluator accepted the answer"
+    t.root.stop = Stop(reason="the evaluator accepted the answer", by="evaluator")
     out = rendered(t)
-    assert "L0 root" in out and "valid ✓" in out and "stop: the evaluator accepted the answer" in out and "Answer: Guam" in out
+    assert "L0 root" in out and "response_validity ✓" in out and "stop: the evaluator accepted the answer" in out and "Answer: Guam" in out
+
+
+def test_a_bad_method_option_is_a_usage_error_before_the_question_runs(capsys):
+    from gaji.cli.main import main
+
+    assert main(["ask", "Which battle came first?", "--method", "ircot", "-o", "reader=bogus", "--llm", "scripted"]) == 2
+    err = capsys.readouterr().err
+    assert "error: ircot: reader must be one of cot, direct, not 'bogus'" in err and "Traceback" not in err
+
+
+def test_a_decided_root_shows_its_description_and_a_trace_without_one_is_described():
+    fresh = Trace(question="Which battle came first?", method="chain", answer="Guam")
+    fresh.root.data.update(stop_reason="max_length", closed_book=True)
+    out = rendered(fresh)  # no description stored: the chain describes it when it is printed
+    assert "stop: max_length" in out and "retrieval: closed book" in out and "L0 root" in out
 
 
 def test_a_single_call_answer_has_no_tree():
