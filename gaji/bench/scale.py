@@ -109,7 +109,7 @@ def run_dense_store(index: str, questions: str, stores: list[str], milvus_url: s
     from gaji.bench.retrieval import _questions
     from gaji.corpus.shared_data import dataset_paths
     from gaji.index.store import open_index
-    from gaji.stores.sync import attach_store
+    from gaji.index.attach import attach_store
 
     qpath = Path(questions) if Path(questions).exists() else dataset_paths(questions)[0]
     qs = _questions(Path(qpath).stem, Path(qpath), max_questions)
