@@ -64,6 +64,11 @@ class Gaji:
             self._index = open_index(self.settings.index)
         return self._index
 
+    @property
+    def given_retriever(self) -> Retriever | None:
+        """The retriever object this Gaji was made with, if any: it answers instead of one built from the index."""
+        return self._retriever_obj
+
     def retriever(self, name: str | None = None) -> Retriever | None:
         if self._retriever_obj is not None and name is None:
             return self._retriever_obj

@@ -32,3 +32,13 @@ def test_an_unknown_retriever_option_is_a_config_error():
     g = gaji_with("hybrid", {"max_depth": "1"})
     with pytest.raises(ConfigError, match="retriever 'hybrid' has no option 'max_depth'"):
         g.retriever()
+
+
+def test_a_retriever_given_in_code_answers_instead_of_the_index():
+    from gaji.testing import ListRetriever
+
+    own = ListRetriever([("d1", "T", "text")])
+    g = Gaji(retriever=own, settings=Settings(llm="scripted"))
+    assert g.given_retriever is own and g.retriever() is own
+    plain = Gaji(settings=Settings(llm="scripted"))
+    assert plain.given_retriever is None and plain.retriever() is None  # no index either

@@ -15,7 +15,6 @@ the speed-up, how many chunks got identical expansions, and the machine's load a
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import platform
@@ -24,27 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gaji.bench.results import save_result
-
-__all__ = ["register", "run_ray_expand"]
-
-
-def register(bsub) -> None:
-    r = bsub.add_parser("ray-expand", help="chunk expansion speed: one process vs sharded over Ray workers")
-    r.add_argument("--corpus", default="hotpotqa", help="shared dataset name or corpus file")
-    r.add_argument("--limit", type=int, default=12, help="chunks expanded (the corpus' first)")
-    r.add_argument("--workers", type=int, default=2)
-    r.add_argument("--llm", default="local:small")
-    r.add_argument("--ray", default="local", help="local | auto | ray://HOST:PORT")
-    r.add_argument("--out", default="benchmarks/scale")
-    r.add_argument("--label", default="ray-expand")
-    r.set_defaults(func=_cli)
-
-
-def _cli(args: argparse.Namespace) -> int:
-    res = run_ray_expand(args.corpus, args.limit, args.workers, args.llm, args.ray)
-    save_result(args.out, args.label, res, markdown(res))
-    return 0
+__all__ = ["run_ray_expand", "markdown"]
 
 
 def _chunks(corpus: str, limit: int) -> list:

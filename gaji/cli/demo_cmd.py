@@ -39,14 +39,13 @@ def run(args) -> int:
     corpus = resources.files("gaji") / "data" / "demo_corpus.jsonl"
     with resources.as_file(corpus) as corpus_path:
         try:
-            index = open_index(out)
+            open_index(out)
             con.print(f"[dim]using demo index {out}[/dim]")
         except Exception:  # noqa: BLE001 - missing or stale demo index: rebuild it
             con.print(f"building demo index at {out} …")
-            index = build_index([str(corpus_path)], out)
+            build_index([str(corpus_path)], out)
     s = settings_from_args(args)
-    g = Gaji(settings=s, index=str(out))
-    g._index = index
+    g = Gaji(settings=s, index=str(out))  # opens the index checked or built above
     status = 0
     try:
         for q in args.question or QUESTIONS:

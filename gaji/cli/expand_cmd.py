@@ -55,7 +55,8 @@ def expander_from_args(args: argparse.Namespace):
     return Expander(backend, lang=getattr(args, "expand_lang", "auto"))
 
 
-def register(sub) -> None:
+def register(sub):
+    """Add `gaji expand` with its run and show actions; returns its sub-command list."""
     p = sub.add_parser("expand", help="chunk knowledge generation: titles, candidate questions, query keywords")
     esub = p.add_subparsers(dest="expand_command", metavar="ACTION")
 
@@ -81,12 +82,8 @@ def register(sub) -> None:
     s.add_argument("source", metavar="FILE_OR_INDEX")
     s.add_argument("-n", type=int, default=5)
     s.set_defaults(func=_show)
-
-    from gaji.expand import judge_cli, keywords_cli
-
-    keywords_cli.register(esub)
-    judge_cli.register(esub)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+    return esub  # the other actions: gaji/cli/expand_keywords.py, expand_judge.py (listed in gaji/cli/main.py)
 
 
 def _chunks_of(args: argparse.Namespace):

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from gaji.config import Settings
-from gaji.eval.runner import EvalConfig, EvalRun, now_iso
+from gaji.eval.record import now_iso
+from gaji.eval.runner import EvalConfig, EvalRun
 from gaji.eval.summary import latest_by_id, read_jsonl_tolerant, summarize
 from gaji.io import atomic_write_bytes, atomic_write_json
 

@@ -21,9 +21,10 @@ from typing import Any, Callable
 
 from gaji.errors import ConfigError, GajiError
 from gaji.eval.metrics.cost import call_cost
+from gaji.eval.scoring import retrieved
 from gaji.eval.summary import latest_by_id, read_jsonl_tolerant, summarize
 from gaji.io import append_jsonl, atomic_write_json
-from gaji.types import Node, Passage, Trace
+from gaji.types import Node, Trace
 
 TOQ_KEYS = ("toq_scoh", "toq_ans", "toq_oass", "toq_rval")
 
@@ -34,13 +35,6 @@ class RescoreResult:
     skipped: int = 0  # already scored
     failed: list[tuple[str, str]] = field(default_factory=list)  # (question id, error)
     summary: dict = field(default_factory=dict)
-
-
-def _passages(trace: Trace) -> list[Passage]:
-    """The first passage of each retrieved document, in first-seen order (as the eval runner scores)."""
-    from gaji.eval.runner import EvalRun
-
-    return EvalRun._retrieved(trace)[1]
 
 
 class ToQRescore:
@@ -75,7 +69,8 @@ class ToQRescore:
         trace = Trace.from_dict(trace_line["trace"])
         scorer = ToQScorer(TrackedLLM(self.judge, retries=self.retries), self.factory, max_passages=self.passages)
         scores, node = scorer.score(
-            rec.get("question") or trace.question, trace.answer, trace.lang or rec.get("lang") or "en", _passages(trace))
+            rec.get("question") or trace.question, trace.answer, trace.lang or rec.get("lang") or "en",
+            retrieved(trace)[1])  # the first passage of each retrieved document, as the eval run scores
         ec = call_cost(node.calls)
         metrics = dict(rec.get("metrics") or {})
         metrics.update(scores)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gaji.errors import ConfigError
+from gaji.errors import ConfigError, InputError
 
 __all__ = ["KS", "subset_corpus", "questions_for", "run_bench", "parse_cases", "markdown"]
 
@@ -54,6 +54,8 @@ def questions_for(name_or_path: str, max_questions: int | None = None) -> list[d
     from gaji.corpus.shared_data import DATASETS, dataset_paths, load_questions
 
     qpath = dataset_paths(name_or_path)[0] if name_or_path in DATASETS else Path(name_or_path)
+    if not qpath.exists():
+        raise InputError(f"no such question file or shared dataset (known: {', '.join(DATASETS)})", path=str(qpath))
     out = []
     for q in load_questions(qpath):
         gold = list(dict.fromkeys(s["doc_id"] for s in q.get("supporting") or [] if s.get("doc_id")))

@@ -1,12 +1,13 @@
 """What the index makes of a chunk: the text BM25 analyses and the text the embedder embeds.
 
-    texts = texts_named(manifest.config.get("compose"))     # PLAIN, or a registered composition
-    texts.lexical(chunk), texts.dense(chunk)
+    PLAIN.lexical(chunk), PLAIN.dense(chunk)          # title + text; a composition may say otherwise
 
 Other packages extend a build through `BuildExtension` (chunk expansion, gaji/expand/index_hook.py, is
 one): after chunking it may rewrite the chunks and choose the texts, and it gets a say before and after
-the finished folder is swapped in. The index itself knows no extension and no composition by name:
-compositions are looked up in `gaji.registry.COMPOSITIONS` by the name the manifest records.
+the finished folder is swapped in. The index itself knows no extension and no composition by name: it
+records the composition's name in the manifest and `Index.add` looks it up again in
+`gaji.registry.COMPOSITIONS` (gaji.index.update). This module does no lookup, so the compositions can
+import it while the registry imports them.
 """
 from __future__ import annotations
 
@@ -15,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from gaji.registry import COMPOSITIONS
 from gaji.types import Chunk
 
-__all__ = ["chunk_text", "ChunkTexts", "PLAIN", "texts_named", "Prepared", "BuildExtension"]
+__all__ = ["chunk_text", "ChunkTexts", "PLAIN", "Prepared", "BuildExtension"]
 
 
 def chunk_text(chunk: Chunk) -> str:
@@ -37,11 +37,6 @@ class ChunkTexts:
 
 
 PLAIN = ChunkTexts()
-
-
-def texts_named(name: str | None) -> ChunkTexts:
-    """The texts of an index built with composition `name` (None or "": the plain texts)."""
-    return COMPOSITIONS.get(name) if name else PLAIN
 
 
 @dataclass

@@ -19,6 +19,7 @@ import numpy as np
 
 from gaji.corpus.readers import ReadReport
 from gaji.progress import Bars
+from gaji.registry import COMPOSITIONS
 from gaji.stores.sync import sync_rows
 from gaji.types import Chunk
 
@@ -28,9 +29,9 @@ from .folders import swap_in
 from .layout import DENSE_DIR, LEXICAL_DIR, PARTS_DIR, VECTORS, adding_dir
 from .manifest import Manifest, current_versions, utc_now, write_manifest
 from .steps import embed_rows, index_lexical
-from .texts import ChunkTexts, texts_named
+from .texts import PLAIN, ChunkTexts
 
-__all__ = ["AddResult", "Change", "plan", "apply"]
+__all__ = ["AddResult", "Change", "plan", "apply", "texts_of"]
 
 
 @dataclass
@@ -120,6 +121,12 @@ def _plan_dense(change: Change, m: Manifest) -> None:
     change.result.embedded = len(change.index)
 
 
+def texts_of(m: Manifest) -> ChunkTexts:
+    """The texts the index was built with: the composition its manifest names (config "compose"), else plain."""
+    name = m.config.get("compose")
+    return COMPOSITIONS.get(str(name)) if name else PLAIN
+
+
 def _update_lexical(work: Path, change: Change, analyzer, texts: ChunkTexts, prog: Bars, stats: dict) -> None:
     index_lexical(work / LEXICAL_DIR, change.index, analyzer, prog, stats, create=False,
                   delete_rows=sorted(set(change.deleted) | set(change.replaced)), text=texts.lexical)
@@ -178,7 +185,7 @@ def apply(index_dir: str | Path, m: Manifest, change: Change, sources: list[str]
     try:
         ChunkStore.write(work, change.rows)
         stats: dict[str, Any] = {}
-        texts = texts_named(m.config.get("compose")) if change.touched else None
+        texts = texts_of(m) if change.touched else None
         with Bars(progress, lines=True) as prog:
             if m.has_lexical and texts is not None:
                 _update_lexical(work, change, analyzer, texts, prog, stats)

@@ -1,6 +1,10 @@
 """`gaji serve`: the HTTP API and the web page over one or more indexes.
 
-    app.py      create_app(indexes, config) -> FastAPI: the routes and the error mapping
+    app.py      create_app(indexes, config) -> FastAPI: middleware, error handlers, routers
+    routes/     one router per concern: page, info (health, methods, metrics), indexes, ask (JSON and SSE)
+    service.py  AskService: the ask pipeline every answering endpoint shares (checks, queue, time limit,
+                outcome -> status and body, metrics)
+    errors.py   exceptions -> HTTP status and `{"error": ...}` bodies
     runner.py   per-request runs: queue onto the LLM's slots, time limit, cancellation, SSE events
     auth.py     API key (GAJI_API_KEY), constant-time compare
     limits.py   request-body size limit

@@ -6,7 +6,6 @@ endpoints add one `record_ask` per question with its outcome and token usage.
 """
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections import Counter, deque
@@ -14,16 +13,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gaji.stats import percentile
 from gaji.types import Trace
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile (q in 0..100) of `values`; None when empty."""
-    if not values:
-        return None
-    s = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(s)))
-    return s[rank - 1]
 
 
 class Metrics:

@@ -1,6 +1,7 @@
-"""Moving an index's vectors into a dense store and keeping them in step. The index hands over arrays
-and rows; this module knows no index folder.
+"""Opening a dense store by URL, moving an index's vectors into it and keeping them in step. The index
+hands over arrays and rows; this module knows no index folder.
 
+    store = open_dense_store("qdrant+local:runs/qdrant?collection=notes")           # backend by URL scheme
     check_store("milvus://127.0.0.1:19530")                                          # before a build embeds
     loc = push_vectors("milvus://127.0.0.1:19530", "hotpot", fingerprint, vectors)  # build, attach-store
     sync_rows(loc, changed_rows, changed_vectors, deleted_rows)                       # Index.add
@@ -13,11 +14,22 @@ from typing import Any
 
 import numpy as np
 
-from gaji.errors import IndexError_
+from gaji.errors import ConfigError, IndexError_
+from gaji.registry import DENSE_STORES
 
-from .base import StoreDenseIndex, collection_name, open_dense_store, parse_store_url
+from .base import DenseStore, StoreDenseIndex, collection_name, parse_store_url
 
-__all__ = ["check_store", "push_vectors", "sync_rows", "open_store_index"]
+__all__ = ["open_dense_store", "check_store", "push_vectors", "sync_rows", "open_store_index"]
+
+
+# The lookup lives here, not in base.py: the backends import base.py, and the registry imports the backends.
+def open_dense_store(url: str, collection: str | None = None) -> DenseStore:
+    """The store for `url` (backend from the registry by scheme); `collection` overrides the URL's."""
+    u = parse_store_url(url)
+    name = collection or u.collection
+    if not name:
+        raise ConfigError(f"dense store URL {url!r} names no collection (add ?collection=NAME)")
+    return DENSE_STORES.get(u.scheme)(u, name)
 
 
 def check_store(url: str) -> None:

@@ -10,7 +10,8 @@ import pytest
 
 from gaji.errors import ConfigError
 from gaji.registry import DENSE_STORES
-from gaji.stores.base import collection_name, open_dense_store, parse_store_url
+from gaji.stores.base import collection_name, parse_store_url
+from gaji.stores.sync import open_dense_store
 
 DOCS = [
     ("seoul", "Seoul", "Seoul is the capital of South Korea and lies on the Han river."),

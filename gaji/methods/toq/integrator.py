@@ -34,6 +34,12 @@ SPAN_CHARS = 100
 
 MapFn = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
 
+
+def serial_map(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    """The MapFn that runs the items one after another (parallel off, or no parallel slots)."""
+    return [fn(x) for x in items]
+
+
 JUDGEMENT_SCHEMA = {
     "type": "object",
     "properties": {
@@ -98,10 +104,6 @@ def document_json(p: Passage, max_chars: int) -> str:
     return json.dumps({"title": p.title, "text": text}, ensure_ascii=False)
 
 
-def _serial(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-    return [fn(x) for x in items]
-
-
 class AnswerIntegrator:
     def __init__(
         self,
@@ -117,7 +119,7 @@ class AnswerIntegrator:
         self.llm = llm
         self.mode = mode
         self.doc_chars = doc_chars
-        self.map = map_fn or _serial
+        self.map = map_fn or serial_map
         self.rewrite_over = rewrite_over
         self.max_tokens = max_tokens
 

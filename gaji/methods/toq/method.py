@@ -26,14 +26,14 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 from gaji.errors import ConfigError, LLMError
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import interleave_ranked
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
-from gaji.methods.toq.integrator import AnswerIntegrator
+from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
 from gaji.methods.toq.order import order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.methods.toq.query_generator import QueryGenerator
@@ -108,16 +108,12 @@ class ToQ(Method):
         TreeOfQuestion(self.opts, ctx, trace).run()
 
 
-def _serial(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-    return [fn(x) for x in items]
-
-
 class TreeOfQuestion:
     """One run of Algorithm 1 over one question (per-run state: components, node budget)."""
 
     def __init__(self, opts: ToQ.Options, ctx: RunContext, trace: Trace):
         self.opts, self.ctx, self.trace, self.lang = opts, ctx, trace, ctx.lang
-        self.map = ctx.map if opts.parallel else _serial
+        self.map = ctx.map if opts.parallel else serial_map
         llm = ctx.llm
         router = shared_router(opts.router) if opts.decomposer == "routed" else None
         self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children, router=router)

@@ -1,0 +1,30 @@
+"""The HTTP routes, one router per concern; `create_app` (gaji/serve/app.py) includes them.
+
+    page.py     GET /  (the web page) and /static
+    info.py     GET /api/health, /api/methods, /api/metrics
+    indexes.py  GET /api/indexes, /api/indexes/{name};  POST /api/indexes/{name}/documents
+    ask.py      POST /api/ask, /api/ask/stream (server-sent events)
+
+Routes reach the server's parts through the dependencies below (set on `app.state` by `create_app`);
+an endpoint that answers questions calls the one `AskService`.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from gaji.serve.indexes import IndexSet
+from gaji.serve.service import AskService
+
+
+def ask_service(request: Request) -> AskService:
+    return request.app.state.ask
+
+
+def index_set(request: Request) -> IndexSet:
+    return request.app.state.indexes
+
+
+Service = Annotated[AskService, Depends(ask_service)]
+Indexes = Annotated[IndexSet, Depends(index_set)]

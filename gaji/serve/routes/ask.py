@@ -1,0 +1,56 @@
+"""Asking: one JSON answer, or the run as server-sent events. Both go through the AskService."""
+from __future__ import annotations
+
+import json
+from contextlib import aclosing
+from typing import Any, AsyncIterator
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from gaji.serve import schemas as S
+from gaji.serve.errors import ERRORS
+from gaji.serve.routes import Service
+from gaji.serve.service import AskStream
+
+router = APIRouter(tags=["ask"])
+
+
+@router.post("/api/ask", response_model=S.AskResponse,
+             responses={**ERRORS, 502: {"model": S.ErrorResponse}, 503: {"model": S.ErrorResponse},
+                        504: {"model": S.ErrorResponse}})
+async def ask(req: S.AskRequest, service: Service) -> JSONResponse:
+    """Answer one question; the body holds the answer, the cited passages and the whole trace."""
+    status, body = await service.ask(req)
+    return JSONResponse(body, status_code=status)
+
+
+@router.post("/api/ask/stream", responses={**ERRORS, 503: {"model": S.ErrorResponse}},
+             response_class=StreamingResponse)
+async def ask_stream(req: S.AskRequest, service: Service) -> StreamingResponse:
+    """Server-sent events: `start`, then one `node` per node created or updated (a node without
+    its children, with `child_ids` and the text of newly seen `passages`), then `final` (the
+    /api/ask body) or `error` (`{"error", "status"}`). Comment lines keep the connection alive."""
+    stream = service.stream(req)  # a bad request or a full queue is a JSON error, before any event
+    return StreamingResponse(sse_events(stream), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def sse_events(stream: AskStream) -> AsyncIterator[str]:
+    seq = 0
+    async with aclosing(stream.events()) as events:  # closed with the response: a client gone cancels the run
+        async for ev in events:
+            if ev.kind == "keepalive":
+                yield ": keep-alive\n\n"
+            elif ev.kind != "done":
+                yield sse(ev.kind, ev.data, seq)
+            elif ev.status == 200:
+                yield sse("final", ev.data, seq)
+            else:
+                yield sse("error", {**(ev.data or {}), "status": ev.status}, seq)
+            if ev.kind != "keepalive":
+                seq += 1
+
+
+def sse(event: str, data: Any, seq: int) -> str:
+    return f"id: {seq}\nevent: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
