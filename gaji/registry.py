@@ -107,5 +107,8 @@ RETRIEVERS: Registry[Any] = Registry(
 LLM_BACKENDS: Registry[Any] = Registry(
     "LLM backend", ("gaji.llm.local", "gaji.llm.openai_compat", "gaji.llm.scripted")
 )
-# Vector databases for the dense index, by URL scheme (gaji.stores.base.open_dense_store): milvus://, qdrant+local:, qdrant://
+# How an index turns chunks into BM25 and embedded texts (gaji.index.texts.ChunkTexts), by the name its manifest
+# records (config "compose"): the chunk-expansion compositions
+COMPOSITIONS: Registry[Any] = Registry("composition", ("gaji.expand.compose",))
+# Vector databases for the dense index, by URL scheme (gaji.stores.sync.open_dense_store): milvus://, qdrant+local:, qdrant://
 DENSE_STORES: Registry[Any] = Registry("dense store", ("gaji.stores.milvus", "gaji.stores.qdrant"))

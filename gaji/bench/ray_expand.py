@@ -30,11 +30,11 @@ def _chunks(corpus: str, limit: int) -> list:
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.corpus.readers import read_documents
     from gaji.corpus.shared_data import resolve_corpus
-    from gaji.index.store import _chunk_all
+    from gaji.index.sources import chunk_all
 
     path = corpus if Path(corpus).exists() else resolve_corpus(corpus)
     docs, _ = read_documents([path], limit=limit)
-    return _chunk_all(docs, ChunkingConfig())[:limit]
+    return chunk_all(docs, ChunkingConfig())[:limit]
 
 
 def _load() -> list[float]:

@@ -90,7 +90,8 @@ def _questions(name: str, qpath: Path, max_questions: int | None) -> list[dict[s
 
 def _get_index(name: str, corpus: Path, work: Path, dense: bool, rebuild: bool, progress: bool):
     from gaji.errors import GajiError
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
 
     path = work / name
     if path.exists() and not rebuild:
@@ -204,7 +205,7 @@ def _tune(per_set: dict[str, dict], questions: dict[str, list[dict]]) -> dict[st
 def _lexical_stats(idx, work: Path) -> dict[str, Any]:
     """Analysis / BM25-indexing times of `idx`'s build, or (when the build did not record them, e.g. it
     was resumed after its BM25 stage) measured now by a BM25-only build of the same chunks."""
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
 
     st = dict(idx.manifest.stats)
     if st.get("analyze_s") and st.get("lexical_index_s"):

@@ -73,7 +73,7 @@ def run_dense_store(index: str, questions: str, stores: list[str], milvus_url: s
     from gaji.bench.retrieval import _questions
     from gaji.corpus.shared_data import dataset_paths
     from gaji.index.store import open_index
-    from gaji.stores.sync import attach_store
+    from gaji.index.attach import attach_store
 
     qpath = Path(questions) if Path(questions).exists() else dataset_paths(questions)[0]
     qs = _questions(Path(qpath).stem, Path(qpath), max_questions)
@@ -121,7 +121,8 @@ def run_dense_store(index: str, questions: str, stores: list[str], milvus_url: s
             r["retriever_same_top10"] = f"{same}/{n_chk}"
             results[label] = r
             if s == "milvus":  # the same collection read with Bounded consistency: no wait for the time tick
-                from gaji.stores.base import open_dense_store, StoreDenseIndex
+                from gaji.stores.base import StoreDenseIndex
+                from gaji.stores.sync import open_dense_store
 
                 bounded = open_dense_store(loc.replace("consistency=Strong", "") + "&consistency=Bounded")
                 rb = _recall(idx, StoreDenseIndex(bounded, idx.dense.dim, len(idx.dense)), qvecs, qs, doc_of)

@@ -89,11 +89,11 @@ def register(sub):
 def _chunks_of(args: argparse.Namespace):
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.corpus.readers import read_documents
-    from gaji.index.store import _chunk_all, _resolve_sources
+    from gaji.index.sources import chunk_all, resolve_sources
 
     cfg = ChunkingConfig(size=args.chunk_size, overlap=args.chunk_overlap, by=args.chunk_by)
-    docs, report = read_documents(_resolve_sources(args.corpus), skip_bad=args.skip_bad, limit=args.limit)
-    chunks = _chunk_all(docs, cfg)
+    docs, report = read_documents(resolve_sources(args.corpus), skip_bad=args.skip_bad, limit=args.limit)
+    chunks = chunk_all(docs, cfg)
     if args.max_chunks:
         chunks = chunks[: args.max_chunks]
     return chunks, report

@@ -1,4 +1,4 @@
-"""`gaji index build|add|info|search`: build and inspect on-disk indexes (gaji.index.store).
+"""`gaji index build|add|info|search`: build and inspect on-disk indexes (gaji.index).
 
     gaji index build hotpotqa --out runs/hotpot                  # a shared dataset name or any path
     gaji index build notes/ more.jsonl --out runs/notes --chunk-size 1500 --no-dense
@@ -89,7 +89,8 @@ def _build(args: argparse.Namespace) -> int:
     from gaji.cli.expand_cmd import expander_from_args
     from gaji.cli.scale_flags import build_kwargs as scale_build_kwargs
     from gaji.corpus.chunking import ChunkingConfig
-    from gaji.index.store import build_index
+    from gaji.expand.index_hook import expansion_step
+    from gaji.index.build import build_index
 
     cfg = ChunkingConfig(size=args.chunk_size, overlap=args.chunk_overlap, by=args.chunk_by)
     idx = build_index(
@@ -103,9 +104,7 @@ def _build(args: argparse.Namespace) -> int:
         dense_backend=args.dense_backend,
         limit=args.limit,
         korean_analyzer=args.korean_analyzer,
-        expander=expander_from_args(args),
-        expansions=args.expansions,
-        compose=args.compose,
+        extension=expansion_step(expander_from_args(args), args.expansions, args.compose),
         **scale_build_kwargs(args),
     )
     m = idx.manifest

@@ -84,7 +84,7 @@ def register_actions(isub) -> None:
 
 
 def _attach(args: argparse.Namespace) -> int:
-    from gaji.stores.sync import attach_store
+    from gaji.index.attach import attach_store
 
     loc = attach_store(args.index, args.dense_store, out=args.out)
     print(f"{args.out or args.index}: dense vectors now searched in {loc}")

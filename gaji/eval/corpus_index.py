@@ -42,7 +42,7 @@ def corpus_index(ds: Dataset, cache_dir: str | Path, *, open_index: Callable[[Pa
         except GajiError:
             pass  # it no longer opens: build it again
     if build is None:
-        from gaji.index.store import build_index as build
+        from gaji.index.build import build_index as build
     say(f"building the index of {ds.name} in {idx_dir} (once; cached) …")
     # A published set is used as it is: its records without text (ODSum-Story has 52, ASQA 1) are left out of
     # the index and listed, and gold references to them leave the recall denominators. A user's own file

@@ -18,7 +18,7 @@ Formats (detected from the content, not the file name):
   [{"idx", "title", "paragraph_text", "is_supporting"}]}).
 
 The official formats carry their own paragraphs: `Dataset.documents` holds them (pooled over all
-questions, deduplicated), ready for `gaji.index.store.build_index`.
+questions, deduplicated), ready for `gaji.index.build.build_index`.
 """
 from __future__ import annotations
 

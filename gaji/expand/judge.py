@@ -142,10 +142,10 @@ def judge_tasks(corpus: Sequence[str] = (), *, expansions: str | None = None, re
 def _chunk_texts(corpus: Sequence[str]) -> dict[str, str]:
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.corpus.readers import read_documents
-    from gaji.index.store import _chunk_all, _resolve_sources
+    from gaji.index.sources import chunk_all, resolve_sources
 
-    docs, _ = read_documents(_resolve_sources(list(corpus)), skip_bad=True)
-    return {c.id: (f"{c.title}\n{c.text}" if c.title else c.text) for c in _chunk_all(docs, ChunkingConfig())}
+    docs, _ = read_documents(resolve_sources(list(corpus)), skip_bad=True)
+    return {c.id: (f"{c.title}\n{c.text}" if c.title else c.text) for c in chunk_all(docs, ChunkingConfig())}
 
 
 def done_keys(path: str | Path) -> set[tuple[str, str]]:

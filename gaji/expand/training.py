@@ -83,7 +83,7 @@ def train_multitask_model(corpus: Sequence[str], expansions: str, labels: Sequen
 
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.corpus.readers import read_documents
-    from gaji.index.store import _chunk_all, _resolve_sources
+    from gaji.index.sources import chunk_all, resolve_sources
     from gaji.io import atomic_write_json
     from gaji.text.lang import detect_lang
 
@@ -94,8 +94,8 @@ def train_multitask_model(corpus: Sequence[str], expansions: str, labels: Sequen
 
     torch.set_num_threads(max(1, opts.threads))
     exps = load_expansions(expansions)
-    docs, _ = read_documents(_resolve_sources(list(corpus)), skip_bad=True)
-    chunks = {c.id: c for c in _chunk_all(docs, ChunkingConfig())}
+    docs, _ = read_documents(resolve_sources(list(corpus)), skip_bad=True)
+    chunks = {c.id: c for c in chunk_all(docs, ChunkingConfig())}
     ids = [k for k in exps if k in chunks]
     data = [ChunkExample(f"{chunks[k].title}\n{chunks[k].text}" if chunks[k].title else chunks[k].text,
                          exps[k].title, list(exps[k].questions)) for k in ids]

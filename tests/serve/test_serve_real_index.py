@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 
-store = pytest.importorskip("gaji.index.store")
+build = pytest.importorskip("gaji.index.build")
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def client(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("idx") / "demo-index"
     with resources.as_file(resources.files("gaji") / "data" / "demo_corpus.jsonl") as corpus:
-        store.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")  # no Kiwi load: fast
+        build.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")  # no Kiwi load: fast
     llm = ScriptedLLM(default="Answer: 1446년\nSources: [1]")
     indexes = IndexSet.from_specs([f"demo={out}"], Settings(retriever="bm25", retries=0), llm)
     with TestClient(create_app(indexes, ServeConfig())) as c:
