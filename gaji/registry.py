@@ -12,6 +12,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 from gaji.coerce import coerce
 from gaji.errors import ConfigError
+from gaji.types import Trace
 
 T = TypeVar("T")
 
@@ -112,3 +113,14 @@ LLM_BACKENDS: Registry[Any] = Registry(
 COMPOSITIONS: Registry[Any] = Registry("composition", ("gaji.expand.compose",))
 # Vector databases for the dense index, by URL scheme (gaji.stores.sync.open_dense_store): milvus://, qdrant+local:, qdrant://
 DENSE_STORES: Registry[Any] = Registry("dense store", ("gaji.stores.milvus", "gaji.stores.qdrant"))
+
+
+def fill_display(trace: Trace) -> Trace:
+    """Describe the nodes that carry no description yet (a trace written before descriptions were
+    stored, or built by hand) with the method the trace names; nodes of an unknown method stay bare."""
+    missing = [n for n in trace.root.walk() if not n.display]
+    if missing and trace.method in METHODS:
+        describe = METHODS.get(trace.method).describe
+        for n in missing:
+            n.display = describe(n, trace.lang)
+    return trace

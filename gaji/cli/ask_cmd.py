@@ -6,7 +6,7 @@ import sys
 from rich.console import Console
 
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
-from gaji.methods.describe import fill_display
+from gaji.registry import fill_display
 from gaji.types import Trace
 
 

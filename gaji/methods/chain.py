@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from gaji.errors import ConfigError
 from gaji.methods import chain_prompts as P
+from gaji.methods.chain_prompts import History, format_history
 from gaji.methods.base import Method, RunContext, node_failure
 from gaji.methods.chain_stop import check_stop_policy, make_stop_policy
 from gaji.methods.common import DATA_NOTE, clean_answer, format_passages
@@ -38,13 +39,6 @@ from gaji.methods.describe import Facts, stop_facts, word
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Passage, Trace
 
-History = list[tuple[str, str]]  # (Q_i, A_i) so far
-
-
-def format_history(history: History, lang: str) -> str:
-    if not history:
-        return P.NO_HISTORY[lang]
-    return "\n".join(P.HISTORY_LINE[lang].format(i=i, q=q, a=a) for i, (q, a) in enumerate(history, 1))
 
 
 def same_question_key(text: str) -> str:

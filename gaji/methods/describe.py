@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gaji.types import Fact, Node, Stop, Trace
+from gaji.types import Fact, Node, Stop
 
 
 def word(lang: str, en: str, ko: str) -> str:
@@ -71,16 +71,3 @@ def stop_facts(node: Node, lang: str) -> list[Fact]:
         return []
     label = word(lang, "stop", "멈춤") if node.stop.stop else word(lang, "go on", "계속")
     return [Fact(label, text, "decision")]
-
-
-def fill_display(trace: Trace) -> Trace:
-    """Describe the nodes that carry no description yet (a trace written before descriptions were
-    stored, or built by hand) with the method the trace names; nodes of an unknown method stay bare."""
-    from gaji.registry import METHODS
-
-    missing = [n for n in trace.root.walk() if not n.display]
-    if missing and trace.method in METHODS:
-        describe = METHODS.get(trace.method).describe
-        for n in missing:
-            n.display = describe(n, trace.lang)
-    return trace

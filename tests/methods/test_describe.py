@@ -15,7 +15,8 @@ from gaji.cli.render_tree import render_tree
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
-from gaji.methods.describe import fill_display, stop_facts
+from gaji.methods.describe import stop_facts
+from gaji.registry import fill_display
 from gaji.registry import METHODS
 from gaji.testing import ListRetriever
 from gaji.types import Fact, Node, Stop, Trace
