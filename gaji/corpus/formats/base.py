@@ -170,8 +170,23 @@ def to_documents(parsed: Parsed, doc_id: str, title: str, base: Location, source
             groups.append((b.unit, [h for _, h in path], []))
             continue
         groups[-1][2].append(b)
-    # a heading followed directly by another heading has no body: it lives on in the next one's path
-    groups = [g for g in groups if g[2]]
+    # A heading with no body of its own lives on in the path of the subheading that follows it; one that
+    # is followed by a sibling or by nothing (a short numbered list taken for headings) keeps its text.
+    kept = []
+    for i, (unit, section, blocks) in enumerate(groups):
+        if not blocks and section:
+            nxt = groups[i + 1] if i + 1 < len(groups) else None
+            if nxt is not None and nxt[0] == unit and len(nxt[1]) > len(section) and nxt[1][: len(section)] == section:
+                continue
+            blocks = [Block(section[-1], unit=unit)]
+            section = section[:-1]
+        if not blocks:
+            continue
+        if kept and kept[-1][0] == unit and kept[-1][1] == section:
+            kept[-1][2].extend(blocks)  # back in the same section after such a list
+        else:
+            kept.append((unit, section, list(blocks)))
+    groups = kept
     docs: list[Document] = []
     per_unit: dict[object, int] = {}
     for unit, section, blocks in groups:

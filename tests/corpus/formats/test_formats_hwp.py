@@ -79,3 +79,17 @@ def test_corrupt_hwp_is_refused(fixtures, tmp_path):
     with pytest.raises(Unreadable):
         fmt, _ = detect(p)
         read_file(p, "broken.hwp", fmt or FORMATS["hwp"])
+
+
+def test_numbered_lines_taken_for_headings_keep_their_text():
+    from gaji.corpus.formats.base import Block, Parsed, to_documents
+    from gaji.types import Location
+
+    blocks = [Block("1. 제출 서류", "heading", 1), Block("다음 서류를 낸다."),
+              Block("1) 사업자등록증", "heading", 3), Block("2) 법인 인감증명서", "heading", 3),
+              Block("2. 일정", "heading", 1), Block("2.1 접수", "heading", 2), Block("3월에 접수한다.")]
+    docs = to_documents(Parsed(blocks), "f.hwp", "공고", Location(file="f.hwp"), "f.hwp")
+    text = "\n".join(d.text for d in docs)
+    assert "1) 사업자등록증" in text and "2) 법인 인감증명서" in text
+    assert [d.location.section for d in docs] == [["1. 제출 서류"], ["2. 일정", "2.1 접수"]]
+    assert docs[0].text == "다음 서류를 낸다.\n1) 사업자등록증\n2) 법인 인감증명서"
