@@ -1,7 +1,7 @@
 """Document formats: an explicit registry of the readers for files people keep.
 
-    kind = detect(path)            # Format (by content first, then extension) or raises Unreadable
-    docs = read_file(path, root)   # [Document] with Location (file, page/slide/sheet+rows/section)
+    fmt, notice = detect(path)                  # by content first, then extension; raises Unreadable
+    docs, parsed = read_file(path, "a/b.pdf", fmt, rel="a/b.pdf")   # Documents with their Location
 
 | name | extensions | content check | reader module | unit |
 |---|---|---|---|---|

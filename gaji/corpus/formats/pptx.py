@@ -12,7 +12,11 @@ __all__ = ["read"]
 def _shape_blocks(shape, slide_no: int, out: list[Block]) -> None:
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
-    if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+    try:
+        kind = shape.shape_type
+    except NotImplementedError:  # a graphic frame python-pptx does not model (SmartArt, OLE): its text frames below
+        kind = None
+    if kind == MSO_SHAPE_TYPE.GROUP:
         for s in sorted(shape.shapes, key=lambda s: ((s.top or 0), (s.left or 0))):
             _shape_blocks(s, slide_no, out)
         return
