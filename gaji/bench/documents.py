@@ -88,7 +88,7 @@ def run(folder: str | Path | None = None, files: int = 50, extra: list[str] | No
     from gaji.bench.docgen import korean_font, write_sample_folder
     from gaji.bench.results import save_result
     from gaji.corpus.readers import _walk_folder
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
 
     work = Path(work)
     machine = _machine()

@@ -48,3 +48,24 @@ def test_a_retriever_the_index_lacks_is_400_without_the_path(client):
     r = client.post("/api/ask", json={"question": "한글날은 언제인가요?", "retriever": "dense"})
     assert r.status_code == 400 and "no dense part" in r.json()["error"]
     assert client.index_dir not in r.text
+
+
+def test_citations_of_a_document_folder_say_where(tmp_path):
+    from gaji.bench.docgen import write_pptx
+    from gaji.serve.app import ServeConfig, create_app
+    from gaji.serve.indexes import IndexSet
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write_pptx(docs / "발표.pptx", [("현황", ["올해 목표를 정리했다."], None),
+                                  ("성과", ["반딧불 앱의 월간 사용자는 340만 명이다."], None)])
+    out = tmp_path / "idx"
+    build.build_index([str(docs)], out, dense=False, progress=False, korean_analyzer="bigram")
+    llm = ScriptedLLM(default="Answer: 340만 명\nSources: [1]")
+    indexes = IndexSet.from_specs([f"docs={out}"], Settings(retriever="bm25", retries=0), llm)
+    with TestClient(create_app(indexes, ServeConfig())) as c:
+        r = c.post("/api/ask", json={"question": "반딧불 앱의 월간 사용자는?", "options": {"k": 1}})
+    cite = r.json()["citations"][0]
+    assert cite["id"] == "발표.pptx#slide2"
+    assert cite["location"]["file"] == "발표.pptx" and cite["location"]["slide"] == 2
+    assert r.json()["trace"]["passages"][cite["id"]]["location"]["section"] == ["성과"]
