@@ -566,7 +566,7 @@
     renderCost(trace.usage || {}, trace.wall_ms, countNodes(trace.root));
   }
 
-  // Where a cited passage sits in its file, as gaji.types.Location.label() says it: "보고서.pdf · p. 3".
+  // Where a source passage sits in its file, as gaji.types.Location.label() says it: "보고서.pdf · p. 3".
   function formatLocation(p) {
     const l = p && p.location;
     if (!l) return "";
