@@ -66,7 +66,7 @@ def register(sub) -> None:
     p.add_argument("--retry-errors", action="store_true", help="on resume, redo questions that crashed")
     p.add_argument("--overwrite", action="store_true", help="start the run directory again")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--ray", metavar="ADDRESS", help="shard the questions over Ray: local | auto | ray://HOST:PORT (issue 10)")
+    p.add_argument("--ray", metavar="ADDRESS", help="shard the questions over Ray: local | auto | ray://HOST:PORT")
     p.add_argument("--workers", type=int, default=2, help="shards (Ray tasks) with --ray (default 2)")
     p.add_argument("--emit-corpus", metavar="PATH",
                    help="write the dataset's paragraphs (official HotpotQA/2Wiki/MuSiQue files carry them) as a "
@@ -134,7 +134,7 @@ def run_cmd(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         progress=not args.quiet,
     )
-    if getattr(args, "ray", None):  # issue 10: the same run, sharded over Ray (gaji/distributed/eval.py)
+    if getattr(args, "ray", None):  # the same run, sharded over Ray (gaji/distributed/eval.py)
         from gaji.distributed.eval import ShardedEval
 
         summary = ShardedEval(cfg, s, workers=args.workers, address=args.ray).run()

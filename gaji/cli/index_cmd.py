@@ -43,14 +43,14 @@ def register(sub) -> None:
                    help="skip bad records and unreadable files (listed at the end) instead of failing")
     b.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
     b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
-    from gaji.cli.expand_cmd import add_expand_flags  # --expand / --expansions / --compose (issue 8)
+    from gaji.cli.expand_cmd import add_expand_flags  # --expand / --expansions / --compose
 
     add_expand_flags(b)
-    from gaji.cli.scale_flags import add_build_flags, register_actions  # --dense-store / --ray (issue 10)
+    from gaji.cli.scale_flags import add_build_flags, register_actions  # --dense-store / --ray
 
     add_build_flags(b)
     b.set_defaults(func=_build)
-    register_actions(isub)  # gaji index attach-store (issue 10)
+    register_actions(isub)  # gaji index attach-store
 
     a = isub.add_parser("add", help="add documents to an index (changed chunks re-indexed, new ones embedded)")
     a.add_argument("index", metavar="DIR")

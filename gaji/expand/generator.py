@@ -139,10 +139,6 @@ class ExpansionStore:
                 if f.read(1) != b"\n":
                     f.write(b"\n")
 
-    def extend_from(self, other: dict[str, Expansion]) -> None:
-        for e in other.values():
-            self.append(e)
-
 
 def _torn(line: str) -> bool:
     """A record cut short by a crash: starts like one of ours but does not parse."""
