@@ -197,7 +197,7 @@ class EvalRun:
         fp = ds.corpus_fingerprint()
         from gaji.eval.datasets import KNOWN_DATASETS
 
-        name = ds.name if ds.name in KNOWN_DATASETS else f"{ds.name}-{fp[:8]}"
+        name = ds.corpus_name or (ds.name if ds.name in KNOWN_DATASETS else f"{ds.name}-{fp[:8]}")
         root = Path(self.cfg.index_cache)
         idx_dir = root / name
         marker = root / f"{name}.source.json"
