@@ -40,6 +40,8 @@ MIN_SUPPORTING, MAX_SUPPORTING = 2, 4
 # types whose answer is a span of a supporting paragraph; a comparison's answer may be one of the compared
 # entities as the question names them
 SPAN_ANSWER_TYPES = ("bridging", "intersection")
+# a comparison may also be a yes/no question ("…둘 다 …인가?"); its answer is then no span at all
+YES_NO = frozenset({"예", "네", "아니오", "아니요", "그렇다", "아니다", "yes", "no"})
 
 REQUIRED_KEYS = ("id", "type", "question", "answers", "supporting", "decomposition", "split", "dataset", "language")
 ID_RE = re.compile(r"^komh-(bridging|intersection|comparison|hybrid)-\d{3}$")
@@ -68,6 +70,8 @@ class Problem:
 class CheckReport:
     files: list[Path]
     problems: list[Problem] = field(default_factory=list)
+    # not errors: things a human should look at (a hop shared by a dev and a report question)
+    warnings: list[Problem] = field(default_factory=list)
     counts: Counter = field(default_factory=Counter)  # (type, split) -> questions
 
     @property
@@ -293,8 +297,9 @@ class _Checker:
             last = steps[-1].get("answer") if steps else None
             if isinstance(last, str) and norm(last) not in variants:
                 self.bad(rec, "answers", f"the last step's answer {last!r} is not one of the variants")
-        elif not any(v in t for v in variants for t in texts + [nq]):
-            self.bad(rec, "answers", "no variant appears in the question or a supporting paragraph")
+        elif not any(v in t for v in variants for t in texts + [nq]) and not all(v.lower() in YES_NO for v in variants):
+            self.bad(rec, "answers", "no variant appears in the question or a supporting paragraph "
+                     f"(nor is it a yes/no answer: {', '.join(sorted(YES_NO))})")
         if qtype == "bridging":
             for i, st in enumerate(steps[:-1]):
                 a = st.get("answer")
@@ -340,7 +345,30 @@ def check_set(files: Sequence[str | Path] | None = None, *, korquad: str | Path 
             report.counts[(t, s)] += 1
     _check_balance(report, chk.problems, paths, whole, min_per_type)
     report.problems = chk.problems
+    report.warnings = _shared_hops(records)
     return report
+
+
+def _shared_hops(records: list[Record]) -> list[Problem]:
+    """A decomposition step (same paragraph, same sub-answer) used by both a dev and a report question: tuning
+    on the dev part then touches a fact the report part is scored on. Reported, not refused: several questions
+    may rightly start from one bridge, as long as they sit in the same part."""
+    by_hop: dict[tuple[str, str], list[Record]] = {}
+    for rec in records:
+        steps = rec.data.get("decomposition")
+        for st in steps if isinstance(steps, list) else []:
+            if isinstance(st, dict) and isinstance(st.get("doc_id"), str) and isinstance(st.get("answer"), str):
+                users = by_hop.setdefault((st["doc_id"], norm(st["answer"])), [])
+                if rec not in users:
+                    users.append(rec)
+    out: list[Problem] = []
+    for (doc_id, answer), users in by_hop.items():
+        if {u.data.get("split") for u in users} >= set(SPLITS):
+            first = users[0]
+            names = ", ".join(f"{u.data.get('id')} ({u.data.get('split')})" for u in users)
+            out.append(Problem(str(first.path), first.line, "split",
+                               f"the step ({doc_id}, {answer!r}) is shared across dev and report: {names}"))
+    return out
 
 
 def _check_balance(report: CheckReport, problems: list[Problem], paths: list[Path], whole: bool,
@@ -416,6 +444,8 @@ def run_check(files: Sequence[str] | None, korquad: str | None) -> int:
     report = check_set(files or None, korquad=korquad)
     for p in report.problems:
         print(p, file=err)
+    for w in report.warnings:
+        print(f"warning: {w}", file=err)
     print(report.table(), file=out)
     n = sum(report.counts.values())
     if report.ok:

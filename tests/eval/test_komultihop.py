@@ -130,6 +130,12 @@ def test_comparison_answer_may_come_from_the_question(tmp_path, korquad):
     assert problems(tmp_path, korquad, [row], "comparison.jsonl") == []
     row["answers"] = ["김철수"]
     assert any("in the question or a supporting paragraph" in p for p in problems(tmp_path, korquad, [row], "comparison.jsonl"))
+    row["question"], row["answers"] = "홍길동과 푸른 강은 같은 해에 생겼나?", ["아니오", "아니요"]  # yes/no
+    assert problems(tmp_path, korquad, [row], "comparison.jsonl") == []
+    row["answers"] = ["아니오", "김철수"]
+    assert problems(tmp_path, korquad, [row], "comparison.jsonl") != []
+    bridge = {**good_bridging(), "answers": ["아니오"]}  # a bridge's answer is a span, never yes/no
+    assert any("no variant appears in a supporting paragraph" in p for p in problems(tmp_path, korquad, [bridge]))
 
 
 def test_split_balance_and_unreadable_lines(tmp_path, korquad):
@@ -140,6 +146,22 @@ def test_split_balance_and_unreadable_lines(tmp_path, korquad):
     p.write_text(json.dumps(good_bridging(), ensure_ascii=False) + "\n{oops\n", encoding="utf-8")
     got = [str(x) for x in km.check_set([p], korquad=korquad).problems]
     assert any("bridging.jsonl:2" in x and "not valid JSON" in x for x in got)
+
+
+def test_a_hop_shared_across_dev_and_report_is_a_warning_not_an_error(tmp_path, korquad):
+    other = {**good_bridging(), "id": "komh-comparison-001", "type": "comparison", "split": "report",
+             "question": "푸른 강 개봉과 홍길동의 대종상 수상 중 먼저 일어난 일은?", "answers": ["푸른 강 개봉"],
+             "supporting": [{"doc_id": "korquad-1-0", "title": "푸른 강"}, {"doc_id": "korquad-0-1", "title": "홍길동"}],
+             "decomposition": [{"question": "푸른 강 개봉 연도는?", "answer": "1998년", "doc_id": "korquad-1-0"},
+                               {"question": "홍길동의 대종상 수상 연도는?", "answer": "2001년", "doc_id": "korquad-0-1"}]}
+    files = [write(tmp_path / "bridging.jsonl", [good_bridging(1, "dev")]), write(tmp_path / "comparison.jsonl", [other])]
+    rep = km.check_set(files, korquad=korquad)  # the same paragraph, another fact: no warning
+    assert rep.ok and rep.warnings == [], (rep.problems, rep.warnings)
+    rows = [good_bridging(1, "dev"), good_bridging(2, "report")]
+    rep = km.check_set([write(tmp_path / "bridging.jsonl", rows)], korquad=korquad)
+    assert rep.ok
+    assert any("(korquad-1-0, '홍길동') is shared across dev and report: komh-bridging-001 (dev), "
+               "komh-bridging-002 (report)" in str(w) for w in rep.warnings), rep.warnings
 
 
 def test_whole_set_rules(tmp_path, korquad, monkeypatch):
