@@ -101,7 +101,10 @@ def korquad_path(path: str | Path | None = None) -> Path:
         return p
     from gaji.eval.datasets import resolve
 
-    _, q, _ = resolve("korquad")
+    try:
+        _, q, _ = resolve("korquad")
+    except ConfigError as e:
+        raise ConfigError(f"{SET_NAME} reads its paragraphs from the KorQuAD 1.0 dev file: {e}") from None
     return q
 
 

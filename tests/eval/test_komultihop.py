@@ -188,6 +188,15 @@ def test_check_command_exit_codes(tmp_path, korquad, capsys):
     assert "not found" in capsys.readouterr().err
 
 
+def test_missing_shared_data_is_a_message(tmp_path, monkeypatch, capsys):
+    from gaji.cli.main import main
+
+    monkeypatch.setenv("GAJI_DATA", str(tmp_path / "nowhere"))
+    assert main(["eval", "check-set", "komultihop"]) == 2
+    err = capsys.readouterr().err
+    assert "komultihop reads its paragraphs from the KorQuAD 1.0 dev file" in err and "Traceback" not in err
+
+
 def test_load_part_refuses_a_broken_set_and_unknown_parts(tmp_path, korquad):
     with pytest.raises(ConfigError):
         km.load_part("komultihop-test", korquad=korquad, folder=tmp_path)
