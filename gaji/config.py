@@ -50,11 +50,6 @@ class Settings:
     retries: int = 2
     sources: dict[str, str] = field(default_factory=dict, repr=False)  # setting -> where its value came from
 
-    def as_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d.pop("sources")
-        return d
-
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings) if f.name != "sources"}
 

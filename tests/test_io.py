@@ -160,10 +160,10 @@ def test_atomic_writes_and_durable_renames_sync_the_folder(tmp_path, monkeypatch
 
 
 def test_an_index_swapped_into_place_syncs_its_parent_folder(tmp_path, monkeypatch):
-    from gaji.index import store
+    from gaji.index import folders
 
     synced: list[str] = []
-    monkeypatch.setattr(store, "fsync_dir", lambda d: synced.append(str(d)))
+    monkeypatch.setattr(folders, "fsync_dir", lambda d: synced.append(str(d)))
     (tmp_path / ".idx.building").mkdir()
-    store._swap_in(tmp_path / ".idx.building", tmp_path / "idx")
+    folders.swap_in(tmp_path / ".idx.building", tmp_path / "idx")
     assert (tmp_path / "idx").is_dir() and synced == [str(tmp_path)]

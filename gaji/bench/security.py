@@ -14,7 +14,8 @@ Areas (each row: what was sent, the status expected, the status got):
     limits     bodies over the limits (declared or chunked) are 413, an over-long question 400
     injection  a document title that tries to close the prompt's <documents> fence stays inside it
 
-The same checks run in CI from tests/serve/test_security.py against a server on loopback.
+The same checks run in CI from tests/serve/test_security.py against a server on loopback; the command is
+registered by gaji/cli/bench_security.py.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.parse
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -319,53 +320,34 @@ def _build_index(folder: Path) -> Path:
     return out
 
 
-def _run(args: Any) -> int:
+def run_bench(url: str | None = None, index: str = "sec", areas: tuple[str, ...] = AREAS) -> list[Check]:
+    """Run the checks of `areas` against `url` (key from GAJI_API_KEY), or -- without one -- against two servers
+    started here on loopback over a small BM25 index with `--llm scripted`: one keyless, one with a key."""
     from gaji.bench.serve import free_port, start_server, stop_server
 
+    if url:
+        key = os.environ.get("GAJI_API_KEY") or None
+        t = Target(url.rstrip("/"), index, key=key)
+        return run_checks(t, t if key else None, areas)
     procs = []
     limits = {"max_body": 16 * 1024, "max_upload": 256 * 1024}
-    try:
-        if args.url:
-            key = os.environ.get("GAJI_API_KEY") or None
-            t = Target(args.url.rstrip("/"), args.index, key=key)
-            keyed = t if key else None
-        else:
-            tmp = tempfile.TemporaryDirectory(prefix="gaji-security-")
-            idx = _build_index(Path(tmp.name))
-            base = ["--llm", "scripted", "--retriever", "bm25", "--method", "oner", "--index", f"sec={idx}",
-                    "--max-body-kb", "16", "--max-upload-mb", "0.25"]
-            port = free_port()
-            env_key = os.environ.pop("GAJI_API_KEY", None)
-            try:
-                procs.append(start_server(base, port))
-                t = Target(f"http://127.0.0.1:{port}", "sec", **limits)
-                key = os.urandom(16).hex()
-                os.environ["GAJI_API_KEY"] = key
-                kport = free_port()
-                procs.append(start_server(base, kport))
-                keyed = Target(f"http://127.0.0.1:{kport}", "sec", key=key, **limits)
-            finally:
-                os.environ.pop("GAJI_API_KEY", None)
-                if env_key is not None:
-                    os.environ["GAJI_API_KEY"] = env_key
-        checks = run_checks(t, keyed, tuple(args.area or AREAS))
-    finally:
-        for p in procs:
-            stop_server(p)
-    print(format_table(checks))
-    if args.json_out:
-        from gaji.io import atomic_write_json
-
-        atomic_write_json(args.json_out, {"checks": [asdict(c) for c in checks],
-                                          "passed": sum(c.passed for c in checks), "total": len(checks)})
-    return 0 if all(c.passed for c in checks) else 1
-
-
-def register(bsub) -> None:
-    p = bsub.add_parser("security", help="attack a live gaji serve: CSRF, DNS rebinding, traversal, keys, limits, "
-                                         "prompt-injection titles")
-    p.add_argument("--url", help="a running server (default: start two on loopback, one keyless, one with a key)")
-    p.add_argument("--index", default="sec", help="index name to write to on --url (default sec)")
-    p.add_argument("--area", action="append", choices=AREAS, help="only these areas (repeatable)")
-    p.add_argument("--json", dest="json_out", help="also write the checks to this JSON file")
-    p.set_defaults(func=_run)
+    with tempfile.TemporaryDirectory(prefix="gaji-security-") as tmp:
+        idx = _build_index(Path(tmp))
+        base = ["--llm", "scripted", "--retriever", "bm25", "--method", "oner", "--index", f"sec={idx}",
+                "--max-body-kb", "16", "--max-upload-mb", "0.25"]
+        env_key = os.environ.pop("GAJI_API_KEY", None)
+        try:
+            port, key = free_port(), os.urandom(16).hex()
+            procs.append(start_server(base, port))
+            os.environ["GAJI_API_KEY"] = key  # the second server reads its key from the environment
+            kport = free_port()
+            procs.append(start_server(base, kport))
+            os.environ.pop("GAJI_API_KEY", None)
+            return run_checks(Target(f"http://127.0.0.1:{port}", "sec", **limits),
+                              Target(f"http://127.0.0.1:{kport}", "sec", key=key, **limits), areas)
+        finally:
+            os.environ.pop("GAJI_API_KEY", None)
+            if env_key is not None:
+                os.environ["GAJI_API_KEY"] = env_key
+            for p in procs:
+                stop_server(p)

@@ -4,9 +4,11 @@ from __future__ import annotations
 import sys
 
 from rich.console import Console
+from rich.markup import escape
 
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
-from gaji.types import Trace
+from gaji.registry import fill_display
+from gaji.types import Trace, format_location
 
 
 def register(sub) -> None:
@@ -37,8 +39,10 @@ def cost_line(trace: Trace) -> str:
 
 
 def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
-    if tree is None:  # a tree to show, or a root the method judged and chose not to split (ToQ's evaluator)
-        tree = bool(trace.root.children or trace.root.scores or trace.root.data.get("decomposition"))
+    if tree is None:  # a tree to show, or a root the method judged and decided about (e.g. chose not to split)
+        fill_display(trace)
+        root = trace.root
+        tree = bool(root.children or root.scores or any(f.tone == "decision" for f in root.display))
     if tree:
         from gaji.cli.render_tree import render_tree
 
@@ -52,7 +56,9 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
         for pid in trace.citations:
             p = trace.passages.get(pid)
             snippet = (p.text[:110] + "…") if p and len(p.text) > 110 else (p.text if p else "")
-            con.print(f"  - {pid}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
+            where = format_location(p)
+            where = f"  [cyan]({escape(where)})[/cyan]" if where else ""
+            con.print(f"  - {pid}{where}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
     con.print(f"[dim]{trace.method} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
 
 

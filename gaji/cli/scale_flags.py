@@ -1,4 +1,4 @@
-"""Scale-out flags for `gaji index build` (issue 10) and the `gaji index attach-store` action.
+"""Scale-out flags for `gaji index build` and the `gaji index attach-store` action.
 
     gaji index build hotpotqa --out runs/hp --dense-store milvus://127.0.0.1:19530
     gaji index build hotpotqa --out runs/hp --dense-store qdrant+local:runs/qdrant
@@ -84,7 +84,7 @@ def register_actions(isub) -> None:
 
 
 def _attach(args: argparse.Namespace) -> int:
-    from gaji.stores.sync import attach_store
+    from gaji.index.attach import attach_store
 
     loc = attach_store(args.index, args.dense_store, out=args.out)
     print(f"{args.out or args.index}: dense vectors now searched in {loc}")

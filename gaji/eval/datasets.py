@@ -18,7 +18,7 @@ Formats (detected from the content, not the file name):
   [{"idx", "title", "paragraph_text", "is_supporting"}]}).
 
 The official formats carry their own paragraphs: `Dataset.documents` holds them (pooled over all
-questions, deduplicated), ready for `gaji.index.store.build_index`.
+questions, deduplicated), ready for `gaji.index.build.build_index`.
 """
 from __future__ import annotations
 
@@ -92,6 +92,9 @@ class Dataset:
     corpus_path: Path | None = None  # a corpus JSONL on disk (gaji format)
     documents: list[Document] | None = None  # paragraphs carried by an official-format file
     long_form: bool = False
+    # a set asked over another known set's corpus (KoMultiHop over KorQuAD): its index is cached under that
+    # set's name, and its paragraphs are that set's (with that set's licence)
+    corpus_name: str | None = None
 
     @property
     def has_corpus(self) -> bool:
@@ -140,7 +143,9 @@ def canonical_name(name: str) -> str | None:
 
 
 def known_names() -> list[str]:
-    return sorted(KNOWN_DATASETS)
+    from gaji.eval.komultihop import PARTS
+
+    return sorted([*KNOWN_DATASETS, *PARTS])
 
 
 def _locate_known(name: str) -> tuple[Path, Path | None]:
@@ -200,6 +205,10 @@ def file_sha256(path: str | Path) -> str:
 
 # -- loading -------------------------------------------------------------------
 def load_dataset(name_or_path: str) -> Dataset:
+    from gaji.eval import komultihop
+
+    if komultihop.is_part_name(name_or_path) and not Path(name_or_path).expanduser().is_file():
+        return komultihop.load_part(name_or_path)  # our own set: its files ship with gaji
     name, qpath, cpath = resolve(name_or_path)
     fmt, items, docs = read_questions(qpath)
     spec = KNOWN_DATASETS.get(name)
@@ -462,7 +471,7 @@ def write_corpus(ds: Dataset, path: str | Path) -> int:
     `gaji index build` reads the official file directly."""
     from gaji.io import atomic_write_text
 
-    if ds.format == "korquad":
+    if ds.format == "korquad" or ds.corpus_name == "korquad":
         raise ConfigError("KorQuAD is converted at load time and never re-saved (CC BY-ND); "
                           "index the official file directly: gaji index build KorQuAD_v1.0_dev.json")
     docs = ds.documents if ds.documents is not None else (read_corpus(ds.corpus_path) if ds.corpus_path else [])

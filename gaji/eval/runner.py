@@ -117,15 +117,7 @@ class EvalRun:
         """The generator backend; the response cache is dropped (with a note) if not installed."""
         if self._built is not None:
             return self._built
-        g = self.gaji
-        try:
-            self._built = g.backend
-        except ModuleNotFoundError as e:
-            if e.name != "gaji.llm.cache":
-                raise
-            self.notes.append("LLM response cache unavailable (gaji.llm.cache missing): running without it")
-            g.settings.cache = False
-            self._built = g.backend
+        self._built = self.gaji.backend
         return self._built
 
     def _judge(self):

@@ -132,10 +132,6 @@ class ExpansionStore:
     def append(self, e: Expansion) -> None:
         append_jsonl(self.path, e.to_dict())
 
-    def extend_from(self, other: dict[str, Expansion]) -> None:
-        for e in other.values():
-            self.append(e)
-
 
 def _torn(line: str) -> bool:
     """A record cut short by a crash: starts like one of ours but does not parse."""

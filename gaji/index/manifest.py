@@ -24,6 +24,8 @@ from typing import Any
 from gaji.errors import IndexError_
 from gaji.io import atomic_write_json
 
+from .layout import LEXICAL_DIR, MANIFEST
+
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
@@ -39,7 +41,6 @@ __all__ = [
 
 FORMAT = "gaji-index"
 FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
 
 
 def utc_now() -> str:
@@ -138,7 +139,7 @@ def check_compatible(index_dir: str | Path, m: Manifest) -> None:
             )
         import tantivy
 
-        lex = Path(index_dir) / "lexical"
+        lex = Path(index_dir) / LEXICAL_DIR
         try:
             ok = tantivy.Index.is_compatible(str(lex))
         except ValueError as e:

@@ -55,17 +55,6 @@ def format_passages(
     return body if style == "wiki" else f"<documents>\n{body}\n</documents>"
 
 
-_ANSWER_IS = re.compile(r"(?:answer is|answer:|정답은|답은|답:)\s*:?\s*(.+)", re.I | re.S)
-
-
-def extract_answer(text: str) -> str:
-    """The text after the last 'answer is:' (or Korean '답은/정답은'); the whole output if none."""
-    matches = list(_ANSWER_IS.finditer(text))
-    if not matches:
-        return clean_answer(text)
-    return clean_answer(matches[-1].group(1))
-
-
 def clean_answer(text: str) -> str:
     t = text.strip().split("\n")[0].strip()
     t = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]\s*", " ", t).strip()  # drop [1] citation marks

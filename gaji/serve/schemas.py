@@ -42,6 +42,8 @@ class Citation(BaseModel):
     doc_id: str
     title: str = ""
     text: str = ""
+    location: dict[str, Any] | None = Field(
+        None, description="where in the source file: {file, page, slide, sheet, rows, section, sha256} (gaji.types.Location)")
 
 
 class AskResponse(BaseModel):

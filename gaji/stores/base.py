@@ -31,7 +31,7 @@ import numpy as np
 from gaji.deadline import default_deadline_s, within
 from gaji.errors import ConfigError
 
-__all__ = ["StoreURL", "DenseStore", "StoreDenseIndex", "parse_store_url", "open_dense_store", "collection_name"]
+__all__ = ["StoreURL", "DenseStore", "StoreDenseIndex", "parse_store_url", "collection_name"]
 
 INSERT_BATCH = 1000
 # calls over a whole collection (building its index, loading it into memory) may take minutes on a big one
@@ -191,17 +191,6 @@ class DenseStore:
 
     def search_many(self, qs: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         return [self.search(q, k) for q in qs]
-
-
-def open_dense_store(url: str, collection: str | None = None) -> DenseStore:
-    """The store for `url` (backend from the registry by scheme); `collection` overrides the URL's."""
-    from gaji.registry import DENSE_STORES
-
-    u = parse_store_url(url)
-    name = collection or u.collection
-    if not name:
-        raise ConfigError(f"dense store URL {url!r} names no collection (add ?collection=NAME)")
-    return DENSE_STORES.get(u.scheme)(u, name)
 
 
 class StoreDenseIndex:

@@ -397,9 +397,6 @@ class MultiAnalyzer:
         if isinstance(self.korean, KiwiAnalyzer):
             get_kiwi()
 
-    def lang_of(self, text: str) -> str:
-        return detect_lang(text)
-
     def analyze(self, text: str, lang: str | None = None) -> list[str]:
         text = normalize_text(text)
         lang = lang or detect_lang(text)

@@ -24,6 +24,23 @@ def normalize_text(text: str) -> str:
     return unicodedata.normalize(FORM, text)
 
 
+def normalize_keeping_offsets(text: str, offsets: list[int]) -> tuple[str, dict[int, int]]:
+    """`text` in NFC, and where each of `offsets` (character positions in `text`) lands in it. The text is
+    normalised piece by piece between the offsets, so a span that started at an offset still does."""
+    norm = normalize_text(text)
+    if norm is text:
+        return text, {o: o for o in offsets}
+    cuts = sorted({0, len(text), *(min(max(0, o), len(text)) for o in offsets)})
+    pieces, where, pos = [], {}, 0
+    for a, b in zip(cuts, cuts[1:]):
+        where[a] = pos
+        piece = normalize_text(text[a:b])
+        pieces.append(piece)
+        pos += len(piece)
+    where[len(text)] = pos
+    return "".join(pieces), {o: where[min(max(0, o), len(text))] for o in offsets}
+
+
 def unpaired_surrogate(text: str) -> int | None:
     """The index of the first unpaired surrogate (U+D800..U+DFFF) in `text`, else None. JSON can carry one as
     an escape ("\\ud800"); it is not a character, cannot be written as UTF-8 and breaks every later write."""

@@ -134,6 +134,12 @@ def test_bad_method_option_fails_before_any_work(make_run, qfile, tmp_path):
     assert not (tmp_path / "run" / "results.jsonl").exists()
 
 
+def test_a_bad_option_value_checked_by_the_method_fails_before_any_question(make_run, qfile, tmp_path, scripted):
+    with pytest.raises(ConfigError, match="reader must be one of cot, direct, not 'bogus'"):
+        make_run(qfile, method="ircot", options={"reader": "bogus"}, llm=scripted).run()
+    assert scripted.requests == [] and not (tmp_path / "run" / "results.jsonl").exists()
+
+
 def test_retrieval_metrics_with_a_retrieving_method(make_run, qfile, tmp_path):
     summary = make_run(qfile, method="eval_fake_ret", ks=(1, 2)).run()
     res = {r["id"]: r for r in lines(tmp_path / "run" / "results.jsonl")}

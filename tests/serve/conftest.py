@@ -22,9 +22,10 @@ from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import DATA_NOTE, cited_ids, format_passages
+from gaji.methods.contregen.method import ConTReGen
 from gaji.registry import METHODS
 from gaji.testing import ListRetriever
-from gaji.types import Document, Node, Passage, Trace
+from gaji.types import Document, Fact, Node, Passage, Trace
 from servefakes import TEST_HOSTS
 
 
@@ -69,6 +70,10 @@ class TreeDouble(Method):
     class Options:
         k: int = 2
         subs: int = 2
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        return ConTReGen.describe(node, lang)  # its sub-questions carry ConTReGen's verification facts
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         root = trace.root

@@ -15,7 +15,7 @@ from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 from gaji.serve.guard import HostPolicy, RequestGuardMiddleware, is_json_type, same_origin, split_host
 
-store = pytest.importorskip("gaji.index.store")
+build = pytest.importorskip("gaji.index.build")
 LIMITS = {"max_body": 16 * 1024, "max_upload": 256 * 1024}
 MIN_CHECKS = {"csrf": 10, "rebinding": 8, "traversal": 10, "keys": 10, "limits": 4, "injection": 2}  # all ran
 
@@ -27,7 +27,7 @@ def targets(tmp_path_factory, live_server):
 
     out = tmp_path_factory.mktemp("sec") / "sec"
     with resources.as_file(resources.files("gaji") / "data" / "demo_corpus.jsonl") as corpus:
-        store.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")
+        build.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")
 
     def app(key: str | None):
         llm = ScriptedLLM(default="Answer: 1446\nSources: [1]")

@@ -84,6 +84,8 @@ def test_bad_input_is_400_with_a_message(client):
         ({"question": "q", "methd": "oner"}, "methd"),
         ({"question": "q", "options": {"nope": 1}}, "has no option 'nope'"),
         ({"question": "q", "options": {"k": "many"}}, "cannot read 'many'"),
+        ({"question": "q", "method": "ircot", "options": {"reader": "bogus"}}, "reader must be one of"),
+        ({"question": "q", "method": "chain", "options": {"stop": "sometimes"}}, "stop must be one of"),
         ({"question": "q", "lang": "fr"}, "lang"),
     ]
     for body, needle in cases:

@@ -11,7 +11,7 @@ from servefakes import NDJSON, TEST_HOSTS
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 
-store = pytest.importorskip("gaji.index.store")
+build = pytest.importorskip("gaji.index.build")
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def client(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("idx") / "demo-index"
     with resources.as_file(resources.files("gaji") / "data" / "demo_corpus.jsonl") as corpus:
-        store.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")  # no Kiwi load: fast
+        build.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")  # no Kiwi load: fast
     llm = ScriptedLLM(default="Answer: 1446년\nSources: [1]")
     indexes = IndexSet.from_specs([f"demo={out}"], Settings(retriever="bm25", retries=0), llm)
     with TestClient(create_app(indexes, ServeConfig(allowed_hosts=TEST_HOSTS))) as c:
@@ -58,3 +58,24 @@ def test_an_option_the_index_refuses_mid_run_is_400_not_502(client):
     assert r.status_code == 400, r.text
     assert "k must be >= 0, got -5" in r.json()["error"] and r.json()["trace"]["status"] == "failed"
     assert client.get("/api/metrics").json()["questions"]["by_outcome"].get("bad_request", 0) >= 1
+
+
+def test_citations_of_a_document_folder_say_where(tmp_path):
+    from gaji.bench.docgen import write_pptx
+    from gaji.serve.app import ServeConfig, create_app
+    from gaji.serve.indexes import IndexSet
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write_pptx(docs / "발표.pptx", [("현황", ["올해 목표를 정리했다."], None),
+                                  ("성과", ["반딧불 앱의 월간 사용자는 340만 명이다."], None)])
+    out = tmp_path / "idx"
+    build.build_index([str(docs)], out, dense=False, progress=False, korean_analyzer="bigram")
+    llm = ScriptedLLM(default="Answer: 340만 명\nSources: [1]")
+    indexes = IndexSet.from_specs([f"docs={out}"], Settings(retriever="bm25", retries=0), llm)
+    with TestClient(create_app(indexes, ServeConfig(allowed_hosts=TEST_HOSTS))) as c:
+        r = c.post("/api/ask", json={"question": "반딧불 앱의 월간 사용자는?", "options": {"k": 1}})
+    cite = r.json()["citations"][0]
+    assert cite["id"] == "발표.pptx#slide2"
+    assert cite["location"]["file"] == "발표.pptx" and cite["location"]["slide"] == 2
+    assert r.json()["trace"]["passages"][cite["id"]]["location"]["section"] == ["성과"]

@@ -36,7 +36,8 @@ def test_every_analyser_gives_nfd_and_nfc_the_same_terms(korean):
 
 @pytest.mark.parametrize("korean", ["kiwi", "bigram"])
 def test_bm25_finds_an_nfd_document_with_an_nfc_query(tmp_path, korean):
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
     from gaji.types import Document
 
     docs = [
