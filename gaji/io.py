@@ -195,13 +195,15 @@ class LineProblem:
         return f"{self.path}:{self.line}: {self.reason}"
 
 
-def _decode_line(raw: bytes, n: int) -> str:
-    """One line as text (a BOM on line 1 dropped), in NFC; UnicodeDecodeError when it is not UTF-8."""
+def _decode_line(raw: bytes, n: int, nfc: bool = True) -> str:
+    """One line as text (a BOM on line 1 dropped), in NFC unless `nfc` is off; UnicodeDecodeError when it is
+    not UTF-8."""
     from gaji.text.normalize import normalize_text
 
     if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    return normalize_text(raw.decode("utf-8"))
+    text = raw.decode("utf-8")
+    return normalize_text(text) if nfc else text
 
 
 def read_jsonl_tolerant(path: str | Path, problems: list[LineProblem] | None = None) -> list[dict]:
@@ -242,10 +244,10 @@ def read_jsonl_tolerant(path: str | Path, problems: list[LineProblem] | None = N
     return out
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line of a JSONL file (UTF-8, a BOM allowed, read in NFC).
-    InputError naming the file and line when the file is missing or unreadable, a line is not UTF-8, not
-    JSON or not a JSON object."""
+def iter_jsonl(path: str | Path, nfc: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSONL file (UTF-8, a BOM allowed, read in NFC;
+    `nfc=False` reads the text as stored, for checkers of the form itself). InputError naming the file and
+    line when the file is missing or unreadable, a line is not UTF-8, not JSON or not a JSON object."""
     from gaji.errors import InputError
 
     try:
@@ -254,7 +256,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not raw.strip():
                     continue
                 try:
-                    line = _decode_line(raw, n)
+                    line = _decode_line(raw, n, nfc)
                 except UnicodeDecodeError as e:
                     raise InputError(f"not UTF-8 (line {n}, byte {e.start + 1})", str(path)) from None
                 if not line.strip():
