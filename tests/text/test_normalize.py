@@ -114,3 +114,24 @@ def test_unpaired_surrogates_are_found_and_refused_at_the_boundaries(tmp_path):
     with pytest.raises(UploadInvalid) as e:
         parse_documents_jsonl(line.encode("utf-8"))
     assert e.value.errors[0]["line"] == 1 and e.value.errors[0]["field"] == "text"
+
+
+def test_document_formats_are_read_in_nfc_with_table_rows_kept_on_their_rows(tmp_path):
+    from gaji.bench.docgen import write_pptx, write_xlsx
+    from gaji.corpus.readers import read_documents
+
+    nfd = lambda s: unicodedata.normalize("NFD", s)  # noqa: E731
+    write_pptx(tmp_path / "발표.pptx", [(nfd("성과"), [nfd("반딧불 앱의 사용자는 340만 명이다.")], None)])
+    write_xlsx(tmp_path / "표.xlsx", {nfd("예산"): [[nfd("항목"), nfd("금액")], [nfd("훈민정음 연구"), 300],
+                                                    [nfd("한글날 행사"), 120]]})
+    docs, _ = read_documents(tmp_path)
+    texts = {d.id: d for d in docs}
+    slide = next(d for i, d in texts.items() if i.startswith("발표.pptx"))
+    assert "반딧불 앱의 사용자는 340만 명이다." in slide.text and slide.location.section in ([], ["성과"])
+    sheet = next(d for i, d in texts.items() if i.startswith("표.xlsx"))
+    assert unicodedata.is_normalized("NFC", sheet.text) and "훈민정음 연구" in sheet.text
+    assert sheet.table_rows and sheet.location.sheet in (None, "예산")
+    for r in sheet.table_rows:  # every row span still covers exactly one row of the normalised text
+        row = sheet.text[r.start:r.end]
+        assert row.strip() and "\n" not in row.strip(), row
+    assert any("한글날 행사" in sheet.text[r.start:r.end] for r in sheet.table_rows)
