@@ -110,11 +110,12 @@ def run_cmd(args: argparse.Namespace) -> int:
     from gaji.eval.runner import EvalConfig, EvalRun
 
     if not args.data:
-        from gaji.eval.datasets import known_names
+        from gaji.eval.sets import known_names
 
         raise ConfigError(f"gaji eval needs --data NAME_OR_PATH (known: {', '.join(known_names())})")
     if args.emit_corpus:
-        from gaji.eval.datasets import load_dataset, write_corpus
+        from gaji.eval.datasets import write_corpus
+        from gaji.eval.sets import load_dataset
 
         n = write_corpus(load_dataset(args.data), args.emit_corpus)
         print(f"wrote {n} passages to {args.emit_corpus}", file=sys.stderr)

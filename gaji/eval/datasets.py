@@ -143,9 +143,7 @@ def canonical_name(name: str) -> str | None:
 
 
 def known_names() -> list[str]:
-    from gaji.eval.komultihop import PARTS
-
-    return sorted([*KNOWN_DATASETS, *PARTS])
+    return sorted(KNOWN_DATASETS)
 
 
 def _locate_known(name: str) -> tuple[Path, Path | None]:
@@ -171,7 +169,7 @@ def _locate_known(name: str) -> tuple[Path, Path | None]:
     return q, (c if c and c.exists() else None)
 
 
-def resolve(name_or_path: str) -> tuple[str, Path, Path | None]:
+def resolve(name_or_path: str, known: list[str] | None = None) -> tuple[str, Path, Path | None]:
     """(dataset name, question file, corpus file or None). Unknown names list the known ones."""
     p = Path(name_or_path).expanduser()
     if p.is_file():
@@ -180,7 +178,8 @@ def resolve(name_or_path: str) -> tuple[str, Path, Path | None]:
     canon = canonical_name(name_or_path)
     if canon is None:
         hint = " (no such file either)" if ("/" in name_or_path or "." in name_or_path) else ""
-        raise ConfigError(f"unknown dataset {name_or_path!r}{hint}; known: {', '.join(known_names())}, or a path to a file")
+        names = known if known is not None else known_names()
+        raise ConfigError(f"unknown dataset {name_or_path!r}{hint}; known: {', '.join(names)}, or a path to a file")
     q, c = _locate_known(canon)
     return canon, q, c
 
@@ -204,12 +203,10 @@ def file_sha256(path: str | Path) -> str:
 
 
 # -- loading -------------------------------------------------------------------
-def load_dataset(name_or_path: str) -> Dataset:
-    from gaji.eval import komultihop
-
-    if komultihop.is_part_name(name_or_path) and not Path(name_or_path).expanduser().is_file():
-        return komultihop.load_part(name_or_path)  # our own set: its files ship with gaji
-    name, qpath, cpath = resolve(name_or_path)
+def load_dataset(name_or_path: str, known: list[str] | None = None) -> Dataset:
+    """A shared set by name, or a question file in one of the formats above. gaji's own sets, which ship
+    inside the package, are loaded by name through `gaji.eval.sets.load_dataset`."""
+    name, qpath, cpath = resolve(name_or_path, known)
     fmt, items, docs = read_questions(qpath)
     spec = KNOWN_DATASETS.get(name)
     long_form = spec.long_form if spec else _looks_long_form(items)

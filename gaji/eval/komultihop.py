@@ -1,7 +1,6 @@
 """KoMultiHop: gaji's hand-written Korean multi-hop question set over the KorQuAD 1.0 dev paragraphs.
 
-    python -m gaji.eval.komultihop                  # check the four files of the set (exit 1 on problems)
-    gaji eval check-set komultihop                  # the same from the CLI
+    gaji eval check-set komultihop                  # check the four files of the set (exit 1 on problems)
     ds = load_part("komultihop-dev")                # a Dataset: the dev questions, corpus = all KorQuAD dev paragraphs
 
 The questions live in `gaji/data/komultihop/<type>.jsonl`, one file per ToQ question type (bridging,
@@ -15,7 +14,6 @@ split must stay balanced. Every problem names file:line and field.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -26,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from gaji.errors import ConfigError, GajiError, InputError
+from gaji.errors import ConfigError, InputError
 from gaji.types import Document
 
 SET_NAME = "komultihop"
@@ -416,7 +414,7 @@ def load_part(name: str = SET_NAME, *, korquad: str | Path | None = None, folder
         shown = "\n  ".join(str(p) for p in report.problems[:10])
         more = f"\n  … {len(report.problems) - 10} more" if len(report.problems) > 10 else ""
         raise InputError(f"the {SET_NAME} set has {len(report.problems)} problem(s) "
-                         f"(run `python -m gaji.eval.komultihop`):\n  {shown}{more}")
+                         f"(run `gaji eval check-set komultihop`):\n  {shown}{more}")
     recs = [r for r in read_records(report.files) if split is None or r.data["split"] == split]
     items = []
     h = hashlib.sha256()
@@ -456,19 +454,3 @@ def run_check(files: Sequence[str] | None, korquad: str | None) -> int:
         return 0
     print(f"{len(report.problems)} problem(s) in {len(report.files)} file(s)", file=err)
     return 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m gaji.eval.komultihop", description="Check the KoMultiHop question files.")
-    ap.add_argument("files", nargs="*", help="question files (default: the four shipped ones, with the balance rules)")
-    ap.add_argument("--korquad", help="the KorQuAD 1.0 dev JSON (default: the shared data folder's)")
-    args = ap.parse_args(argv)
-    try:
-        return run_check(args.files, args.korquad)
-    except GajiError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

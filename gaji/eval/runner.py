@@ -38,7 +38,8 @@ from typing import Any, Callable
 from gaji.config import Settings
 from gaji.errors import ConfigError
 from gaji.eval.corpus_index import corpus_index
-from gaji.eval.datasets import Dataset, EvalItem, load_dataset
+from gaji.eval.datasets import Dataset, EvalItem
+from gaji.eval.sets import load_dataset
 from gaji.eval.display import EvalProgress, print_summary
 from gaji.eval.metrics.retrieval import DEFAULT_KS
 from gaji.eval.record import Retrieval, RunRecord, RunSetup, Sittings, default_out_dir

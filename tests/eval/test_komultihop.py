@@ -181,10 +181,10 @@ def test_check_command_exit_codes(tmp_path, korquad, capsys):
     assert "ok: 2 questions" in capsys.readouterr().out
     (tmp_path / "b").mkdir()
     bad = write(tmp_path / "b" / "bridging.jsonl", [good_bridging(1), {**good_bridging(2, "report"), "answers": ["없는 답"]}])
-    assert km.main([str(bad), "--korquad", str(korquad)]) == 1
+    assert main(["eval", "check-set", "komultihop", str(bad), "--korquad", str(korquad)]) == 1
     err = capsys.readouterr().err
     assert "bridging.jsonl:2: answers: no variant appears" in err and "problem(s)" in err
-    assert km.main([str(good), "--korquad", str(tmp_path / "none.json")]) == 2
+    assert main(["eval", "check-set", "komultihop", str(good), "--korquad", str(tmp_path / "none.json")]) == 2
     assert "not found" in capsys.readouterr().err
 
 
@@ -217,7 +217,8 @@ def test_shipped_set_is_clean():
 @pytest.mark.data
 @pytest.mark.skipif(not KORQUAD.is_file(), reason="shared data absent")
 def test_shipped_set_loads_by_name_over_all_korquad_paragraphs():
-    from gaji.eval.datasets import load_dataset, write_corpus
+    from gaji.eval.datasets import write_corpus
+    from gaji.eval.sets import load_dataset
 
     full, dev, rep = (load_dataset(n) for n in ("komultihop", "komultihop-dev", "komultihop-report"))
     assert len(full.items) == len(dev.items) + len(rep.items) >= 4 * km.MIN_PER_TYPE
