@@ -30,8 +30,8 @@ def add_build_flags(b: argparse.ArgumentParser) -> None:
 
 def add_embed_workers_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--embed-workers", type=int, default=None, metavar="N",
-                   help="embedding workers, one E5 model each: Ray actors with --ray (default 2), else processes "
-                        "here (default: 2 on 2+ cores for 512+ passages, where it measured faster; 1 = this process)")
+                   help="embedding workers, one E5 model each: Ray actors with --ray (default 2), else worker "
+                        "processes here (default 1: this process, which measured faster; see gaji bench embed-workers)")
 
 
 def add_expand_ray_flags(r: argparse.ArgumentParser) -> None:

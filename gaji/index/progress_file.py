@@ -91,6 +91,8 @@ class _FileTask(Task):
     def __init__(self, bars: "FileBars", description: str, total: int, completed: int):
         super().__init__(bars, description, total, completed)
         self.file = bars.file
+        if self.file is not None and completed:  # what a resumed job had done already
+            self.file.count(completed, total, 0.0)
 
     def advance(self, n: int = 1, status: Any = None) -> None:
         super().advance(n, status)

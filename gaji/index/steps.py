@@ -21,6 +21,7 @@ from .texts import chunk_text
 __all__ = ["ANALYZE_BATCH", "index_lexical", "embed_rows", "load_parts"]
 
 ANALYZE_BATCH = 512
+CHECKPOINT_S = 30.0  # a slow machine loses at most this much embedding to a kill, however few rows that is
 
 
 def _passages_per_s(task) -> str:
@@ -100,10 +101,11 @@ def load_parts(parts_dir: Path, n: int) -> tuple[list[np.ndarray], int]:
 
 def embed_rows(
     texts: Sequence[str], embedder, parts_dir: Path, prog: Bars, checkpoint_rows: int, stats: dict[str, Any],
-    before_save: Callable[[], None] | None = None,
+    before_save: Callable[[], None] | None = None, checkpoint_s: float = CHECKPOINT_S,
 ) -> np.ndarray:
-    """Embed `texts`, checkpointing every `checkpoint_rows` into parts_dir; resumes from existing parts.
-    `before_save` runs before each checkpoint is written (it may raise to stop the work)."""
+    """Embed `texts`, checkpointing every `checkpoint_rows` rows or `checkpoint_s` seconds, whichever comes
+    first, into parts_dir; resumes from existing parts. `before_save` runs before each checkpoint is written
+    (it may raise to stop the work)."""
     parts_dir.mkdir(parents=True, exist_ok=True)
     n = len(texts)
     parts, done = load_parts(parts_dir, n)
@@ -113,18 +115,19 @@ def embed_rows(
     batch = max(1, min(checkpoint_rows, 64))
     pending: list[np.ndarray] = []
     pending_start = done
+    saved_at = time.perf_counter()
     while done < n:
         end = min(n, done + batch)
         pending.append(embedder.embed_passages(list(texts[done:end])))
         task.advance(end - done, status=_passages_per_s)
         done = end
-        if done - pending_start >= checkpoint_rows or done == n:
+        if done - pending_start >= checkpoint_rows or done == n or time.perf_counter() - saved_at >= checkpoint_s:
             block = np.concatenate(pending) if len(pending) > 1 else pending[0]
             if before_save is not None:
                 before_save()
             save_npy_atomic(parts_dir / f"{pending_start:09d}-{done:09d}.npy", block)
             parts.append(block)
-            pending, pending_start = [], done
+            pending, pending_start, saved_at = [], done, time.perf_counter()
     stats["embed_s"] = stats.get("embed_s", 0.0) + time.perf_counter() - t0
     stats["embedded_rows"] = stats.get("embedded_rows", 0) + n - int(stats["resumed_rows"])
     if not parts:

@@ -7,8 +7,8 @@ A batch is cut into one contiguous shard per worker and the shards are embedded 
 vectors are exactly those of one process (same model, same text per row), so the index records the same
 model id. Queries are embedded in the calling process. Workers start with the `spawn` method (a fresh
 interpreter: the model's thread count is set before it loads) and ignore Ctrl-C, which the caller handles.
-`fill_embedder` picks what a fill uses: worker processes where they measured faster
-(`gaji bench embed-workers`, BENCHMARKS.md), the in-process embedder otherwise.
+`fill_embedder` picks what a fill uses: worker processes when asked for, or automatically where they
+measured faster (`gaji bench embed-workers`, BENCHMARKS.md); the in-process embedder otherwise.
 """
 from __future__ import annotations
 
@@ -25,8 +25,12 @@ from .dense import E5Embedder, Embedder, get_embedder
 
 __all__ = ["ProcessEmbedder", "fill_embedder", "AUTO_MIN_ROWS", "AUTO_WORKERS"]
 
-AUTO_WORKERS = 2  # on 2 cores: two one-thread workers beat one process (gaji bench embed-workers)
-AUTO_MIN_ROWS = 512  # below this, starting the workers (a model load each) costs more than they save
+# Worker processes a fill uses unless told: 1 (this process). Side by side on the 2-core machine under load
+# (gaji bench embed-workers, 500 HotpotQA passages) one process embedded 1.89 and 1.56 passages/s, two one-thread
+# workers 1.38/s; an earlier idle run of Ray workers measured 1.29x for two (BENCHMARKS.md). Raise it where
+# `gaji bench embed-workers` says workers win.
+AUTO_WORKERS = 1
+AUTO_MIN_ROWS = 512  # below this, starting workers (a model load each) costs more than they could save
 
 _worker: Embedder | None = None
 
@@ -59,7 +63,7 @@ def shards(n: int, k: int) -> list[tuple[int, int]]:
 class ProcessEmbedder(Embedder):
     """Passages embedded by `workers` processes of `threads` compute threads each; queries in this process."""
 
-    def __init__(self, workers: int = AUTO_WORKERS, model_id: str | None = None, threads: int = 1):
+    def __init__(self, workers: int = 2, model_id: str | None = None, threads: int = 1):
         self._local = get_embedder(model_id)
         self.model_id, self.dim = self._local.model_id, self._local.dim
         self.workers, self.threads = max(1, int(workers)), max(1, int(threads))
@@ -103,9 +107,9 @@ class ProcessEmbedder(Embedder):
 
 
 def fill_embedder(model_id: str, rows: int, workers: int | None = None) -> Embedder:
-    """The embedder a fill of `rows` rows uses when none was given. `workers`: None = automatic (worker
-    processes for the bundled E5 model on a machine with 2+ cores and at least `AUTO_MIN_ROWS` rows),
-    1 = in this process, N = N worker processes. The caller closes a ProcessEmbedder."""
+    """The embedder a fill of `rows` rows uses when none was given. `workers`: None = automatic
+    (`AUTO_WORKERS` processes for the bundled E5 model with 2+ cores and `AUTO_MIN_ROWS`+ rows, else this
+    process), 1 = in this process, N = N worker processes. The caller closes a ProcessEmbedder."""
     local = get_embedder(model_id)
     if workers is None:
         auto = isinstance(local, E5Embedder) and (os.cpu_count() or 1) >= 2 and rows >= AUTO_MIN_ROWS
