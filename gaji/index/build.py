@@ -301,10 +301,10 @@ def build_index(
 
     The result replaces an existing index at `out_dir` once its BM25 part is complete; its vectors are
     then filled (`fill`, default) before this returns, or left pending (`fill=False`: BM25 answers, hybrid
-    waits for `gaji.index.fill.fill_vectors(out_dir)`); `embed_workers`: worker processes of the fill (None:
-    automatic, gaji.index.workers.fill_embedder; ignored when an `embedder` is given). The read report (skipped records) is on the returned
-    index as `index.read_report`. `embedder` (default: E5) must be obtainable again by
-    `gaji.index.dense.get_embedder(embedder.model_id)` for the index to open.
+    waits for `gaji.index.fill.fill_vectors(out_dir)`). `embed_workers`: worker processes of the fill
+    (None: automatic, gaji.index.workers.fill_embedder; not used with a given `embedder`). The read report
+    (skipped records) is on the returned index as `index.read_report`. `embedder` (default: E5) must be
+    obtainable again by `gaji.index.dense.get_embedder(embedder.model_id)` for the index to open.
     `extension` changes the chunks and their texts after chunking (chunk expansion:
     `gaji.expand.index_hook.expansion_step`). `dense_store`: a vector-database URL (milvus://HOST:PORT,
     qdrant+local:DIR, see gaji/stores/) that receives the vectors; searches then go to it

@@ -60,6 +60,9 @@ class BM25UntilVectors(Retriever):
     """The retriever `requested` over `index`, answered by BM25 while the index's vectors are pending."""
 
     def __init__(self, index: Any, requested: str, options: dict[str, Any]):
+        if not index.has_lexical:
+            raise VectorsPending(f"{index.path}: the vectors are still being computed and this index has no BM25 "
+                                 f"part to answer meanwhile; search it once `gaji index fill {index.path}` is done")
         self.index = index
         self.requested = requested
         self.options = dict(options)

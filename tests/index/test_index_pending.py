@@ -78,3 +78,13 @@ def test_cli_ask_prints_the_note_while_pending(filling, capsys):
 def test_an_index_without_vectors_has_no_note(tmp_path):
     idx = build_small(tmp_path / "lex", dense=False)
     assert vectors_status(idx) == {"state": "none"} and vectors_note(idx) is None and not idx.vectors_pending
+
+
+def test_a_dense_only_index_says_why_it_cannot_answer_yet(tmp_path):
+    from gaji.errors import IndexError_
+
+    idx = build_small(tmp_path / "dense", lexical=False, fill=False)
+    with pytest.raises(IndexError_, match="no BM25 part to answer meanwhile"):
+        idx.retriever("dense")
+    fill_vectors(idx.path, idx.embedder)
+    assert open_index(idx.path).retriever("dense").search("Guido van Rossum programming language", 1)[0].id == "python"
