@@ -39,6 +39,8 @@ def attach_store(index_dir: str | Path, url: str, out: str | Path | None = None)
     m = read_manifest(src)
     if not m.has_dense:
         raise ConfigError(f"{src}: this index has no dense part to put in a store")
+    if m.vectors_pending:
+        raise ConfigError(f"{src}: its vectors are still being computed; finish them first: gaji index fill {src}")
     target = _copy_to(src, out) if out is not None else src
     vectors = np.load(target / DENSE_DIR / VECTORS, mmap_mode="r")
     live = None

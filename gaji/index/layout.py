@@ -7,17 +7,21 @@ beside it. Names only; what the files hold is described by the modules that writ
     chunks.ids.json       [[chunk_id, doc_id] | null] per row
     lexical/              tantivy BM25 index (optional)                           (gaji.index.lexical)
     dense/vectors.npy     float32 [rows x dim] (optional), dense/hnsw.faiss for HNSW (gaji.index.dense)
+    dense-fill/           vectors still to compute: plan.json + checkpoints   (gaji.index.fillplan)
+    progress.json         what a build / add / fill is doing right now          (gaji.index.progress_file)
 
 Beside an index folder ``NAME``: ``.NAME.building`` (a build in progress, with build-state.json and
-dense-parts/ for resuming), ``.NAME.adding`` (an add in progress) and ``.NAME.old`` (the previous
-index during the swap of a finished folder into place).
+dense-parts/ for resuming), ``.NAME.adding`` (an add in progress), ``.NAME.old`` (the previous
+index during the swap of a finished folder into place) and ``.NAME.fill.lock`` (held by the one process
+filling the vectors; beside the folder because a swap replaces the folder).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 __all__ = ["MANIFEST", "CHUNKS", "OFFSETS", "IDS", "LEXICAL_DIR", "DENSE_DIR", "VECTORS", "HNSW_GRAPH",
-           "PARTS_DIR", "STATE", "building_dir", "adding_dir", "backup_dir"]
+           "PARTS_DIR", "STATE", "FILL_DIR", "FILL_PLAN", "PROGRESS", "building_dir", "adding_dir", "backup_dir",
+           "fill_lock"]
 
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.jsonl"
@@ -29,6 +33,9 @@ VECTORS = "vectors.npy"  # inside DENSE_DIR
 HNSW_GRAPH = "hnsw.faiss"  # inside DENSE_DIR
 PARTS_DIR = "dense-parts"  # embedding checkpoints of an unfinished build
 STATE = "build-state.json"  # what an unfinished build may resume
+FILL_DIR = "dense-fill"  # a published index's missing vectors: FILL_PLAN + checkpoint folders
+FILL_PLAN = "plan.json"  # inside FILL_DIR
+PROGRESS = "progress.json"
 
 
 def _beside(index_dir: str | Path, suffix: str) -> Path:
@@ -49,3 +56,9 @@ def adding_dir(index_dir: str | Path) -> Path:
 def backup_dir(index_dir: str | Path) -> Path:
     """Where the old index waits while a finished folder is swapped in."""
     return _beside(index_dir, "old")
+
+
+def fill_lock(index_dir: str | Path) -> Path:
+    """The lock file of the process that fills the vectors of `index_dir`."""
+    p = Path(index_dir)
+    return p.parent / f".{p.name}.fill.lock"

@@ -1,7 +1,7 @@
 """An opened index folder: chunks + BM25 (tantivy) + dense vectors, each part loaded on first use.
 
     idx = open_index("runs/idx")
-    idx.retriever("hybrid").search("질문", k=5)
+    idx.retriever("hybrid").search("질문", k=5)      # BM25 (and says so) while the vectors are pending
     idx.add(["more.jsonl"])                                            # new chunks only are embedded
 
 Building is gaji.index.build, the folder layout gaji.index.layout, updates gaji.index.update.
@@ -26,6 +26,7 @@ from .chunkstore import ChunkStore
 from .dense import DenseIndex, get_embedder
 from .layout import DENSE_DIR, LEXICAL_DIR, MANIFEST, backup_dir, building_dir
 from .manifest import Manifest, check_compatible, read_manifest
+from .pending import BM25UntilVectors, VectorsPending, still_pending
 from .sources import chunk_all, resolve_sources, source_names
 from .update import AddResult
 
@@ -118,10 +119,22 @@ class Index:
             return self._analyzer
 
     @property
+    def vectors_pending(self) -> bool:
+        """Whether the vectors are still being computed (checked again on disk while they are)."""
+        return self.manifest.vectors_pending and still_pending(self)
+
+    def vectors_filled(self, manifest: Manifest) -> None:  # a fill completed the vectors (gaji.index.pending)
+        with self._lock:
+            self.manifest = manifest
+            self._dense = None
+
+    @property
     def dense(self):
         """The vectors + search backend (gaji.index.dense.DenseIndex)."""
         if not self.has_dense:
             raise IndexError_(f"{self.path}: this index has no dense part; rebuild with --dense or use --retriever bm25")
+        if self.vectors_pending:
+            raise VectorsPending(f"{self.path}: the vectors are still being computed; BM25 answers meanwhile")
         with self._lock:
             if self._dense is None:
                 live = self.store.live_mask() if self.manifest.counts.get("deleted") else None
@@ -169,8 +182,12 @@ class Index:
 
     # -- retrieval --------------------------------------------------------------------------
     def retriever(self, name: str, **kw: Any):
-        """A registered retriever ("bm25", "dense", "hybrid", ...) over this index."""
-        return RETRIEVERS.get(name)(self, **kw)
+        """A registered retriever ("bm25", "dense", "hybrid", ...) over this index; while the vectors are
+        pending, one needing them answers with BM25 until they are complete (gaji.index.pending)."""
+        try:
+            return RETRIEVERS.get(name)(self, **kw)
+        except VectorsPending:
+            return BM25UntilVectors(self, name, kw)
 
     def info(self) -> dict[str, Any]:
         m = self.manifest
@@ -187,6 +204,7 @@ class Index:
             "stats": m.stats,
             "sources": m.sources,
             "history": m.history,
+            "vectors": m.vectors,
         }
 
     def close(self) -> None:
@@ -202,10 +220,13 @@ class Index:
         progress: bool = False,
         skip_bad: bool = False,
         checkpoint_rows: int = 256,
+        fill: bool = True,
+        embed_workers: int | None = None,
     ) -> AddResult:
         """Add documents (same chunking as the build). A document whose id is already indexed replaces
         its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
-        chunks it no longer has are removed. Atomic: works on a copy, then swaps it in."""
+        chunks it no longer has are removed. Atomic: works on a copy, then swaps it in, BM25 first; the
+        vectors are filled then (`fill`; `embed_workers` as in gaji.index.fill), or left for gaji.index.fill."""
         m = self.manifest
         sources = resolve_sources(documents_or_paths)
         docs, report = read_documents(sources, skip_bad=skip_bad)
@@ -213,11 +234,13 @@ class Index:
         change = update.plan(self.store.rows(), {d.id for d in docs}, chunks, m)
         change.result.report = report
         analyzer = self.analyzer if m.has_lexical and change.touched else None
-        embedder = self.embedder if m.has_dense and change.touched else None
         with self._lock:
             self.close()
-        update.apply(self.path, m, change, source_names(sources), analyzer, embedder, progress, checkpoint_rows)
-        with self._lock:
-            self.manifest = read_manifest(self.path)
-            self._reset()
+        try:  # an add that fails while filling vectors has published its BM25 rows already
+            update.apply(self.path, m, change, source_names(sources), analyzer, None, progress, checkpoint_rows,
+                         fill=fill, embed_workers=embed_workers)
+        finally:
+            with self._lock:
+                self.manifest = read_manifest(self.path)
+                self._reset()
         return change.result

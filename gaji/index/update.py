@@ -5,7 +5,11 @@
 
 Rows never move: a changed chunk keeps its row, a new chunk gets a new row at the end, a removed chunk
 leaves an empty row (`null` in the chunk store, a zero vector, no BM25 entry). `apply` works on a copy
-(``.<name>.adding``) and swaps it in, so a failed update leaves the index as it was.
+(``.<name>.adding``) and swaps it in, so an update that fails before that leaves the index as it was.
+BM25 first: what is swapped in is the chunks and BM25 with the changed rows' vectors pending (a plan,
+gaji.index.fillplan), and those are filled afterwards (gaji.index.fill), by `apply` itself when it is
+given an embedder. An update that fails while filling leaves its BM25 rows in place and its vectors
+pending: `gaji index fill` goes on from the last checkpoint.
 """
 from __future__ import annotations
 
@@ -19,17 +23,18 @@ import numpy as np
 
 from gaji.corpus.readers import ReadReport
 from gaji.progress import Bars
-from gaji.registry import COMPOSITIONS
-from gaji.stores.sync import sync_rows
 from gaji.types import Chunk
 
 from .chunkstore import ChunkStore
-from .dense import DenseIndex, choose_backend
+from .dense import choose_backend
+from .fill import fill_vectors
+from .fillplan import join_change, pending_state, texts_of
 from .folders import swap_in
-from .layout import DENSE_DIR, LEXICAL_DIR, PARTS_DIR, VECTORS, adding_dir
-from .manifest import Manifest, current_versions, utc_now, write_manifest
-from .steps import embed_rows, index_lexical
-from .texts import PLAIN, ChunkTexts
+from .layout import LEXICAL_DIR, adding_dir
+from .manifest import Manifest, current_versions, read_manifest, utc_now, write_manifest
+from .progress_file import FileBars, ProgressFile
+from .steps import index_lexical
+from .texts import ChunkTexts
 
 __all__ = ["AddResult", "Change", "plan", "apply", "texts_of"]
 
@@ -121,37 +126,16 @@ def _plan_dense(change: Change, m: Manifest) -> None:
     change.result.embedded = len(change.index)
 
 
-def texts_of(m: Manifest) -> ChunkTexts:
-    """The texts the index was built with: the composition its manifest names (config "compose"), else plain."""
-    name = m.config.get("compose")
-    return COMPOSITIONS.get(str(name)) if name else PLAIN
-
-
 def _update_lexical(work: Path, change: Change, analyzer, texts: ChunkTexts, prog: Bars, stats: dict) -> None:
     index_lexical(work / LEXICAL_DIR, change.index, analyzer, prog, stats, create=False,
                   delete_rows=sorted(set(change.deleted) | set(change.replaced)), text=texts.lexical)
 
 
-def _update_dense(work: Path, change: Change, embedder, texts: ChunkTexts, prog: Bars, checkpoint_rows: int,
-                  stats: dict) -> np.ndarray:
-    """Embed the changed rows into the vectors (empty rows zeroed) and write them; returns all vectors."""
-    dense_dir = work / DENSE_DIR
-    old = np.load(dense_dir / VECTORS)
-    vecs = np.zeros((len(change.rows), old.shape[1]), dtype=np.float32)
-    vecs[: old.shape[0]] = old
-    parts = work / PARTS_DIR
-    shutil.rmtree(parts, ignore_errors=True)
-    new = embed_rows([texts.dense(c) for _, c in change.index], embedder, parts, prog, checkpoint_rows, stats)
-    shutil.rmtree(parts, ignore_errors=True)
-    for (r, _), v in zip(change.index, new):
-        vecs[r] = v
-    live = change.live
-    vecs[~live] = 0.0
-    if change.patch_hnsw:
-        DenseIndex.append(dense_dir, vecs, change.index_rows)
-    else:
-        DenseIndex.write(dense_dir, vecs, str(change.dense_backend), live if not live.all() else None)
-    return vecs
+def _plan_vectors(work: Path, m: Manifest, change: Change) -> dict:
+    """The changed rows' vectors become pending (joined to a plan still pending); the manifest's `vectors`."""
+    plan = join_change(work, m, [r for r, _ in change.index], change.deleted, len(change.rows),
+                       str(change.dense_backend), change.patch_hnsw, change.action)
+    return pending_state(plan, len(change.rows))
 
 
 def _updated_manifest(m: Manifest, change: Change, sources: list[str]) -> Manifest:
@@ -174,30 +158,37 @@ def _updated_manifest(m: Manifest, change: Change, sources: list[str]) -> Manife
 
 
 def apply(index_dir: str | Path, m: Manifest, change: Change, sources: list[str], analyzer: Any = None,
-          embedder: Any = None, progress: bool = False, checkpoint_rows: int = 256) -> Manifest:
+          embedder: Any = None, progress: bool = False, checkpoint_rows: int = 256, fill: bool | None = None,
+          embed_workers: int | None = None) -> Manifest:
     """Carry out `change` on the index at `index_dir` (manifest `m`; `sources` as the manifest lists
-    them). `analyzer`/`embedder` are needed when the change touches the BM25/dense part. Returns the
-    new manifest."""
+    them). `analyzer` is needed when the change touches the BM25 part. The changed rows' vectors are
+    pending once the change is swapped in, then filled before this returns when `fill` (None: when an
+    `embedder` is given; otherwise the plan's model, `embed_workers` as in gaji.index.fill).
+    Returns the new manifest."""
     path = Path(index_dir)
     work = adding_dir(path)
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(path, work)
+    report = ProgressFile(work, change.action)
     try:
         ChunkStore.write(work, change.rows)
         stats: dict[str, Any] = {}
-        texts = texts_of(m) if change.touched else None
-        with Bars(progress, lines=True) as prog:
-            if m.has_lexical and texts is not None:
-                _update_lexical(work, change, analyzer, texts, prog, stats)
-            if m.has_dense and texts is not None:
-                vecs = _update_dense(work, change, embedder, texts, prog, checkpoint_rows, stats)
-                if m.config.get("dense_store"):  # keep the vector database in step
-                    rows = change.index_rows
-                    sync_rows(str(m.config["dense_store"]), rows, vecs[rows], np.array(change.deleted, dtype=np.int64))
         m2 = _updated_manifest(m, change, sources)
+        if change.touched:
+            if m.has_lexical:
+                report.stage("bm25", total=len(change.index))
+                with FileBars(progress, report) as prog:
+                    _update_lexical(work, change, analyzer, texts_of(m), prog, stats)
+            if m.has_dense:
+                m2.vectors = _plan_vectors(work, m, change)
         write_manifest(work, m2)
         swap_in(work, path)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+    report.moved(path)
+    report.stage("searchable" if m2.vectors_pending else "done", total=len(change.index), done=len(change.index))
+    if (embedder is not None if fill is None else fill) and m2.vectors_pending:
+        fill_vectors(path, embedder, progress, checkpoint_rows, action=change.action, workers=embed_workers)
+        m2 = read_manifest(path)
     return m2
