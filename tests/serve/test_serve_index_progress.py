@@ -11,6 +11,7 @@ from gaji.config import Settings
 from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 from gaji.llm.scripted import ScriptedLLM
 from gaji.types import Document
+from servefakes import TEST_HOSTS
 
 build = pytest.importorskip("gaji.index.build")
 
@@ -51,7 +52,7 @@ def test_status_shows_pending_vectors_and_progress_then_hybrid(tmp_path):
     build.build_index(DOCS, out, progress=False, korean_analyzer="bigram", embedder=EMBEDDER, fill=False)
     llm = ScriptedLLM(default="Answer: 1944\nSources: [1]")
     indexes = IndexSet.from_specs([f"team={out}"], Settings(retriever="hybrid", method="oner", retries=0), llm)
-    with TestClient(create_app(indexes, ServeConfig(default_method="oner"))) as c:
+    with TestClient(create_app(indexes, ServeConfig(default_method="oner", allowed_hosts=TEST_HOSTS))) as c:
         st = c.get("/api/indexes/team").json()
         assert st["status"] == "ok" and st["vectors"]["state"] == "pending" and st["vectors"]["total"] == 3
         assert st["progress"]["stage"] == "searchable" and st["progress"]["action"] == "build"
