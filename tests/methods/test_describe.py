@@ -49,7 +49,9 @@ def any_llm() -> ScriptedLLM:
         if t in ("integer", "number"):
             lo, hi = schema.get("minimum", 1), schema.get("maximum", 1)
             return (lo + hi) // 2
-        return f"When was battle {next(n)} fought?"[: schema.get("maxLength", 200)]
+        # questions name the battles, one then the other, as a split must (decomposer.lost_names)
+        i = next(n)
+        return f"When was the Battle of {'Guam' if i % 2 else 'Manila'} fought? ({i})"[: schema.get("maxLength", 200)]
 
     def reply(req) -> str:
         if req.json_schema is not None:
