@@ -37,6 +37,12 @@ def cost_line(trace: Trace) -> str:
     return " · ".join(parts)
 
 
+def component_line(trace: Trace) -> str:
+    """Tokens by component (LLMCall.purpose), largest first: "decompose 1,200 · answer 650 · evaluate 400"."""
+    by = sorted(trace.usage_by_purpose().items(), key=lambda kv: -kv[1].total_tokens)
+    return " · ".join(f"{p} {u.total_tokens:,}" for p, u in by)
+
+
 def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
     if tree is None:  # a tree to show, or a root the method judged and decided about (e.g. chose not to split)
         fill_display(trace)
@@ -48,6 +54,8 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
         con.print(render_tree(trace))
         con.print()
     con.print(f"[bold]Answer:[/bold] {trace.answer or '(no answer)'}")
+    if trace.explanation and trace.explanation != trace.answer:
+        con.print(f"[bold]Because:[/bold] {trace.explanation}", highlight=False)
     if trace.status != "ok":
         con.print(f"[red]status {trace.status}: {trace.error}[/red]")
     if trace.citations:
@@ -57,6 +65,8 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
             snippet = (p.text[:110] + "…") if p and len(p.text) > 110 else (p.text if p else "")
             con.print(f"  - {pid}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
     con.print(f"[dim]{trace.method} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
+    if len(trace.usage_by_purpose()) > 1:
+        con.print(f"[dim]tokens by component: {component_line(trace)}[/dim]", highlight=False)
 
 
 def run(args) -> int:

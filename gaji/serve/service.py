@@ -233,8 +233,8 @@ def ask_body(trace: Trace, prompts: bool) -> dict[str, Any]:
             _drop_prompts(node)
     cites = [{"id": p.id, "doc_id": p.doc_id, "title": p.title, "text": p.text}
              for p in (trace.passages.get(i) for i in trace.citations) if p is not None]
-    return {"answer": trace.answer, "citations": cites, "status": trace.status, "error": trace.error,
-            "usage": d["usage"], "trace": d}
+    return {"answer": trace.answer, "explanation": trace.explanation, "citations": cites, "status": trace.status,
+            "error": trace.error, "usage": d["usage"], "usage_by_purpose": d["usage_by_purpose"], "trace": d}
 
 
 def _walk(node: dict) -> Any:

@@ -18,7 +18,7 @@
       score: "score", rank: "rank", tokens: "tokens", time: "time", sources: "Sources",
       c_calls: "LLM calls", c_prompt: "prompt tokens", c_completion: "completion tokens",
       c_cached: "cached prompt tokens", c_hits: "cache hits", c_failed: "failed calls", c_llm: "LLM time",
-      c_wall: "wall time", c_nodes: "nodes", default: "default", output: "output", attempts: "attempts",
+      c_wall: "wall time", c_nodes: "nodes", because: "Because", byPurpose: "tokens by component", default: "default", output: "output", attempts: "attempts",
       needsIndex: "needs an index", error: "Error", more: "more", less: "less",
     },
     ko: {
@@ -34,7 +34,7 @@
       score: "점수", rank: "순위", tokens: "토큰", time: "시간", sources: "출처",
       c_calls: "LLM 호출", c_prompt: "프롬프트 토큰", c_completion: "생성 토큰",
       c_cached: "캐시된 프롬프트 토큰", c_hits: "캐시 적중", c_failed: "실패한 호출", c_llm: "LLM 시간",
-      c_wall: "전체 시간", c_nodes: "노드", default: "기본값", output: "출력", attempts: "시도",
+      c_wall: "전체 시간", c_nodes: "노드", because: "근거", byPurpose: "구성 요소별 토큰", default: "기본값", output: "출력", attempts: "시도",
       needsIndex: "색인 필요", error: "오류", more: "더 보기", less: "접기",
     },
   };
@@ -550,6 +550,10 @@
     const ans = $("answer");
     ans.replaceChildren(el("span", "answer-text", trace.answer || t("noAnswer")));
     for (const pid of trace.citations || []) ans.append(" ", citeButton(pid));
+    const why = $("explanation");
+    const shown = trace.explanation && trace.explanation !== trace.answer;
+    why.classList.toggle("hidden", !shown);
+    why.replaceChildren(...(shown ? [el("b", null, `${t("because")}: `), el("span", null, trace.explanation)] : []));
     const src = $("sources");
     src.replaceChildren();
     if ((trace.citations || []).length) {
@@ -562,6 +566,11 @@
       }
     }
     renderCost(trace.usage || {}, trace.wall_ms, countNodes(trace.root));
+    const parts = Object.entries(trace.usage_by_purpose || {}).sort((a, b) => b[1].total_tokens - a[1].total_tokens);
+    if (parts.length > 1) {
+      const line = parts.map(([p, u]) => `${p} ${fmtInt(u.total_tokens)}`).join(" · ");
+      $("cost").append(el("span", "cost-parts", `${t("byPurpose")}: ${line}`));
+    }
   }
 
   function citeButton(pid) {
