@@ -98,6 +98,7 @@ METHODS: Registry[Any] = Registry(
         "gaji.methods.toq.method",
         "gaji.methods.contregen.method",
         "gaji.methods.chain",
+        "gaji.methods.auto.method",
     ),
 )
 RETRIEVERS: Registry[Any] = Registry(

@@ -13,7 +13,7 @@ from gaji.types import Trace
 def register(sub) -> None:
     p = sub.add_parser("ask", help="answer a question over an index")
     p.add_argument("question", help="the question (Korean or English)")
-    p.add_argument("--method", "-m", help="method name (see `gaji methods`); default oner")
+    p.add_argument("--method", "-m", help="method name (see `gaji methods`); default: from settings, auto")
     p.add_argument("-o", "--opt", action="append", metavar="KEY=VALUE", help="method option, repeatable")
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
     p.add_argument("--tree", action=__import__("argparse").BooleanOptionalAction, default=None,

@@ -22,6 +22,7 @@ from typing import AsyncIterator
 from fastapi import FastAPI
 
 from gaji import __version__
+from gaji.config import DEFAULT_METHOD
 from gaji.serve.auth import ApiKeyMiddleware, SecurityHeadersMiddleware
 from gaji.serve.errors import add_error_handlers
 from gaji.serve.indexes import IndexSet
@@ -40,7 +41,7 @@ class ServeConfig:
     queue_max: int = 8  # questions that may wait for a slot
     max_body_bytes: int = 64 * 1024
     max_upload_bytes: int = 8 * 1024 * 1024
-    default_method: str = "oner"
+    default_method: str = DEFAULT_METHOD
 
 
 def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:

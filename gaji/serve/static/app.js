@@ -9,7 +9,7 @@
       tagline: "multi-hop question answering over your documents", apiKey: "API key",
       keyLabel: "This server needs an API key", save: "Save", question: "Question",
       placeholder: "Ask a question in Korean or English…", method: "Method", index: "Index",
-      promptLang: "Prompt language", auto: "auto", stop: "Stop", ask: "Ask", options: "Options",
+      promptLang: "Prompt language", langAuto: "automatic", stop: "Stop", ask: "Ask", options: "Options",
       enterHint: "Enter to ask · Shift+Enter for a new line", answer: "Answer", download: "Trace JSON",
       tree: "How the answer was found", footer: "Retrieved documents are shown as data and never run as code.",
       running: "running", done: "done", failed: "failed", stopped: "stopped", noAnswer: "(no answer)",
@@ -25,7 +25,7 @@
       tagline: "내 문서로 하는 다단계 질의응답", apiKey: "API 키",
       keyLabel: "이 서버는 API 키가 필요합니다", save: "저장", question: "질문",
       placeholder: "한국어나 영어로 질문하세요…", method: "방법", index: "색인",
-      promptLang: "프롬프트 언어", auto: "자동", stop: "중지", ask: "질문하기", options: "옵션",
+      promptLang: "프롬프트 언어", langAuto: "자동", stop: "중지", ask: "질문하기", options: "옵션",
       enterHint: "Enter: 질문 · Shift+Enter: 줄바꿈", answer: "답", download: "트레이스 JSON",
       tree: "답을 찾은 과정", footer: "검색된 문서는 데이터로만 표시되며 코드로 실행되지 않습니다.",
       running: "진행 중", done: "완료", failed: "실패", stopped: "중지됨", noAnswer: "(답 없음)",
@@ -219,7 +219,7 @@
     setRunning(true);
     const body = { question, method: $("method").value || null, options: collectOptions() };
     if ($("index").value) body.index = $("index").value;
-    if ($("prompt-lang").value !== "auto") body.lang = $("prompt-lang").value;
+    if ($("prompt-lang").value) body.lang = $("prompt-lang").value; // empty: the language follows the question
     state.controller = new AbortController();
     let finished = false;
     try {
