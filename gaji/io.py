@@ -57,6 +57,24 @@ def atomic_write_json(path: str | Path, obj: Any, indent: int | None = 2) -> Non
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=indent) + "\n")
 
 
+def read_model_file(path: str | Path, kind: str, fmt: str, train_hint: str) -> dict[str, Any]:
+    """A trained model's JSON file (a router's weights): the object, or a ConfigError that names the file and says
+    what is wrong (missing: how to train one; not JSON; a "format" field other than `fmt`)."""
+    from gaji.errors import ConfigError
+
+    p = Path(path)
+    try:
+        obj = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: no {kind} here (train one with `{train_hint}`)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{p}: not a {kind} file: {e}") from None
+    if not isinstance(obj, dict) or obj.get("format") != fmt:
+        got = obj.get("format") if isinstance(obj, dict) else None
+        raise ConfigError(f"{p}: field 'format' is {got!r}, expected {fmt!r}")
+    return obj
+
+
 def append_jsonl(path: str | Path, obj: Any) -> None:
     """Append one JSON line and fsync (for resumable logs: a torn last line is ignored by readers)."""
     path = Path(path)

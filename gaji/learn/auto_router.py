@@ -31,7 +31,6 @@ every fixed method are compared on the same questions: those that have every rou
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gaji.errors import InputError
+from gaji.io import iter_jsonl
 from gaji.methods.auto.features import FEATURES, question_features
 from gaji.methods.auto.router import ROUTE_METHODS, ROUTES, AutoRouter, softmax
 
@@ -83,21 +83,15 @@ class Row:
 
 
 def read_results(run_dir: Path) -> dict[str, dict]:
-    """The latest result line per question id of a run directory ({} when there is none)."""
+    """The latest result line per question id of a run directory ({} when there is none); lines without an F1
+    (a crashed question's) are skipped, a line that is not a JSON object is an InputError naming it."""
     path = run_dir / "results.jsonl"
     out: dict[str, dict] = {}
     if not path.is_file():
         return out
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"not JSON: {e}", path=str(path), line=n) from None
-            if isinstance(r, dict) and "id" in r and isinstance(r.get("metrics"), dict) and "f1" in r["metrics"]:
-                out[str(r["id"])] = r
+    for _n, r in iter_jsonl(path):
+        if "id" in r and isinstance(r.get("metrics"), dict) and "f1" in r["metrics"]:
+            out[str(r["id"])] = r
     return out
 
 

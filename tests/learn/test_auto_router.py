@@ -101,7 +101,7 @@ def test_no_recorded_results_is_a_clear_error(tmp_path):
         load_rows(tmp_path)
     write_run(tmp_path, RUNS["one"]["hotpotqa"][0], [{"id": "q"}])
     (tmp_path / RUNS["one"]["hotpotqa"][0] / "results.jsonl").write_text("{bad\n")
-    with pytest.raises(InputError, match="results.jsonl.*line 1"):
+    with pytest.raises(InputError, match=r"results.jsonl:1: not valid JSON"):
         load_rows(tmp_path)
 
 

@@ -21,7 +21,6 @@ the weights, the routes' methods and options, the training split and the held-ou
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,15 +141,10 @@ class AutoRouter:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "AutoRouter":
+        from gaji.io import read_model_file
+
         p = Path(path) if path else DEFAULT_PATH
-        try:
-            obj = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"{p}: no auto router here (train one with `gaji classifier train-auto`)") from None
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{p}: not an auto router file: {e}") from None
-        if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-            raise ConfigError(f"{p}: field 'format' must be {FORMAT!r}")
+        obj = read_model_file(p, "auto router", FORMAT, "gaji classifier train-auto")
         try:
             routes, features = tuple(obj["routes"]), tuple(obj["features"])
             W, b = np.asarray(obj["weights"], dtype=np.float64), np.asarray(obj["bias"], dtype=np.float64)
