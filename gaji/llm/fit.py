@@ -203,8 +203,9 @@ def fit_request(request: Request, count: Counter, context_size: int) -> tuple[Re
     if before <= budget:
         return request, None
     passages, outside = _parse(texts)
-    if not passages:
-        return request, Trim(budget, before, before, fits=False)
+    if not passages:  # nothing to cut: worth a record only when the prompt is over the context itself
+        hard = context_size - request.max_tokens
+        return request, (Trim(budget, before, before, fits=False) if before > hard else None)
     for p in passages:
         p.tokens = count(p.text) if p.text else 0
     fixed = before - sum(p.tokens for p in passages)
