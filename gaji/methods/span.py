@@ -31,8 +31,12 @@ from gaji.eval.metrics.answer import strip_ko_ending
 from gaji.text.sentences import split_sentences
 from gaji.types import Passage
 
-# a Korean reply that ends like a sentence: a final ending (다, 요, 니다, 죠), then punctuation or nothing
-_KO_FINAL = re.compile(r"(?:다|요|니다|죠|음|함)[.!。]?[\"'”’」』)]*$")
+# a Korean reply that ends like a sentence: a predicate's final ending (했다, 한다, 입니다, 있어요, 했음, …), then
+# punctuation or nothing; listed rather than "any 다/요" so that nouns ending in those syllables (바다, 캐나다,
+# 플로리다) are not taken for predicates
+_KO_FINAL = re.compile(r"(?:니다|이다|었다|았다|였다|했다|겠다|있다|없다|한다|된다|간다|온다|본다|산다|준다|진다|"
+                       r"어요|아요|해요|예요|에요|이요|죠|네요|군요|래요|대요|했음|였음|었음|았음|있음|없음|됨)"
+                       r"[.!。]?[\"'”’」』)]*$")
 # copula forms glued to the answer word ("홍길동입니다", "2006년이다", "빅뱅이에요")
 _KO_COPULA = re.compile(r"(?:입니다|이었습니다|였습니다|이었다|였다|이에요|예요|이다|이며|이고|임)$")
 # the topic / subject / object particles that end the restated part of a sentence ("배우는", "드라마가")

@@ -28,7 +28,8 @@ def test_korean_sentences_give_their_span(reply, question, span):
 
 
 def test_spans_are_not_sentences_and_english_is_cut_only_on_clear_patterns():
-    for short in ("1995년", "학교 2", "빅뱅", "Battle of Guam", "Hector Berlioz"):
+    # nouns that end in 다 / 요 are not predicates
+    for short in ("1995년", "학교 2", "빅뱅", "Battle of Guam", "Hector Berlioz", "북아메리카의 캐나다", "동해 바다"):
         assert not is_sentence(short, "ko" if any("가" <= c <= "힣" for c in short) else "en")
     assert span_of("The answer is Battle of Guam.", "Which battle came first?", "en") == "Battle of Guam"
     assert span_of("Seoul is the answer.", "Where?", "en") == "Seoul"
