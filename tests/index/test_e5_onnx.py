@@ -159,3 +159,12 @@ def test_a_damaged_cached_graph_is_rebuilt(tmp_path, monkeypatch):
     emb = OnnxE5Embedder("fp32")
     assert emb.graph_path == path and path.stat().st_size > 50_000_000
     assert emb.embed_queries(["hello"]).shape == (1, 384)
+
+
+def test_decomposed_korean_embeds_like_composed(onnx_fp32):
+    import unicodedata
+
+    nfc = TEXTS[3]
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert nfd != nfc
+    assert np.allclose(onnx_fp32.embed_passages([nfd]), onnx_fp32.embed_passages([nfc]), atol=1e-6)
