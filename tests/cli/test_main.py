@@ -39,7 +39,7 @@ def test_groups_hold_their_members_sub_commands(capsys):
     assert top == ["demo", "ask", "index", "methods", "model", "eval", "bench", "serve", "expand", "classifier"]
     root = next(a for a in parser._actions if a.dest == "command")
     assert _sub_commands(root.choices["bench"]) == [
-        "retrieval", "run", "check", "report", "sweep", "serve", "injection", "security", "llm-server", "dense-store",
+        "retrieval", "embed", "run", "check", "report", "sweep", "serve", "injection", "security", "llm-server", "dense-store",
         "ray-embed",
         "ray-expand", "toq-depth", "evaluator", "decomposer", "verifier", "documents", "build", "embed-workers", "plot"]
     assert _sub_commands(root.choices["expand"]) == [
