@@ -327,7 +327,10 @@ class QuestionDecomposer:
                                      seed=attempt * 7, temperature=0.0 if attempt == 0 else 0.5)
             try:
                 d = parse(obj, question, self.max_children)
-                if not d.is_single:
+                # a comparison's branches each ask about one side and may move the shared constraint into
+                # the comparison itself ("both Korean breeds?"), and Kiwi tags some names as common nouns
+                # (진돗개): the names rule is for splits that chain, where a dropped name loses the bridge
+                if not d.is_single and purpose != "decompose-compare":
                     why = lost_names([sq.question for sq in d.subquestions], question, lang)
                     if why:
                         raise LostNames(why)
