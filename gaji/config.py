@@ -47,6 +47,12 @@ class Settings:
     prompt_cache: bool = True  # embedded backend: reuse the KV cache of a shared prompt prefix (off: for cost A/B runs)
     timeout_s: float = 120.0  # per LLM call (server backends)
     retries: int = 2
+    # history of the questions served, and their feedback: a path (default $GAJI_HOME/history.sqlite3),
+    # a postgresql:// URL, or "off"
+    history_db: str = ""
+    # the model name a chat client gets when it asks for "gaji" (and the first one /v1/models lists);
+    # "" = gaji-<method>, the server's default method
+    chat_model: str = ""
     sources: dict[str, str] = field(default_factory=dict, repr=False)  # setting -> where its value came from
 
     def as_dict(self) -> dict[str, Any]:

@@ -22,6 +22,8 @@ COMMAND_MODULES = (
     "gaji.cli.eval_cmd",
     "gaji.cli.bench_cmd",
     "gaji.cli.serve_cmd",
+    "gaji.cli.history_cmd",
+    "gaji.cli.keys_cmd",
     "gaji.cli.expand_cmd",
     "gaji.cli.classifier_cmd",
 )

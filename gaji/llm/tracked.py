@@ -8,18 +8,27 @@ outputs are schema-constrained, parsed and validated.
 
 Both raise `LLMError` after the last retry; the failed attempt is still recorded on the node
 (ok=False, error=...), so a method can mark the node failed and carry on.
+
+Streaming: `call(..., on_text=sink)` streams one call's text from the backend as it is generated;
+`streaming(answer_stream)` is a view of this TrackedLLM that streams the calls that write the run's
+answer (gaji/llm/streaming.py) without the method asking. A streamed call is recorded like any other,
+once, with the backend's token counts.
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaji.errors import LLMError
-from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.base import LLMBackend, Request, Result, TextSink
 from gaji.types import LLMCall, Node
+
+if TYPE_CHECKING:
+    from gaji.llm.streaming import AnswerStream
 
 
 class TrackedLLM:
@@ -28,7 +37,14 @@ class TrackedLLM:
         self.retries = retries
         self.backoff_s = backoff_s
         self.keep_prompts = keep_prompts
+        self.answer_stream: "AnswerStream | None" = None
         self._lock = threading.Lock()
+
+    def streaming(self, answer_stream: "AnswerStream") -> "TrackedLLM":
+        """This TrackedLLM (same backend, same lock) streaming the calls `answer_stream` wants."""
+        view = copy.copy(self)
+        view.answer_stream = answer_stream
+        return view
 
     @property
     def name(self) -> str:
@@ -42,14 +58,18 @@ class TrackedLLM:
         return self.backend.count_tokens(text)
 
     # -- core -------------------------------------------------------------
-    def call(self, node: Node, purpose: str, request: Request) -> Result:
+    def call(self, node: Node, purpose: str, request: Request, on_text: TextSink | None = None) -> Result:
         attempts = 0
         t0 = time.perf_counter()
         last_err: Exception | None = None
+        answer = self.answer_stream if on_text is None else None
+        if answer is not None and not answer.wants(node, purpose, request):
+            answer = None
         while attempts <= self.retries:
             attempts += 1
+            sink = answer.start() if answer is not None else on_text  # a retry is a new draft
             try:
-                res = self.backend.generate(request)
+                res = self.backend.generate_stream(request, sink) if sink else self.backend.generate(request)
             except LLMError as e:  # backend says: transient or not, we retry up to the limit
                 last_err = e
             except Exception as e:  # noqa: BLE001 - any backend failure is reported, not raised raw

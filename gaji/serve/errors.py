@@ -4,6 +4,9 @@
     401 API key (auth.py)   404 unknown index/method   413 too large (limits.py)
     500 anything else (the server's own index or code)   502 the LLM failed
     503 queue full or cancelled   504 time limit
+
+On the OpenAI-compatible paths (/v1/…) the same errors come in OpenAI's shape,
+`{"error": {"message", "type", "param", "code"}}`, which OpenAI clients read.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gaji.errors import GajiError, IndexError_, LLMError
+from gaji.serve.auth import openai_error
 from gaji.serve.indexes import UnknownIndex, scrub_text
 from gaji.serve.schemas import ErrorResponse
 
@@ -47,27 +51,34 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
+def _respond(request: Request, status: int, message: str, headers: dict[str, str] | None = None,
+             **extra: Any) -> JSONResponse:
+    if request.url.path.startswith("/v1/"):
+        return JSONResponse(openai_error(status, message), status_code=status, headers=headers)
+    return error_response(status, message, headers, **extra)
+
+
 def add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
-    async def _api_error(_: Request, e: ApiError) -> JSONResponse:
-        return error_response(e.status, e.message, e.headers, **e.extra)
+    async def _api_error(request: Request, e: ApiError) -> JSONResponse:
+        return _respond(request, e.status, e.message, e.headers, **e.extra)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_: Request, e: StarletteHTTPException) -> JSONResponse:
-        return error_response(e.status_code, str(e.detail), getattr(e, "headers", None))
+    async def _http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
+        return _respond(request, e.status_code, str(e.detail), getattr(e, "headers", None))
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(_: Request, e: RequestValidationError) -> JSONResponse:
-        return error_response(400, "bad request: " + validation_message(e))
+    async def _validation_error(request: Request, e: RequestValidationError) -> JSONResponse:
+        return _respond(request, 400, "bad request: " + validation_message(e))
 
     @app.exception_handler(GajiError)
-    async def _gaji_error(_: Request, e: GajiError) -> JSONResponse:
-        return error_response(error_status(e), scrub_text(str(e), None))
+    async def _gaji_error(request: Request, e: GajiError) -> JSONResponse:
+        return _respond(request, error_status(e), scrub_text(str(e), None))
 
     @app.exception_handler(Exception)
-    async def _internal_error(_: Request, e: Exception) -> JSONResponse:
+    async def _internal_error(request: Request, e: Exception) -> JSONResponse:
         # the server logs the traceback (Starlette re-raises after this response); the client gets a message
-        return error_response(500, f"internal error ({type(e).__name__}): {scrub_text(str(e), None)}")
+        return _respond(request, 500, f"internal error ({type(e).__name__}): {scrub_text(str(e), None)}")
 
 
 def validation_message(e: RequestValidationError) -> str:
