@@ -17,6 +17,8 @@ BENCH_MODULES = (
     "gaji.bench.evaluator",  # gaji bench evaluator (ToQ query evaluator calibration, issue 4)
     "gaji.bench.decomposer",  # gaji bench decomposer (ToQ decomposer vs gold question shapes, issue 4)
     "gaji.bench.verifier",  # gaji bench verifier (ConTReGen verification step (i), issue 7)
+    "gaji.bench.followups",  # gaji bench followups (follow-up rewrite accuracy, answers with vs without it)
+    "gaji.bench.ttft",  # gaji bench ttft (time to the first answer token per method)
 )
 
 

@@ -1,0 +1,226 @@
+"""`gaji bench followups`: how well follow-up questions are rewritten, and what the rewrite does for the answer.
+
+    gaji bench followups --llm local --method oner [--only ko|en] [--limit N] [--oracle] [--out DIR]
+
+The pairs (benchmarks/followups/followups.jsonl, written by hand over HotpotQA and KorQuAD passages)
+each hold a first question and its answer, a follow-up that leans on them ("When did it end?", "그럼
+두 번째는…", a left-out subject), the standalone question it means, the words that rewrite must
+contain, and the gold answer. For each pair:
+
+  rewrite   the follow-up rewritten by gaji (gaji/conversation/rewrite.py) with the first turn as history.
+            It is right when it contains, for every group of `must_contain`, one of the group's strings
+            (case and spacing ignored; Korean particles may follow, so "소토마요르가" counts for
+            "소토마요르"): the entity (or predicate) the follow-up left out.
+  without   the method answers the follow-up as asked (no conversation: what gaji did before)
+  with      the method answers the rewritten question (what `Gaji.ask(question, history=…)` runs)
+  oracle    (--oracle) the method answers the hand-written standalone question: the rewrite's ceiling
+
+Answers are scored with EM/F1 against the gold answers (gaji/eval/metrics). Retrieval runs over the
+pair's whole corpus (HotpotQA's 6,642 pooled passages, KorQuAD's 964 paragraphs), indexed once and
+cached like `gaji eval` does. Per-pair lines go to <out>/followups-<llm>.jsonl as they finish (a
+second run resumes); the totals to <out>/followups-<llm>.json and .md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gaji.errors import ConfigError, InputError
+
+PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "followups" / "followups.jsonl"
+CORPORA = {"hotpotqa": "hotpotqa", "korquad": "korquad"}
+
+
+@dataclass
+class Pair:
+    id: str
+    lang: str
+    corpus: str
+    pattern: str
+    turns: list[tuple[str, str]]
+    followup: str
+    standalone: str
+    must_contain: list[list[str]]
+    answers: list[str]
+    doc_ids: list[str] = field(default_factory=list)
+
+
+def load_pairs(path: str | Path) -> list[Pair]:
+    out = []
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"follow-up pairs not found: {p}")
+    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+            turns = [(t["question"], t["answer"]) for t in r["turns"]]
+            must = [list(g) for g in r["must_contain"]]
+            pair = Pair(id=r["id"], lang=r["lang"], corpus=r["corpus"], pattern=r.get("pattern", ""), turns=turns,
+                        followup=r["followup"], standalone=r["standalone"], must_contain=must,
+                        answers=list(r["answers"]), doc_ids=list(r.get("doc_ids", [])))
+        except (ValueError, KeyError, TypeError) as e:
+            raise InputError(f"bad follow-up pair: {e}", str(p), n) from None
+        if pair.corpus not in CORPORA:
+            raise InputError(f"unknown corpus {pair.corpus!r} (known: {', '.join(CORPORA)})", str(p), n, "corpus")
+        if not pair.must_contain or not all(pair.must_contain):
+            raise InputError("must_contain needs at least one non-empty group", str(p), n, "must_contain")
+        out.append(pair)
+    return out
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).strip()
+
+
+def rewrite_is_right(rewrite: str, must_contain: list[list[str]]) -> bool:
+    """Every group of `must_contain` has a member inside the rewrite (case and spacing ignored)."""
+    r = _norm(rewrite)
+    return all(any(_norm(alt) in r for alt in group) for group in must_contain)
+
+
+def _scores(prediction: str, answers: list[str], lang: str) -> dict[str, float]:
+    from gaji.eval.metrics.answer import answer_scores
+
+    s = answer_scores(prediction, answers, lang)
+    return {"em": float(s.em) if s else 0.0, "f1": float(s.f1) if s else 0.0}
+
+
+def run_pair(pair: Pair, gaji: Any, llm: Any, method: str, oracle: bool) -> dict[str, Any]:
+    """One pair: the rewrite (through gaji's rewriter, counted) and the answers without / with it."""
+    from gaji.conversation.rewrite import rewrite_followup
+    from gaji.conversation.turns import Turn
+
+    history = [Turn(q, a) for q, a in pair.turns]
+    t0 = time.perf_counter()
+    node = rewrite_followup(llm, pair.followup, history, lang=pair.lang)
+    rewrite_ms = (time.perf_counter() - t0) * 1000
+    rewritten = node.filled_question
+    out: dict[str, Any] = {
+        "id": pair.id, "lang": pair.lang, "pattern": pair.pattern, "followup": pair.followup,
+        "expected": pair.standalone, "rewrite": rewritten, "rewrite_ok": rewrite_is_right(rewritten, pair.must_contain),
+        "rewrite_error": node.error, "rewrite_ms": round(rewrite_ms, 1),
+        "rewrite_tokens": sum(c.prompt_tokens + c.completion_tokens for c in node.calls), "answers": pair.answers,
+    }
+    runs = [("without", pair.followup), ("with", rewritten)] + ([("oracle", pair.standalone)] if oracle else [])
+    for name, question in runs:
+        t = gaji.ask(question, method=method)
+        out[name] = {"question": question, "answer": t.answer, "status": t.status,
+                     "retrieved_gold": bool(set(pair.doc_ids) & {pid.split("#")[0] for pid in t.retrieved_ids()}),
+                     "wall_ms": round(t.wall_ms, 1), **_scores(t.answer, pair.answers, pair.lang)}
+    return out
+
+
+def summarize(rows: list[dict[str, Any]], oracle: bool) -> dict[str, Any]:
+    def block(rs: list[dict[str, Any]]) -> dict[str, Any]:
+        n = len(rs)
+        d: dict[str, Any] = {"pairs": n, "rewrite_right": sum(r["rewrite_ok"] for r in rs)}
+        for name in ("without", "with") + (("oracle",) if oracle else ()):
+            have = [r[name] for r in rs if name in r]
+            d[name] = {"em": round(100 * sum(x["em"] for x in have) / max(1, len(have)), 1),
+                       "f1": round(100 * sum(x["f1"] for x in have) / max(1, len(have)), 1),
+                       "gold_retrieved": sum(x["retrieved_gold"] for x in have)}
+        return d
+
+    out = {"all": block(rows)}
+    for lang in sorted({r["lang"] for r in rows}):
+        out[lang] = block([r for r in rows if r["lang"] == lang])
+    for pat in sorted({r["pattern"] for r in rows}):
+        rs = [r for r in rows if r["pattern"] == pat]
+        out[f"pattern:{pat}"] = {"pairs": len(rs), "rewrite_right": sum(r["rewrite_ok"] for r in rs)}
+    return out
+
+
+def render(summary: dict[str, Any], meta: dict[str, Any], oracle: bool) -> str:
+    cols = ["without", "with"] + (["oracle"] if oracle else [])
+    head = "| set | pairs | rewrites right | " + " | ".join(f"{c} EM / F1 (gold retrieved)" for c in cols) + " |"
+    lines = [f"Follow-up rewrite ({meta['llm']}, method {meta['method']}, k={meta['k']}, {meta['retriever']}; "
+             f"{meta['date']})", "", head, "|" + "---|" * (3 + len(cols))]
+    for key in [k for k in summary if not k.startswith("pattern:")]:
+        b = summary[key]
+        cells = [f"{b[c]['em']} / {b[c]['f1']} ({b[c]['gold_retrieved']})" for c in cols]
+        lines.append(f"| {key} | {b['pairs']} | {b['rewrite_right']}/{b['pairs']} | " + " | ".join(cells) + " |")
+    pats = ", ".join(f"{k[8:]} {v['rewrite_right']}/{v['pairs']}" for k, v in summary.items() if k.startswith("pattern:"))
+    lines += ["", f"Rewrites right by kind of reference: {pats}."]
+    return "\n".join(lines)
+
+
+def register(bsub) -> None:
+    from gaji.cli.common import add_settings_flags
+
+    p = bsub.add_parser("followups", help="follow-up rewrite accuracy, and answers with vs without the rewrite")
+    p.add_argument("--pairs", default=str(PAIRS), help="the follow-up pairs (default benchmarks/followups/followups.jsonl)")
+    p.add_argument("--method", "-m", default="oner", help="method that answers (default oner)")
+    p.add_argument("--only", choices=["ko", "en"], help="only the Korean or the English pairs")
+    p.add_argument("--limit", type=int, default=0, help="first N pairs of each language")
+    p.add_argument("--oracle", action="store_true", help="also answer the hand-written standalone question")
+    p.add_argument("--index-cache", default=".gaji/indexes", help="where the corpora's indexes are cached (as gaji eval)")
+    p.add_argument("--out", default="benchmarks/results/followups", help="result directory")
+    add_settings_flags(p, index=False)
+    p.add_argument("--retriever", help="bm25 | dense | hybrid (default hybrid)")
+    p.add_argument("-k", "--k", type=int, dest="k", help="passages per retrieval (default: the method's)")
+    p.set_defaults(func=run_cmd)
+
+
+def run_cmd(args: argparse.Namespace) -> int:
+    from gaji.api import Gaji
+    from gaji.cli.common import settings_from_args
+    from gaji.eval.corpus_index import corpus_index
+    from gaji.eval.datasets import load_dataset
+    from gaji.eval.record import now_iso
+    from gaji.index.store import open_index
+    from gaji.io import append_jsonl
+    from gaji.llm.factory import llm_from_settings
+    from gaji.llm.tracked import TrackedLLM
+    from gaji.bench.results import save_result
+
+    pairs = load_pairs(args.pairs)
+    if args.only:
+        pairs = [p for p in pairs if p.lang == args.only]
+    if args.limit and args.limit > 0:
+        pairs = [p for lang in ("en", "ko") for p in [q for q in pairs if q.lang == lang][: args.limit]]
+    if not pairs:
+        raise ConfigError("no follow-up pairs to run")
+    s = settings_from_args(args)
+    backend = llm_from_settings(s, cache=False)
+    llm_tag = s.llm.replace(":", "-").replace("/", "_")
+    out = Path(args.out)
+    lines = out / f"followups-{llm_tag}.jsonl"
+    done = {}
+    if lines.exists():
+        for ln in lines.read_text(encoding="utf-8").splitlines():
+            try:
+                r = json.loads(ln)
+                done[r["id"]] = r
+            except (ValueError, KeyError):
+                continue
+    try:
+        gajis = {}
+        for corpus in sorted({p.corpus for p in pairs}):
+            ds = load_dataset(CORPORA[corpus])
+            ix = corpus_index(ds, args.index_cache, open_index=lambda d: open_index(str(d)))
+            gajis[corpus] = Gaji(index=ix.path, llm=backend, settings=s)
+        tracked = TrackedLLM(backend, retries=s.retries)
+        rows = []
+        for i, pair in enumerate(pairs, 1):
+            if pair.id in done and (not args.oracle or "oracle" in done[pair.id]):
+                rows.append(done[pair.id])
+                continue
+            row = run_pair(pair, gajis[pair.corpus], tracked, args.method, args.oracle)
+            append_jsonl(lines, row)
+            rows.append(row)
+            print(f"[{i}/{len(pairs)}] {pair.id} rewrite {'ok ' if row['rewrite_ok'] else 'BAD'} {row['rewrite']!r} "
+                  f"without {row['without']['f1']:.2f} with {row['with']['f1']:.2f}", flush=True)
+    finally:
+        backend.close()
+    meta = {"llm": s.llm, "model": backend.name, "method": args.method, "k": s.k, "retriever": s.retriever,
+            "date": now_iso()[:10], "pairs_file": str(args.pairs)}
+    summary = summarize(rows, args.oracle)
+    save_result(out, f"followups-{llm_tag}", {**meta, "summary": summary}, render(summary, meta, args.oracle))
+    return 0
