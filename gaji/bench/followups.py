@@ -17,15 +17,18 @@ contain, and the gold answer. For each pair:
 
 Answers are scored with EM/F1 against the gold answers (gaji/eval/metrics). Retrieval runs over the
 pair's whole corpus (HotpotQA's 6,642 pooled passages, KorQuAD's 964 paragraphs), indexed once and
-cached like `gaji eval` does. Per-pair lines go to <out>/followups-<llm>.jsonl as they finish (a
-second run resumes); the totals to <out>/followups-<llm>.json and .md.
+cached like `gaji eval` does. Pairs run `--concurrency` at a time (default: the LLM's parallel slots).
+Per-pair lines go to <out>/followups-<llm>.jsonl as they finish (a second run resumes); the totals to
+<out>/followups-<llm>.json and .md.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import re
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,6 +163,7 @@ def register(bsub) -> None:
     p.add_argument("--only", choices=["ko", "en"], help="only the Korean or the English pairs")
     p.add_argument("--limit", type=int, default=0, help="first N pairs of each language")
     p.add_argument("--oracle", action="store_true", help="also answer the hand-written standalone question")
+    p.add_argument("--concurrency", type=int, help="pairs at once (default: the LLM's parallel slots)")
     p.add_argument("--index-cache", default=".gaji/indexes", help="where the corpora's indexes are cached (as gaji eval)")
     p.add_argument("--out", default="benchmarks/results/followups", help="result directory")
     add_settings_flags(p, index=False)
@@ -207,16 +211,22 @@ def run_cmd(args: argparse.Namespace) -> int:
             ix = corpus_index(ds, args.index_cache, open_index=lambda d: open_index(str(d)))
             gajis[corpus] = Gaji(index=ix.path, llm=backend, settings=s)
         tracked = TrackedLLM(backend, retries=s.retries)
-        rows = []
-        for i, pair in enumerate(pairs, 1):
-            if pair.id in done and (not args.oracle or "oracle" in done[pair.id]):
-                rows.append(done[pair.id])
-                continue
+        todo = [p for p in pairs if not (p.id in done and (not args.oracle or "oracle" in done[p.id]))]
+        lock = threading.Lock()
+
+        def one(pair: Pair) -> dict[str, Any]:
             row = run_pair(pair, gajis[pair.corpus], tracked, args.method, args.oracle)
-            append_jsonl(lines, row)
-            rows.append(row)
-            print(f"[{i}/{len(pairs)}] {pair.id} rewrite {'ok ' if row['rewrite_ok'] else 'BAD'} {row['rewrite']!r} "
-                  f"without {row['without']['f1']:.2f} with {row['with']['f1']:.2f}", flush=True)
+            with lock:
+                append_jsonl(lines, row)
+                done[pair.id] = row
+                print(f"[{len(done)}/{len(pairs)}] {pair.id} rewrite {'ok ' if row['rewrite_ok'] else 'BAD'} "
+                      f"{row['rewrite']!r} without F1 {row['without']['f1']:.2f} with {row['with']['f1']:.2f}", flush=True)
+            return row
+
+        workers = max(1, args.concurrency or backend.parallel_slots)
+        with ThreadPoolExecutor(max_workers=workers) as ex:
+            list(ex.map(one, todo))
+        rows = [done[p.id] for p in pairs]
     finally:
         backend.close()
     meta = {"llm": s.llm, "model": backend.name, "method": args.method, "k": s.k, "retriever": s.retriever,

@@ -339,12 +339,8 @@ class OpenAICompatLLM(LLMBackend):
                     read_sse(r, collector, url)
                 return collector.result()
             except urllib.error.HTTPError as e:
-                try:
-                    detail = error_text(json.loads(e.read() or b"{}"))
-                except (ValueError, OSError):
-                    detail = e.reason
                 if e.code not in RETRY_STATUS or attempt > self.retries:
-                    raise LLMError(f"{url} answered HTTP {e.code}: {detail}") from None
+                    raise LLMError(f"{url} answered HTTP {e.code}: {http_error_detail(e)}") from None
             except (TimeoutError, socket.timeout):
                 raise LLMError(f"{url}: no answer within {self.timeout_s:g} s (timeout_s)") from None
             except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
@@ -352,6 +348,14 @@ class OpenAICompatLLM(LLMBackend):
                     raise LLMError(f"cannot reach {url}: {_reason(e)}; is the server running there? "
                                    "(check --base-url)") from None
             time.sleep(min(self.backoff_s * (2 ** (attempt - 1)), MAX_BACKOFF_S))
+
+
+def http_error_detail(e: urllib.error.HTTPError) -> str:
+    """The message of an HTTP error answer (OpenAI's error body), else its reason."""
+    try:
+        return error_text(json.loads(e.read() or b"{}"))
+    except (ValueError, OSError):
+        return str(e.reason)
 
 
 def read_sse(response: Any, collector: StreamCollector, url: str) -> None:

@@ -95,6 +95,10 @@ class AskService:
         """`prepare` within a conversation: `history` given (a chat client sends the whole conversation), or
         the stored turns of `req.conversation_id` (404 when there is no such conversation), or a new one."""
         cid = conversation_id or req.conversation_id
+        if conversation_id and self.history is not None:  # a client's own id: not another client's conversation
+            conv = await self._db(self.history.conversation, conversation_id)
+            if conv is not None and not may_see(client, conv.client):
+                raise ApiError(404, f"unknown conversation {conversation_id!r}")
         if history is None and req.conversation_id:
             store = self._store()
             conv = await self._db(store.conversation, req.conversation_id)

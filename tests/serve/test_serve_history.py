@@ -112,3 +112,20 @@ def test_a_failed_question_is_stored_with_its_status(make_app, scripted, tmp_pat
     assert r.status_code == 502
     rec = app.state.ask.history.question(r.json()["trace_id"])
     assert rec.status == "failed" and "model crashed" in rec.error
+
+
+def test_a_named_key_turns_authentication_on_without_a_restart(make_app, scripted, tmp_path):
+    from gaji.history.keys import KeyStore
+
+    app = app_over(make_app, scripted, str(tmp_path / "h.sqlite3"))  # no GAJI_API_KEY
+    keys = KeyStore(app.state.ask.history.db)
+    with TestClient(app) as c:
+        assert c.get("/api/methods").status_code == 200  # no key anywhere: open, as before
+        _, key = keys.add("web")
+        assert c.get("/api/methods").status_code == 401  # a named key exists: keys are required now
+        r = c.post("/api/ask", json={"question": Q1, "method": "oner"}, headers={"Authorization": f"Bearer {key}"})
+        assert r.status_code == 200
+        assert app.state.ask.history.question(r.json()["trace_id"]).client == "web"
+        assert c.get("/api/health").status_code == 200 and c.get("/").status_code == 200  # still open
+        keys.revoke("web")
+        assert c.get("/api/methods").status_code == 200  # no active key left: open again
