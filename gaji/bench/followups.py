@@ -24,6 +24,7 @@ Per-pair lines go to <out>/followups-<llm>.jsonl as they finish (a second run re
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import threading
@@ -165,6 +166,9 @@ def register(bsub) -> None:
     p.add_argument("--oracle", action="store_true", help="also answer the hand-written standalone question")
     p.add_argument("--concurrency", type=int, help="pairs at once (default: the LLM's parallel slots)")
     p.add_argument("--index-cache", default=".gaji/indexes", help="where the corpora's indexes are cached (as gaji eval)")
+    p.add_argument("--dense", action=argparse.BooleanOptionalAction, default=True,
+                   help="index the corpora with dense embeddings too (default; --no-dense: BM25 only, much faster "
+                   "to build on a CPU; use --retriever bm25 with it)")
     p.add_argument("--out", default="benchmarks/results/followups", help="result directory")
     add_settings_flags(p, index=False)
     p.add_argument("--retriever", help="bm25 | dense | hybrid (default hybrid)")
@@ -178,7 +182,7 @@ def run_cmd(args: argparse.Namespace) -> int:
     from gaji.eval.corpus_index import corpus_index
     from gaji.eval.datasets import load_dataset
     from gaji.eval.record import now_iso
-    from gaji.index.store import open_index
+    from gaji.index.store import build_index, open_index
     from gaji.io import append_jsonl
     from gaji.llm.factory import llm_from_settings
     from gaji.llm.tracked import TrackedLLM
@@ -208,8 +212,9 @@ def run_cmd(args: argparse.Namespace) -> int:
         gajis = {}
         for corpus in sorted({p.corpus for p in pairs}):
             ds = load_dataset(CORPORA[corpus])
-            ix = corpus_index(ds, args.index_cache, open_index=lambda d: open_index(str(d)))
-            gajis[corpus] = Gaji(index=ix.path, llm=backend, settings=s)
+            ix = corpus_index(ds, args.index_cache, open_index=lambda d: open_index(str(d)),
+                              build=lambda src, out, **kw: build_index(src, out, **{**kw, "dense": args.dense}))
+            gajis[corpus] = Gaji(llm=backend, settings=dataclasses.replace(s, index=ix.path))  # one Settings each
         tracked = TrackedLLM(backend, retries=s.retries)
         todo = [p for p in pairs if not (p.id in done and (not args.oracle or "oracle" in done[p.id]))]
         lock = threading.Lock()
