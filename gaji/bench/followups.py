@@ -96,7 +96,7 @@ def _scores(prediction: str, answers: list[str], lang: str) -> dict[str, float]:
     return {"em": float(s.em) if s else 0.0, "f1": float(s.f1) if s else 0.0}
 
 
-def run_pair(pair: Pair, gaji: Any, llm: Any, method: str, oracle: bool) -> dict[str, Any]:
+def run_pair(pair: Pair, gaji: Any, llm: Any, method: str, oracle: bool, answers: bool = True) -> dict[str, Any]:
     """One pair: the rewrite (through gaji's rewriter, counted) and the answers without / with it."""
     from gaji.conversation.rewrite import rewrite_followup
     from gaji.conversation.turns import Turn
@@ -112,7 +112,8 @@ def run_pair(pair: Pair, gaji: Any, llm: Any, method: str, oracle: bool) -> dict
         "rewrite_error": node.error, "rewrite_ms": round(rewrite_ms, 1),
         "rewrite_tokens": sum(c.prompt_tokens + c.completion_tokens for c in node.calls), "answers": pair.answers,
     }
-    runs = [("without", pair.followup), ("with", rewritten)] + ([("oracle", pair.standalone)] if oracle else [])
+    runs = ([("without", pair.followup), ("with", rewritten)] if answers else []) + (
+        [("oracle", pair.standalone)] if oracle and answers else [])
     for name, question in runs:
         t = gaji.ask(question, method=method)
         out[name] = {"question": question, "answer": t.answer, "status": t.status,
@@ -127,7 +128,7 @@ def summarize(rows: list[dict[str, Any]], oracle: bool) -> dict[str, Any]:
         d: dict[str, Any] = {"pairs": n, "rewrite_right": sum(r["rewrite_ok"] for r in rs)}
         for name in ("without", "with") + (("oracle",) if oracle else ()):
             have = [r[name] for r in rs if name in r]
-            d[name] = {"em": round(100 * sum(x["em"] for x in have) / max(1, len(have)), 1),
+            d[name] = {"n": len(have), "em": round(100 * sum(x["em"] for x in have) / max(1, len(have)), 1),
                        "f1": round(100 * sum(x["f1"] for x in have) / max(1, len(have)), 1),
                        "gold_retrieved": sum(x["retrieved_gold"] for x in have)}
         return d
@@ -143,12 +144,13 @@ def summarize(rows: list[dict[str, Any]], oracle: bool) -> dict[str, Any]:
 
 def render(summary: dict[str, Any], meta: dict[str, Any], oracle: bool) -> str:
     cols = ["without", "with"] + (["oracle"] if oracle else [])
-    head = "| set | pairs | rewrites right | " + " | ".join(f"{c} EM / F1 (gold retrieved)" for c in cols) + " |"
+    head = "| set | pairs | rewrites right | " + " | ".join(f"{c}: EM / F1 (gold passage retrieved)" for c in cols) + " |"
     lines = [f"Follow-up rewrite ({meta['llm']}, method {meta['method']}, k={meta['k']}, {meta['retriever']}; "
              f"{meta['date']})", "", head, "|" + "---|" * (3 + len(cols))]
     for key in [k for k in summary if not k.startswith("pattern:")]:
         b = summary[key]
-        cells = [f"{b[c]['em']} / {b[c]['f1']} ({b[c]['gold_retrieved']})" for c in cols]
+        cells = [f"{b[c]['em']} / {b[c]['f1']} ({b[c]['gold_retrieved']}/{b[c]['n']})" if b[c]["n"] else "–"
+                 for c in cols]
         lines.append(f"| {key} | {b['pairs']} | {b['rewrite_right']}/{b['pairs']} | " + " | ".join(cells) + " |")
     pats = ", ".join(f"{k[8:]} {v['rewrite_right']}/{v['pairs']}" for k, v in summary.items() if k.startswith("pattern:"))
     lines += ["", f"Rewrites right by kind of reference: {pats}."]
@@ -164,6 +166,8 @@ def register(bsub) -> None:
     p.add_argument("--only", choices=["ko", "en"], help="only the Korean or the English pairs")
     p.add_argument("--limit", type=int, default=0, help="first N pairs of each language")
     p.add_argument("--oracle", action="store_true", help="also answer the hand-written standalone question")
+    p.add_argument("--answers", action=argparse.BooleanOptionalAction, default=True,
+                   help="answer the follow-ups with and without the rewrite (default); --no-answers: rewrites only")
     p.add_argument("--concurrency", type=int, help="pairs at once (default: the LLM's parallel slots)")
     p.add_argument("--index-cache", default=".gaji/indexes", help="where the corpora's indexes are cached (as gaji eval)")
     p.add_argument("--dense", action=argparse.BooleanOptionalAction, default=True,
@@ -216,16 +220,20 @@ def run_cmd(args: argparse.Namespace) -> int:
                               build=lambda src, out, **kw: build_index(src, out, **{**kw, "dense": args.dense}))
             gajis[corpus] = Gaji(llm=backend, settings=dataclasses.replace(s, index=ix.path))  # one Settings each
         tracked = TrackedLLM(backend, retries=s.retries)
-        todo = [p for p in pairs if not (p.id in done and (not args.oracle or "oracle" in done[p.id]))]
+        def finished(r: dict[str, Any] | None) -> bool:
+            return r is not None and (not args.answers or "without" in r) and (
+                not (args.oracle and args.answers) or "oracle" in r)
+
+        todo = [p for p in pairs if not finished(done.get(p.id))]
         lock = threading.Lock()
 
         def one(pair: Pair) -> dict[str, Any]:
-            row = run_pair(pair, gajis[pair.corpus], tracked, args.method, args.oracle)
+            row = run_pair(pair, gajis[pair.corpus], tracked, args.method, args.oracle, args.answers)
             with lock:
                 append_jsonl(lines, row)
                 done[pair.id] = row
-                print(f"[{len(done)}/{len(pairs)}] {pair.id} rewrite {'ok ' if row['rewrite_ok'] else 'BAD'} "
-                      f"{row['rewrite']!r} without F1 {row['without']['f1']:.2f} with {row['with']['f1']:.2f}", flush=True)
+                scores = f" without F1 {row['without']['f1']:.2f} with {row['with']['f1']:.2f}" if "with" in row else ""
+                print(f"{pair.id} rewrite {'ok ' if row['rewrite_ok'] else 'BAD'} {row['rewrite']!r}{scores}", flush=True)
             return row
 
         workers = max(1, args.concurrency or backend.parallel_slots)
@@ -234,7 +242,8 @@ def run_cmd(args: argparse.Namespace) -> int:
         rows = [done[p.id] for p in pairs]
     finally:
         backend.close()
-    meta = {"llm": s.llm, "model": backend.name, "method": args.method, "k": s.k, "retriever": s.retriever,
+    meta = {"llm": s.llm, "model": backend.name, "method": args.method if args.answers else "-", "k": s.k,
+            "retriever": s.retriever,
             "date": now_iso()[:10], "pairs_file": str(args.pairs)}
     summary = summarize(rows, args.oracle)
     save_result(out, f"followups-{llm_tag}", {**meta, "summary": summary}, render(summary, meta, args.oracle))
