@@ -2,6 +2,8 @@
 (uvicorn in a thread, a free port, the scripted LLM), streamed and not."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import httpx
 import pytest
 
@@ -9,6 +11,8 @@ openai = pytest.importorskip("openai", reason="the openai client is in the `test
 
 from gaji.history.keys import KeyStore  # noqa: E402
 from gaji.history.store import HistoryStore  # noqa: E402
+from gaji.methods.base import Method  # noqa: E402
+from gaji.registry import METHODS  # noqa: E402
 
 KEY = "s3cret-key"
 QUESTION = "Which battle occurred first, the Battle of Manila or the Battle of Guam?"
@@ -35,6 +39,20 @@ def chat_app(make_app, scripted, store):
 
 def client(url: str, key: str = KEY) -> "openai.OpenAI":
     return openai.OpenAI(base_url=f"{url}/v1", api_key=key, max_retries=0, timeout=30)
+
+
+@METHODS.register("test_redraft", help="test double: answers the root, then answers it again")
+class Redraft(Method):
+    name = "test_redraft"
+    needs_retriever = False
+
+    @dataclass
+    class Options:
+        pass
+
+    def solve(self, trace, ctx):
+        ctx.llm.chat(trace.root, "answer", [{"role": "user", "content": "FIRST DRAFT"}])
+        trace.answer = ctx.llm.chat(trace.root, "answer", [{"role": "user", "content": "SECOND DRAFT"}])
 
 
 def test_openai_client_gets_an_answer_with_citations_and_real_usage(chat_app, live_server, store):
@@ -149,3 +167,16 @@ def walk(node: dict):
     yield node
     for c in node.get("children", []):
         yield from walk(c)
+
+
+def test_a_method_that_answers_again_streams_a_second_draft(make_app, scripted, live_server):
+    llm = scripted(_extra=[(r"FIRST DRAFT", "Battle of Manila"), (r"SECOND DRAFT", "Battle of Guam")])
+    with live_server(make_app(llm=llm, api_key=KEY)) as url:
+        chunks = list(client(url).chat.completions.create(
+            model="gaji-test_redraft", stream=True, messages=[{"role": "user", "content": QUESTION}]))
+        plain = client(url).chat.completions.create(model="gaji-test_redraft",
+                                                      messages=[{"role": "user", "content": QUESTION}])
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "Battle of Manila\n\n↻ Battle of Guam"  # the revision follows the first draft
+    assert plain.choices[0].message.content == "Battle of Guam"  # the final answer only
+    assert plain.usage.completion_tokens == 6 and plain.model_extra["gaji"]["llm_calls"] == 2
