@@ -8,9 +8,12 @@ each hold a first question and its answer, a follow-up that leans on them ("When
 contain, and the gold answer. For each pair:
 
   rewrite   the follow-up rewritten by gaji (gaji/conversation/rewrite.py) with the first turn as history.
-            It is right when it contains, for every group of `must_contain`, one of the group's strings
-            (case and spacing ignored; Korean particles may follow, so "소토마요르가" counts for
-            "소토마요르"): the entity (or predicate) the follow-up left out.
+            It is right (the entity rule) when it contains, for every group of `must_contain`, one of the
+            group's strings (case and spacing ignored; Korean particles may follow, so "소토마요르가"
+            counts for "소토마요르"): the entity (or predicate) the follow-up left out. That rule alone
+            passes a rewrite that names the entity but asks something else (the first question copied,
+            say), so it is also judged *strictly*: right by the entity rule and close to the hand-written
+            rewrite (character-bigram F1 >= 0.5, spaces and punctuation ignored).
   without   the method answers the follow-up as asked (no conversation: what gaji did before)
   with      the method answers the rewritten question (what `Gaji.ask(question, history=…)` runs)
   oracle    (--oracle) the method answers the hand-written standalone question: the rewrite's ceiling
@@ -29,6 +32,7 @@ import json
 import re
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +93,27 @@ def rewrite_is_right(rewrite: str, must_contain: list[list[str]]) -> bool:
     return all(any(_norm(alt) in r for alt in group) for group in must_contain)
 
 
+STRICT_SIMILARITY = 0.5
+
+
+def similarity(a: str, b: str) -> float:
+    """Character-bigram F1 of two questions (lower case, spaces and punctuation removed)."""
+    def grams(t: str) -> Counter:
+        t = re.sub(r"[\W_]+", "", t.lower())
+        return Counter(t[i:i + 2] for i in range(len(t) - 1))
+
+    x, y = grams(a), grams(b)
+    common = sum((x & y).values())
+    if not common:
+        return 0.0
+    p, r = common / sum(x.values()), common / sum(y.values())
+    return 2 * p * r / (p + r)
+
+
+def strict_ok(row: dict[str, Any]) -> bool:
+    return bool(row["rewrite_ok"]) and similarity(row["rewrite"], row["expected"]) >= STRICT_SIMILARITY
+
+
 def _scores(prediction: str, answers: list[str], lang: str) -> dict[str, float]:
     from gaji.eval.metrics.answer import answer_scores
 
@@ -109,6 +134,7 @@ def run_pair(pair: Pair, gaji: Any, llm: Any, method: str, oracle: bool, answers
     out: dict[str, Any] = {
         "id": pair.id, "lang": pair.lang, "pattern": pair.pattern, "followup": pair.followup,
         "expected": pair.standalone, "rewrite": rewritten, "rewrite_ok": rewrite_is_right(rewritten, pair.must_contain),
+        "rewrite_similarity": round(similarity(rewritten, pair.standalone), 3),
         "rewrite_error": node.error, "rewrite_ms": round(rewrite_ms, 1),
         "rewrite_tokens": sum(c.prompt_tokens + c.completion_tokens for c in node.calls), "answers": pair.answers,
     }
@@ -125,7 +151,8 @@ def run_pair(pair: Pair, gaji: Any, llm: Any, method: str, oracle: bool, answers
 def summarize(rows: list[dict[str, Any]], oracle: bool) -> dict[str, Any]:
     def block(rs: list[dict[str, Any]]) -> dict[str, Any]:
         n = len(rs)
-        d: dict[str, Any] = {"pairs": n, "rewrite_right": sum(r["rewrite_ok"] for r in rs)}
+        d: dict[str, Any] = {"pairs": n, "rewrite_right": sum(r["rewrite_ok"] for r in rs),
+                             "rewrite_right_strict": sum(strict_ok(r) for r in rs)}
         for name in ("without", "with") + (("oracle",) if oracle else ()):
             have = [r[name] for r in rs if name in r]
             d[name] = {"n": len(have), "em": round(100 * sum(x["em"] for x in have) / max(1, len(have)), 1),
@@ -138,22 +165,27 @@ def summarize(rows: list[dict[str, Any]], oracle: bool) -> dict[str, Any]:
         out[lang] = block([r for r in rows if r["lang"] == lang])
     for pat in sorted({r["pattern"] for r in rows}):
         rs = [r for r in rows if r["pattern"] == pat]
-        out[f"pattern:{pat}"] = {"pairs": len(rs), "rewrite_right": sum(r["rewrite_ok"] for r in rs)}
+        out[f"pattern:{pat}"] = {"pairs": len(rs), "rewrite_right": sum(r["rewrite_ok"] for r in rs),
+                                 "rewrite_right_strict": sum(strict_ok(r) for r in rs)}
     return out
 
 
 def render(summary: dict[str, Any], meta: dict[str, Any], oracle: bool) -> str:
     cols = ["without", "with"] + (["oracle"] if oracle else [])
-    head = "| set | pairs | rewrites right | " + " | ".join(f"{c}: EM / F1 (gold passage retrieved)" for c in cols) + " |"
+    head = ("| set | pairs | rewrites right (entity) | (strict) | "
+            + " | ".join(f"{c}: EM / F1 (gold passage retrieved)" for c in cols) + " |")
     lines = [f"Follow-up rewrite ({meta['llm']}, method {meta['method']}, k={meta['k']}, {meta['retriever']}; "
-             f"{meta['date']})", "", head, "|" + "---|" * (3 + len(cols))]
+             f"{meta['date']})", "", head, "|" + "---|" * (4 + len(cols))]
     for key in [k for k in summary if not k.startswith("pattern:")]:
         b = summary[key]
         cells = [f"{b[c]['em']} / {b[c]['f1']} ({b[c]['gold_retrieved']}/{b[c]['n']})" if b[c]["n"] else "–"
                  for c in cols]
-        lines.append(f"| {key} | {b['pairs']} | {b['rewrite_right']}/{b['pairs']} | " + " | ".join(cells) + " |")
-    pats = ", ".join(f"{k[8:]} {v['rewrite_right']}/{v['pairs']}" for k, v in summary.items() if k.startswith("pattern:"))
-    lines += ["", f"Rewrites right by kind of reference: {pats}."]
+        lines.append(f"| {key} | {b['pairs']} | {b['rewrite_right']}/{b['pairs']} | "
+                     f"{b['rewrite_right_strict']}/{b['pairs']} | " + " | ".join(cells) + " |")
+    pats = ", ".join(f"{k[8:]} {v['rewrite_right']}/{v['pairs']} (strict {v['rewrite_right_strict']})"
+                     for k, v in summary.items() if k.startswith("pattern:"))
+    lines += ["", f"Rewrites right by kind of reference: {pats}. Strict: the entity rule and character-bigram F1 "
+              f">= {STRICT_SIMILARITY} with the hand-written rewrite."]
     return "\n".join(lines)
 
 

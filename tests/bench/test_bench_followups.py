@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gaji.api import Gaji
-from gaji.bench.followups import PAIRS, Pair, load_pairs, render, rewrite_is_right, run_pair, summarize
+from gaji.bench.followups import PAIRS, Pair, load_pairs, render, rewrite_is_right, run_pair, similarity, strict_ok, summarize
 from gaji.bench.ttft import measure
 from gaji.bench.ttft import summarize as ttft_summary
 from gaji.config import Settings
@@ -33,6 +33,11 @@ def test_the_judging_rule():
     assert not rewrite_is_right("그 사람이 첫 세계 주니어 기록을 세운 날은?", must)
     assert rewrite_is_right("When was  simone BOLELLI born?", [["Bolelli"], ["born", "birth"]])
     assert not rewrite_is_right("And Simone Bolelli?", [["born", "birth"]])
+    # strict: the entity named, and close to the hand-written rewrite (not the first question copied)
+    assert similarity("금강산은 보통 어떻게 나뉘어?", "금강산은 보통 어떻게 나뉘어?") == 1.0
+    copied = {"rewrite": "금강산의 총면적은 얼마야?", "expected": "금강산은 보통 어떻게 나뉘어?", "rewrite_ok": True}
+    assert not strict_ok(copied)
+    assert strict_ok({**copied, "rewrite": "금강산은 어떻게 나뉘어?"})
 
 
 def test_one_pair_with_and_without_the_rewrite():
@@ -58,7 +63,7 @@ def test_one_pair_with_and_without_the_rewrite():
     summary = summarize([row], oracle=True)
     assert summary["all"]["rewrite_right"] == 1 and summary["en"]["with"]["em"] == 100.0
     md = render(summary, {"llm": "scripted", "method": "oner", "k": 1, "retriever": "list", "date": "today"}, True)
-    assert "| all | 1 | 1/1 | 0.0 / " in md and "pronoun 1/1" in md
+    assert "| all | 1 | 1/1 | 1/1 | 0.0 / " in md and "pronoun 1/1 (strict 1)" in md
 
 
 def test_ttft_measures_the_first_piece_before_the_end():
