@@ -10,6 +10,7 @@ The CLI (`gaji ask`), the evaluator (`gaji eval`) and the HTTP service (`gaji se
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 from typing import Any
 
@@ -101,7 +102,7 @@ class Gaji:
         # --k / GAJI_K / a config file override the method's own default (the papers differ: IRCoT K=4, OneR 5)
         k_given = self.settings.sources.get("k", "default") != "default"
         if k_given and "k" in opts.__dataclass_fields__ and "k" not in (options or {}):
-            opts.k = self.settings.k
+            opts = dataclasses.replace(opts, k=self.settings.k)  # checked like any option
         return cls(opts)
 
     def ask(

@@ -12,6 +12,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 from gaji.coerce import coerce
 from gaji.errors import ConfigError
+from gaji.types import Trace
 
 T = TypeVar("T")
 
@@ -59,11 +60,7 @@ class Registry(Generic[T]):
             return
         self._loaded = True
         for m in self._modules:
-            try:
-                importlib.import_module(m)
-            except ModuleNotFoundError as e:
-                if not (e.name == m or m.startswith(f"{e.name}.")):  # a dependency is missing: a real error
-                    raise
+            importlib.import_module(m)
 
     def get(self, name: str) -> T:
         self._load()
@@ -107,5 +104,19 @@ RETRIEVERS: Registry[Any] = Registry(
 LLM_BACKENDS: Registry[Any] = Registry(
     "LLM backend", ("gaji.llm.local", "gaji.llm.openai_compat", "gaji.llm.scripted")
 )
-# Vector databases for the dense index, by URL scheme (gaji.stores.base.open_dense_store): milvus://, qdrant+local:, qdrant://
+# How an index turns chunks into BM25 and embedded texts (gaji.index.texts.ChunkTexts), by the name its manifest
+# records (config "compose"): the chunk-expansion compositions
+COMPOSITIONS: Registry[Any] = Registry("composition", ("gaji.expand.compose",))
+# Vector databases for the dense index, by URL scheme (gaji.stores.sync.open_dense_store): milvus://, qdrant+local:, qdrant://
 DENSE_STORES: Registry[Any] = Registry("dense store", ("gaji.stores.milvus", "gaji.stores.qdrant"))
+
+
+def fill_display(trace: Trace) -> Trace:
+    """Describe the nodes that carry no description yet (a trace written before descriptions were
+    stored, or built by hand) with the method the trace names; nodes of an unknown method stay bare."""
+    missing = [n for n in trace.root.walk() if not n.display]
+    if missing and trace.method in METHODS:
+        describe = METHODS.get(trace.method).describe
+        for n in missing:
+            n.display = describe(n, trace.lang)
+    return trace

@@ -19,6 +19,67 @@ def _pick(cls, d: dict) -> dict:
 
 
 @dataclass
+class Location:
+    """Where a piece of text sits in its source file: one shape for every format.
+
+    Only the parts a format has are set: ``page`` (PDF, 1-based), ``slide`` (PPTX, 1-based),
+    ``sheet`` + ``rows`` (XLSX: sheet name, first and last spreadsheet row numbers of a chunk),
+    ``section`` (the heading path below the document title: DOCX, HWP, HWPX, HTML). ``file`` is the
+    path relative to the folder that was read (or the file name), ``sha256`` the digest of the whole
+    file as read, so that a later sync can tell a changed file by its content.
+    """
+
+    file: str = ""
+    page: int | None = None
+    slide: int | None = None
+    sheet: str | None = None
+    rows: list[int] | None = None  # [first, last]
+    section: list[str] = field(default_factory=list)
+    sha256: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: "dict | Location | None") -> "Location | None":
+        if d is None or isinstance(d, Location):
+            return d
+        return cls(**_pick(cls, d))
+
+    def label(self) -> str:
+        """A short human-readable place: ``보고서.pdf · p. 3``, ``예산.xlsx · 부서별 · rows 2–5``."""
+        parts = [self.file] if self.file else []
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        if self.slide is not None:
+            parts.append(f"slide {self.slide}")
+        if self.sheet:
+            parts.append(self.sheet)
+        if self.rows:
+            a, b = self.rows[0], self.rows[-1]
+            parts.append(f"row {a}" if a == b else f"rows {a}\u2013{b}")
+        if self.section:
+            parts.append(" \u203a ".join(self.section))
+        return " \u00b7 ".join(parts)
+
+
+@dataclass
+class RowSpan:
+    """Characters ``[start, end)`` of a Document's text holding one table row, which a chunk never
+    cuts (unless the row alone exceeds the chunk size); ``row`` is the spreadsheet row number, if any."""
+
+    start: int
+    end: int
+    row: int | None = None
+
+
+def format_location(item: Any) -> str:
+    """The place label of a Passage, Chunk or Document (``""`` when it has no location)."""
+    loc = getattr(item, "location", None)
+    return loc.label() if isinstance(loc, Location) else ""
+
+
+@dataclass
 class Document:
     """A source document as ingested (one JSONL line, one .txt/.md file)."""
 
@@ -27,13 +88,18 @@ class Document:
     title: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # file it came from
+    location: Location | None = None  # where in that file (documents read from files; None for JSONL records)
+    table_rows: list[RowSpan] = field(default_factory=list)  # table rows in `text` the chunker keeps whole
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Document":
-        return cls(**_pick(cls, d))
+        base = _pick(cls, d)
+        base["location"] = Location.from_dict(base.get("location"))
+        base["table_rows"] = [r if isinstance(r, RowSpan) else RowSpan(**r) for r in base.get("table_rows") or []]
+        return cls(**base)
 
 
 @dataclass
@@ -48,13 +114,16 @@ class Chunk:
     start: int = 0  # character offsets in the document text
     end: int = 0
     metadata: dict[str, Any] = field(default_factory=dict)
+    location: Location | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Chunk":
-        return cls(**_pick(cls, d))
+        base = _pick(cls, d)
+        base["location"] = Location.from_dict(base.get("location"))
+        return cls(**base)
 
 
 @dataclass
@@ -69,13 +138,16 @@ class Passage:
     rank: int = 0  # 1-based rank in the result list that produced it
     source: str = ""  # retriever name: "bm25", "dense", "hybrid", ...
     metadata: dict[str, Any] = field(default_factory=dict)
+    location: Location | None = None  # the file and its page / slide / sheet+rows / section
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Passage":
-        return cls(**_pick(cls, d))
+        base = _pick(cls, d)
+        base["location"] = Location.from_dict(base.get("location"))
+        return cls(**base)
 
 
 @dataclass
@@ -108,6 +180,67 @@ class LLMCall:
         return cls(**_pick(cls, d))
 
 
+FACT_TONES = ("note", "tag", "decision")
+
+
+@dataclass
+class Fact:
+    """One line of a node's description, as its method words it (Method.describe): a label and a text.
+
+    tone says how renderers show it without knowing the method: "tag" goes on the node's heading line
+    (the label is not shown), "decision" is why the method went on, stopped or skipped here, "note" is
+    anything else worth a line."""
+
+    label: str
+    text: str
+    tone: str = "note"
+
+    def __post_init__(self) -> None:
+        if self.tone not in FACT_TONES:
+            raise ValueError(f"fact tone must be one of {', '.join(FACT_TONES)}, not {self.tone!r}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Fact":
+        f = _pick(cls, d)
+        if f.get("tone") not in FACT_TONES:  # a tone this version does not know is shown as a note
+            f["tone"] = "note"
+        return cls(**f)
+
+
+@dataclass
+class Stop:
+    """Whether a method stopped at a node and why, in one shape for every method.
+
+    ToQ records why a node was not split (stop=True, reason "max depth"); the chain records its stop
+    policy's verdict after every step (stop=False: the chain goes on)."""
+
+    stop: bool = True
+    reason: str = ""  # why, in words: "max depth", "the evaluator accepted the answer"
+    by: str = ""  # what decided: a stop policy ("classifier", "evaluator") or a limit ("max_depth")
+    score: float | None = None  # the deciding score, when there is one (P(sufficient), an overall score)
+    detail: dict[str, Any] = field(default_factory=dict)  # e.g. {"threshold": 0.5, "ms": 1.3}
+
+    def to_dict(self) -> dict:
+        return json.loads(json.dumps(asdict(self), default=str))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Stop":
+        return cls(**_pick(cls, d))
+
+    @classmethod
+    def from_legacy(cls, v: Any) -> "Stop | None":
+        """The `data["stop"]` of a version-1 trace: a reason string (ToQ) or a policy verdict dict (chain)."""
+        if isinstance(v, str) and v:
+            return cls(True, reason=v)
+        if isinstance(v, dict) and "stop" in v:
+            rest = {k: x for k, x in v.items() if k not in ("stop", "policy", "score")}
+            return cls(bool(v["stop"]), by=str(v.get("policy") or ""), score=v.get("score"), detail=rest)
+        return None
+
+
 @dataclass
 class Node:
     """A node of a method's tree. Flat methods (oner, cot) have a root with steps as children.
@@ -118,7 +251,11 @@ class Node:
     passage_ids: retrieved passages, in rank order (full passages live in Trace.passages)
     relevance: per passage id, method-specific judgements ({"relevant": bool, "span": str})
     scores: evaluator scores, e.g. {"semantic_coherence": 8, "answerability": 70, ...}
-    data: anything else the method wants to show (kept as JSON)
+    stop: whether (and why) the method stopped here, when it decided that at this node
+    data: the method's trace facts for analysis (kept as JSON; each method documents its keys). A method
+          keeps its control state in its own objects: it writes data, it never reads it back.
+    display: how the node is shown, as its method describes it (Method.describe); renderers show these
+          lines and the typed fields above, and nothing method-specific
     """
 
     question: str = ""
@@ -135,7 +272,9 @@ class Node:
     error: str | None = None
     calls: list[LLMCall] = field(default_factory=list)
     children: list["Node"] = field(default_factory=list)
+    stop: Stop | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    display: list[Fact] = field(default_factory=list)
     wall_ms: float = 0.0
 
     def add(self, child: "Node") -> "Node":
@@ -150,8 +289,11 @@ class Node:
             yield from c.walk()
 
     def to_dict(self) -> dict:
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("calls", "children")}
+        typed = ("calls", "children", "stop", "display")
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in typed}
         d = json.loads(json.dumps(d, default=str))
+        d["stop"] = self.stop.to_dict() if self.stop is not None else None
+        d["display"] = [f.to_dict() for f in self.display]
         d["calls"] = [c.to_dict() for c in self.calls]
         d["children"] = [c.to_dict() for c in self.children]
         return d
@@ -161,6 +303,15 @@ class Node:
         base = _pick(cls, d)
         base["calls"] = [LLMCall.from_dict(c) for c in d.get("calls", [])]
         base["children"] = [cls.from_dict(c) for c in d.get("children", [])]
+        base["display"] = [Fact.from_dict(f) for f in d.get("display") or []]
+        stop = d.get("stop")
+        data = dict(d.get("data") or {})
+        if stop is None and Stop.from_legacy(data.get("stop")) is not None:  # version 1 kept it in data
+            stop = Stop.from_legacy(data.pop("stop"))
+            base["data"] = data
+        elif isinstance(stop, dict):
+            stop = Stop.from_dict(stop)
+        base["stop"] = stop
         return cls(**base)
 
 
@@ -193,7 +344,8 @@ class Usage:
         return d
 
 
-TRACE_VERSION = 1
+# 2: Node.stop and Node.display (version 1 kept a stop in data: read and moved to Node.stop)
+TRACE_VERSION = 2
 
 
 @dataclass
@@ -294,7 +446,7 @@ class Trace:
             wall_ms=d.get("wall_ms", 0.0),
             status=d.get("status", "ok"),
             error=d.get("error"),
-            version=d.get("version", TRACE_VERSION),
+            version=TRACE_VERSION,  # an older trace is read into the current shape (Node.from_dict)
         )
         return t
 

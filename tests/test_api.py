@@ -42,3 +42,30 @@ def test_a_retriever_given_in_code_answers_instead_of_the_index():
     assert g.given_retriever is own and g.retriever() is own
     plain = Gaji(settings=Settings(llm="scripted"))
     assert plain.given_retriever is None and plain.retriever() is None  # no index either
+
+
+@pytest.mark.parametrize("method, options, message", [
+    ("ircot", {"reader": "bogus"}, "reader must be one of cot, direct"),
+    ("chain", {"stop": "sometimes"}, "stop must be one of"),
+    ("chain", {"stop": "classifier"}, "needs -o classifier=DIR"),
+    ("contregen", {"topic_gate": "1.5"}, "topic_gate must be a cosine"),
+    ("toq", {"decomposer": "routed", "router": "/nonexistent/router.json"}, "no shape router here"),
+    ("cot", {"demos": "/nonexistent/demos.jsonl"}, "demonstrations file not found"),
+])
+def test_a_bad_option_fails_when_the_method_is_made_before_any_call(method, options, message):
+    from gaji.errors import GajiError
+    from gaji.llm.scripted import ScriptedLLM
+
+    llm = ScriptedLLM(default="Guam")
+    g = Gaji(llm=llm, settings=Settings(retries=0))
+    with pytest.raises(GajiError, match=message):
+        g.ask("Which battle came first?", method=method, options=options)
+    assert llm.requests == []
+
+
+def test_the_settings_k_is_checked_like_a_method_option():
+    s = Settings(llm="scripted")
+    s.k = 0
+    s.sources["k"] = "flag"
+    with pytest.raises(ConfigError, match="option k of method 'toq' must be at least 1"):
+        Gaji(settings=s).make_method("toq")

@@ -41,3 +41,45 @@ def test_node_levels_follow_parents():
     g = c.add(Node(question="g"))
     assert (root.level, c.level, g.level) == (0, 1, 2)
     assert [n.question for n in root.walk()] == ["q", "c", "g"]
+
+
+def test_stop_and_display_round_trip_typed():
+    from gaji.types import Fact, Stop
+
+    t = make_trace()
+    child = t.root.children[0]
+    child.stop = Stop(False, reason="P(sufficient) 0.12 < 0.5", by="classifier", score=0.12, detail={"ms": 1.5})
+    child.display = [Fact("step", "#1", "tag"), Fact("go on", "P(sufficient) 0.12 < 0.5", "decision")]
+    d = t.to_dict()
+    assert d["root"]["stop"] is None and d["root"]["children"][0]["stop"]["by"] == "classifier"
+    assert d["root"]["children"][0]["display"][0] == {"label": "step", "text": "#1", "tone": "tag"}
+    back = Trace.from_json(t.to_json())
+    assert back.to_dict() == d and back.root.children[0].stop == child.stop
+    assert back.root.children[0].display == child.display and isinstance(back.root.children[0].display[1], Fact)
+
+
+def test_fact_tones_are_checked_and_an_unknown_stored_one_reads_as_a_note():
+    import pytest
+
+    from gaji.types import Fact
+
+    with pytest.raises(ValueError, match="tone"):
+        Fact("x", "y", "shout")
+    assert Fact.from_dict({"label": "x", "text": "y", "tone": "shout"}).tone == "note"
+
+
+def test_location_round_trips_and_labels():
+    from gaji.types import Chunk, Location, Passage, Trace, format_location
+
+    loc = Location(file="예산.xlsx", sheet="2024년", rows=[2, 5], sha256="ab" * 32)
+    p = Passage(id="예산.xlsx#sheet1", doc_id="예산.xlsx#sheet1", text="부서: 모바일사업부", location=loc)
+    t = Trace(question="q", method="oner", passages={p.id: p}, citations=[p.id])
+    back = Trace.from_json(t.to_json())
+    assert back.passages[p.id].location == loc
+    assert format_location(back.passages[p.id]) == "예산.xlsx · 2024년 · rows 2–5"
+    assert Location(file="a.pdf", page=3).label() == "a.pdf · p. 3"
+    assert Location(file="d.docx", section=["1. 개요", "1.1 배경"]).label() == "d.docx · 1. 개요 › 1.1 배경"
+    old = Passage.from_dict({"id": "x", "doc_id": "x", "text": "t"})  # traces written before locations
+    assert old.location is None and format_location(old) == ""
+    c = Chunk.from_dict(Chunk(id="c", doc_id="d", text="t", location=Location(file="f.md")).to_dict())
+    assert c.location == Location(file="f.md")

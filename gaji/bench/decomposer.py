@@ -17,12 +17,11 @@ how many had a repeated sub-question (dropped by the parser), and the model's ow
 """
 from __future__ import annotations
 
-import argparse
 import collections
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gaji.bench.probing import map_calls
+from gaji.bench.probing import ProbeReport, map_calls
 from gaji.errors import ConfigError, GajiError
 
 RIGHT = {"chain": "chained", "compare": "independent"}
@@ -119,47 +118,31 @@ def render(result: dict, title: str) -> str:
     return "\n".join(lines)
 
 
-def register(bsub) -> None:
-    from gaji.bench.probing import add_probe_flags
-
-    p = bsub.add_parser("decomposer", help="ToQ decomposer vs the gold question shape (chain / comparison)")
-    p.add_argument("--data", default="hotpotqa", help="question sets with shape labels, comma-separated "
-                   "(hotpotqa, 2wikimultihopqa, musique; default hotpotqa)")
-    p.add_argument("--offset", type=int, default=50, help="skip the first N questions of each set (the reported ones; "
-                   "default 50)")
-    p.add_argument("--limit", type=int, default=60, help="questions taken from each set after the offset (default 60; "
-                   "those without a shape label are skipped)")
-    p.add_argument("--max-children", type=int, default=4, help="sub-questions per decomposition (ToQ's default 4)")
-    p.add_argument("--decomposer", choices=("paper", "routed"), default="paper",
-                   help="paper: Prompt B.2 (default); routed: the shape router + one prompt per shape")
-    p.add_argument("--router", default="", help="routed: a router file (default: the shipped one)")
-    add_probe_flags(p)
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.probing import report, with_llm
-    from gaji.eval.datasets import load_dataset
+def run_bench(data: str, settings: Any, *, offset: int = 50, limit: int = 60, max_children: int = 4,
+              decomposer: str = "paper", router: str = "", concurrency: int | None = None) -> ProbeReport:
+    """Decompose questions offset+1 … offset+limit of each comma-separated set in `data` with the LLM the settings
+    name. decomposer: "paper" (Prompt B.2) or "routed" (the shape router, `router` a router file or "" for the
+    shipped one, + one prompt per shape)."""
+    from gaji.bench.probing import with_llm
+    from gaji.eval.sets import load_dataset
     from gaji.learn.shape_router import expected_shape
     from gaji.methods.toq.decomposer import QuestionDecomposer
 
-    if args.offset < 0 or args.limit < 1 or args.max_children < 2:
+    if offset < 0 or limit < 1 or max_children < 2:
         raise ConfigError("--offset must be >= 0, --limit >= 1 and --max-children >= 2")
-    names = [n.strip() for n in args.data.split(",") if n.strip()]
+    names = [n.strip() for n in data.split(",") if n.strip()]
     items = []
     for name in names:
-        items += load_dataset(name).items[args.offset: args.offset + args.limit]
+        items += load_dataset(name).items[offset: offset + limit]
     if not any(expected_shape(it.type) for it in items):
-        raise ConfigError(f"{args.data}: no question with a chain/comparison type label after --offset {args.offset}")
+        raise ConfigError(f"{data}: no question with a chain/comparison type label after --offset {offset}")
     from gaji.methods.toq.router import ShapeRouter
 
-    router = ShapeRouter.load(args.router or None) if args.decomposer == "routed" else None
-    splits, used = with_llm(args, lambda llm, n: decompose_all(
-        items, QuestionDecomposer(llm, max_children=args.max_children, router=router), n))
+    shape_router = ShapeRouter.load(router or None) if decomposer == "routed" else None
+    splits, used = with_llm(settings, concurrency, lambda llm, n: decompose_all(
+        items, QuestionDecomposer(llm, max_children=max_children, router=shape_router), n))
     result = score(splits)
-    result.update(data=names, offset=args.offset, limit=args.limit, **used, questions=len(splits),
-                  decomposer=args.decomposer)
-    md = render(result, f"{', '.join(names)} questions {args.offset + 1}–{args.offset + args.limit}, "
-                        f"decomposer {used['model']} ({args.decomposer} prompt)")
-    report(args.out, md, {**result, "splits": [asdict(x) for x in splits]})
-    return 0
+    result.update(data=names, offset=offset, limit=limit, **used, questions=len(splits), decomposer=decomposer)
+    md = render(result, f"{', '.join(names)} questions {offset + 1}–{offset + limit}, "
+                        f"decomposer {used['model']} ({decomposer} prompt)")
+    return ProbeReport(md, {**result, "splits": [asdict(x) for x in splits]})

@@ -18,12 +18,11 @@ scores, so a prompt change can be judged on many questions instead of one trace.
 """
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gaji.bench.probing import map_calls
+from gaji.bench.probing import ProbeReport, map_calls
 from gaji.errors import ConfigError, GajiError
 
 TEMPLATE = {
@@ -140,34 +139,25 @@ def render(result: dict, title: str) -> str:
     return "\n".join(lines)
 
 
-def register(bsub) -> None:
-    from gaji.bench.probing import add_probe_flags
-
-    p = bsub.add_parser("evaluator", help="ToQ query evaluator vs labelled responses (gold / bridge entity / other answer)")
-    p.add_argument("--data", default="hotpotqa", help="question set with gold answers (default hotpotqa)")
-    p.add_argument("--offset", type=int, default=50, help="skip the first N questions (the reported ones; default 50)")
-    p.add_argument("--limit", type=int, default=40, help="questions used (default 40)")
-    add_probe_flags(p)
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.probing import report, with_llm
-    from gaji.eval.datasets import load_dataset
+def run_bench(data: str, settings: Any, *, offset: int = 50, limit: int = 40,
+              concurrency: int | None = None) -> ProbeReport:
+    """Judge the labelled responses of questions offset+1 … offset+limit of `data` with the evaluator on the LLM
+    the settings name (`concurrency` calls at once; default: the LLM's parallel slots)."""
+    from gaji.bench.probing import with_llm
+    from gaji.eval.sets import load_dataset
     from gaji.methods.toq.evaluator import QueryEvaluator
 
-    if args.offset < 0 or args.limit < 1:
+    if offset < 0 or limit < 1:
         raise ConfigError("--offset must be >= 0 and --limit >= 1")
-    ds = load_dataset(args.data)
-    items = ds.items[args.offset: args.offset + args.limit]
+    ds = load_dataset(data)
+    items = ds.items[offset: offset + limit]
     probes = build_probes(items)
     if not probes:
-        raise ConfigError(f"{args.data}: no questions with gold answers after --offset {args.offset}")
-    verdicts, used = with_llm(args, lambda llm, n: run_probes(probes, QueryEvaluator(llm), n))
+        raise ConfigError(f"{data}: no questions with gold answers after --offset {offset}")
+    verdicts, used = with_llm(settings, concurrency, lambda llm, n: run_probes(probes, QueryEvaluator(llm), n))
     result = score(verdicts)
-    result.update(data=ds.name, offset=args.offset, limit=args.limit, **used, probes=len(probes))
-    md = render(result, f"{ds.name} questions {args.offset + 1}–{args.offset + len(items)}, judge {used['model']}")
-    report(args.out, md, {**result, "verdicts": [
+    result.update(data=ds.name, offset=offset, limit=limit, **used, probes=len(probes))
+    md = render(result, f"{ds.name} questions {offset + 1}–{offset + len(items)}, judge {used['model']}")
+    return ProbeReport(md, {**result, "verdicts": [
         {**asdict(v.probe), "valid": v.valid, "coherence": v.coherence, "answerability": v.answerability,
          "error": v.error, "reason": v.reason} for v in verdicts]})
-    return 0

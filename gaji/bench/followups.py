@@ -26,7 +26,6 @@ Per-pair lines go to <out>/followups-<llm>.jsonl as they finish (a second run re
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import re
@@ -189,54 +188,48 @@ def render(summary: dict[str, Any], meta: dict[str, Any], oracle: bool) -> str:
     return "\n".join(lines)
 
 
-def register(bsub) -> None:
-    from gaji.cli.common import add_settings_flags
+@dataclass
+class FollowupOptions:
+    """What `gaji bench followups` runs (its flags)."""
 
-    p = bsub.add_parser("followups", help="follow-up rewrite accuracy, and answers with vs without the rewrite")
-    p.add_argument("--pairs", default=str(PAIRS), help="the follow-up pairs (default benchmarks/followups/followups.jsonl)")
-    p.add_argument("--method", "-m", default="oner", help="method that answers (default oner)")
-    p.add_argument("--only", choices=["ko", "en"], help="only the Korean or the English pairs")
-    p.add_argument("--limit", type=int, default=0, help="first N pairs of each language")
-    p.add_argument("--oracle", action="store_true", help="also answer the hand-written standalone question")
-    p.add_argument("--answers", action=argparse.BooleanOptionalAction, default=True,
-                   help="answer the follow-ups with and without the rewrite (default); --no-answers: rewrites only")
-    p.add_argument("--concurrency", type=int, help="pairs at once (default: the LLM's parallel slots)")
-    p.add_argument("--index-cache", default=".gaji/indexes", help="where the corpora's indexes are cached (as gaji eval)")
-    p.add_argument("--dense", action=argparse.BooleanOptionalAction, default=True,
-                   help="index the corpora with dense embeddings too (default; --no-dense: BM25 only, much faster "
-                   "to build on a CPU; use --retriever bm25 with it)")
-    p.add_argument("--out", default="benchmarks/results/followups", help="result directory")
-    add_settings_flags(p, index=False)
-    p.add_argument("--retriever", help="bm25 | dense | hybrid (default hybrid)")
-    p.add_argument("-k", "--k", type=int, dest="k", help="passages per retrieval (default: the method's)")
-    p.set_defaults(func=run_cmd)
+    pairs: str = str(PAIRS)
+    method: str = "oner"
+    only: str | None = None  # "ko" | "en": one language's pairs
+    limit: int = 0  # first N pairs of each language (0: all)
+    oracle: bool = False  # also answer the hand-written standalone question
+    answers: bool = True  # False: the rewrites alone
+    concurrency: int | None = None  # pairs at once (None: the LLM's parallel slots)
+    index_cache: str = ".gaji/indexes"
+    dense: bool = True  # False: BM25-only corpus indexes (fast to build on a CPU)
+    out: str = "benchmarks/results/followups"
 
 
-def run_cmd(args: argparse.Namespace) -> int:
+def run_followups(settings: Any, o: FollowupOptions, say: Any = print) -> dict[str, Any]:
+    """Run the pairs (resuming <out>/followups-<llm>.jsonl), write the result pair, return the summary and meta."""
     from gaji.api import Gaji
-    from gaji.cli.common import settings_from_args
+    from gaji.bench.results import save_result
     from gaji.eval.corpus_index import corpus_index
     from gaji.eval.datasets import load_dataset
     from gaji.eval.record import now_iso
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
     from gaji.io import append_jsonl
     from gaji.llm.factory import llm_from_settings
     from gaji.llm.tracked import TrackedLLM
-    from gaji.bench.results import save_result
 
-    pairs = load_pairs(args.pairs)
-    if args.only:
-        pairs = [p for p in pairs if p.lang == args.only]
-    if args.limit and args.limit > 0:
-        pairs = [p for lang in ("en", "ko") for p in [q for q in pairs if q.lang == lang][: args.limit]]
+    pairs = load_pairs(o.pairs)
+    if o.only:
+        pairs = [p for p in pairs if p.lang == o.only]
+    if o.limit and o.limit > 0:
+        pairs = [p for lang in ("en", "ko") for p in [q for q in pairs if q.lang == lang][: o.limit]]
     if not pairs:
         raise ConfigError("no follow-up pairs to run")
-    s = settings_from_args(args)
+    s = settings
     backend = llm_from_settings(s, cache=False)
     llm_tag = s.llm.replace(":", "-").replace("/", "_")
-    out = Path(args.out)
+    out = Path(o.out)
     lines = out / f"followups-{llm_tag}.jsonl"
-    done = {}
+    done: dict[str, dict[str, Any]] = {}
     if lines.exists():
         for ln in lines.read_text(encoding="utf-8").splitlines():
             try:
@@ -244,39 +237,37 @@ def run_cmd(args: argparse.Namespace) -> int:
                 done[r["id"]] = r
             except (ValueError, KeyError):
                 continue
+
+    def finished(r: dict[str, Any] | None) -> bool:
+        return r is not None and (not o.answers or "without" in r) and (not (o.oracle and o.answers) or "oracle" in r)
+
     try:
         gajis = {}
         for corpus in sorted({p.corpus for p in pairs}):
             ds = load_dataset(CORPORA[corpus])
-            ix = corpus_index(ds, args.index_cache, open_index=lambda d: open_index(str(d)),
-                              build=lambda src, out, **kw: build_index(src, out, **{**kw, "dense": args.dense}))
+            ix = corpus_index(ds, o.index_cache, open_index=lambda d: open_index(str(d)),
+                              build=lambda src, out, **kw: build_index(src, out, **{**kw, "dense": o.dense}))
             gajis[corpus] = Gaji(llm=backend, settings=dataclasses.replace(s, index=ix.path))  # one Settings each
         tracked = TrackedLLM(backend, retries=s.retries)
-        def finished(r: dict[str, Any] | None) -> bool:
-            return r is not None and (not args.answers or "without" in r) and (
-                not (args.oracle and args.answers) or "oracle" in r)
-
         todo = [p for p in pairs if not finished(done.get(p.id))]
         lock = threading.Lock()
 
         def one(pair: Pair) -> dict[str, Any]:
-            row = run_pair(pair, gajis[pair.corpus], tracked, args.method, args.oracle, args.answers)
+            row = run_pair(pair, gajis[pair.corpus], tracked, o.method, o.oracle, o.answers)
             with lock:
                 append_jsonl(lines, row)
                 done[pair.id] = row
                 scores = f" without F1 {row['without']['f1']:.2f} with {row['with']['f1']:.2f}" if "with" in row else ""
-                print(f"{pair.id} rewrite {'ok ' if row['rewrite_ok'] else 'BAD'} {row['rewrite']!r}{scores}", flush=True)
+                say(f"{pair.id} rewrite {'ok ' if row['rewrite_ok'] else 'BAD'} {row['rewrite']!r}{scores}")
             return row
 
-        workers = max(1, args.concurrency or backend.parallel_slots)
-        with ThreadPoolExecutor(max_workers=workers) as ex:
+        with ThreadPoolExecutor(max_workers=max(1, o.concurrency or backend.parallel_slots)) as ex:
             list(ex.map(one, todo))
         rows = [done[p.id] for p in pairs]
     finally:
         backend.close()
-    meta = {"llm": s.llm, "model": backend.name, "method": args.method if args.answers else "-", "k": s.k,
-            "retriever": s.retriever,
-            "date": now_iso()[:10], "pairs_file": str(args.pairs)}
-    summary = summarize(rows, args.oracle)
-    save_result(out, f"followups-{llm_tag}", {**meta, "summary": summary}, render(summary, meta, args.oracle))
-    return 0
+    meta = {"llm": s.llm, "model": backend.name, "method": o.method if o.answers else "-", "k": s.k,
+            "retriever": s.retriever, "date": now_iso()[:10], "pairs_file": str(o.pairs)}
+    summary = summarize(rows, o.oracle)
+    save_result(out, f"followups-{llm_tag}", {**meta, "summary": summary}, render(summary, meta, o.oracle))
+    return {**meta, "summary": summary}

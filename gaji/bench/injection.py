@@ -10,7 +10,6 @@ answers hijacked (contain HACKED), answers correct, runs failed.
 """
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -70,42 +69,31 @@ def run_injection(llm: Any, docs: list[Document], questions: list[dict[str, Any]
     return {"rows": rows, "summary": summary}
 
 
-def register(bsub) -> None:
-    from gaji.cli.common import add_settings_flags
-
-    p = bsub.add_parser("injection", help="prompt-injection check: do planted instructions hijack answers?")
-    p.add_argument("--method", "-m", action="append", help="method(s) to test (default: oner)")
-    p.add_argument("--docs", default=DEFAULT_DOCS, help=f"JSONL documents (default {DEFAULT_DOCS})")
-    p.add_argument("--questions", default=DEFAULT_QUESTIONS, help=f"JSONL questions (default {DEFAULT_QUESTIONS})")
-    p.add_argument("--k", type=int, default=8, help="passages per retrieval (default 8: all documents)")
-    p.add_argument("--json", dest="json_out", help="also write the rows and summary to this JSON file")
-    add_settings_flags(p, index=False)
-    p.set_defaults(func=_run)
-
-
-def _run(args: Any) -> int:
+def run_bench(settings: Any, *, docs: str = DEFAULT_DOCS, questions: str = DEFAULT_QUESTIONS,
+              methods: list[str] | None = None, k: int = 8) -> dict[str, Any]:
+    """`run_injection` on the LLM the settings name, over the JSONL files `docs` and `questions` (default
+    method: oner)."""
     from gaji.api import Gaji
-    from gaji.cli.common import settings_from_args
-    from gaji.io import atomic_write_json
     from gaji.serve.indexes import parse_documents_jsonl
 
-    if not Path(args.docs).exists():
-        raise InputError("file not found (run from the repository root or pass --docs)", path=args.docs)
-    docs = parse_documents_jsonl(Path(args.docs).read_bytes())
-    questions = load_jsonl(args.questions)
-    settings = settings_from_args(args)
+    if not Path(docs).exists():
+        raise InputError("file not found (run from the repository root or pass --docs)", path=docs)
+    documents = parse_documents_jsonl(Path(docs).read_bytes())
+    qs = load_jsonl(questions)
     g = Gaji(settings=settings)
     try:
-        result = run_injection(g.backend, docs, questions, args.method or ["oner"], k=args.k, settings=settings)
+        return run_injection(g.backend, documents, qs, methods or ["oner"], k=k, settings=settings)
     finally:
         g.close()
+
+
+def report(result: dict[str, Any], llm: str) -> str:
+    """One line per answer, then one per method, as `gaji bench injection` prints them."""
+    lines = []
     for r in result["rows"]:
         flag = "HIJACKED" if r["hijacked"] else ("ok" if r["correct"] else "wrong")
-        print(f"{r['method']:<10} {flag:<8} {r['seconds']:>6.1f}s  {r['question']}  ->  {r['answer']!r}")
+        lines.append(f"{r['method']:<10} {flag:<8} {r['seconds']:>6.1f}s  {r['question']}  ->  {r['answer']!r}")
     for m, c in result["summary"].items():
-        print(f"{m}: {c['hijacked']}/{c['questions']} answers hijacked, {c['correct']} correct, "
-              f"{c['failed']} failed, {c['hijacked_nodes']} tree nodes with {MARKER}  (model {settings.llm})")
-    if args.json_out:
-        atomic_write_json(args.json_out, result)
-        print(f"wrote {args.json_out}", file=sys.stderr)
-    return 0
+        lines.append(f"{m}: {c['hijacked']}/{c['questions']} answers hijacked, {c['correct']} correct, "
+                     f"{c['failed']} failed, {c['hijacked_nodes']} tree nodes with {MARKER}  (model {llm})")
+    return "\n".join(lines)

@@ -16,7 +16,6 @@ wall time, calls/s, completion tokens/s, latency p50/p95. Results: JSON + markdo
 """
 from __future__ import annotations
 
-import argparse
 import platform
 import statistics
 import threading
@@ -24,10 +23,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from gaji.bench.results import save_result
 from gaji.stats import percentile
 
-__all__ = ["register", "run", "QUESTIONS", "load"]
+__all__ = ["run", "QUESTIONS", "load", "markdown"]
 
 QUESTIONS = [
     "What is the capital of France?", "대한민국의 수도는 어디인가?", "Who wrote Hamlet?", "한강은 어느 도시를 흐르나?",
@@ -38,29 +36,6 @@ QUESTIONS = [
 ]
 
 
-def register(bsub) -> None:
-    p = bsub.add_parser("llm-server", help="LLM throughput under concurrent calls: embedded vs real servers")
-    p.add_argument("--targets", default="embedded,llamacpp", help="comma-separated: embedded, llamacpp, url")
-    p.add_argument("--llm", default="local:small", help="model of the embedded and llama.cpp targets")
-    p.add_argument("--base-url", default=None, help="server of the `url` target (e.g. vLLM)")
-    p.add_argument("--model", default="qwen2.5-0.5b", help="model name the `url` server serves")
-    p.add_argument("--label", default="url", help="name of the `url` target in the results (e.g. vllm)")
-    p.add_argument("--calls", type=int, default=16)
-    p.add_argument("--concurrency", type=int, default=8)
-    p.add_argument("--slots", type=int, default=8, help="parallel slots of the embedded / llama.cpp targets")
-    p.add_argument("--threads", type=int, default=2, help="compute threads of the embedded / llama.cpp targets")
-    p.add_argument("--max-tokens", type=int, default=32)
-    p.add_argument("--out", default="benchmarks/scale", metavar="DIR")
-    p.add_argument("--tag", default="llm-server", help="result file name stem")
-    p.set_defaults(func=_cli)
-
-
-def _cli(args: argparse.Namespace) -> int:
-    res = run(targets=[t.strip() for t in args.targets.split(",") if t.strip()], llm=args.llm,
-              base_url=args.base_url, model=args.model, label=args.label, calls=args.calls,
-              concurrency=args.concurrency, slots=args.slots, threads=args.threads, max_tokens=args.max_tokens)
-    save_result(args.out, args.tag, res, markdown(res))
-    return 0
 
 
 def load(backend: Any, calls: int, concurrency: int, max_tokens: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`gaji bench ray-expand`: chunk expansion in one process vs sharded over Ray workers (issue 10).
+"""`gaji bench ray-expand`: chunk expansion in one process vs sharded over Ray workers.
 
     gaji bench ray-expand --corpus hotpotqa --limit 12 --workers 2 --llm local:small --out benchmarks/scale
 
@@ -15,7 +15,6 @@ the speed-up, how many chunks got identical expansions, and the machine's load a
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import platform
@@ -24,38 +23,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gaji.bench.results import save_result
-
-__all__ = ["register", "run_ray_expand"]
-
-
-def register(bsub) -> None:
-    r = bsub.add_parser("ray-expand", help="chunk expansion speed: one process vs sharded over Ray workers")
-    r.add_argument("--corpus", default="hotpotqa", help="shared dataset name or corpus file")
-    r.add_argument("--limit", type=int, default=12, help="chunks expanded (the corpus' first)")
-    r.add_argument("--workers", type=int, default=2)
-    r.add_argument("--llm", default="local:small")
-    r.add_argument("--ray", default="local", help="local | auto | ray://HOST:PORT")
-    r.add_argument("--out", default="benchmarks/scale")
-    r.add_argument("--label", default="ray-expand")
-    r.set_defaults(func=_cli)
-
-
-def _cli(args: argparse.Namespace) -> int:
-    res = run_ray_expand(args.corpus, args.limit, args.workers, args.llm, args.ray)
-    save_result(args.out, args.label, res, markdown(res))
-    return 0
+__all__ = ["run_ray_expand", "markdown"]
 
 
 def _chunks(corpus: str, limit: int) -> list:
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.corpus.readers import read_documents
     from gaji.corpus.shared_data import resolve_corpus
-    from gaji.index.store import _chunk_all
+    from gaji.index.sources import chunk_all
 
     path = corpus if Path(corpus).exists() else resolve_corpus(corpus)
     docs, _ = read_documents([path], limit=limit)
-    return _chunk_all(docs, ChunkingConfig())[:limit]
+    return chunk_all(docs, ChunkingConfig())[:limit]
 
 
 def _load() -> list[float]:

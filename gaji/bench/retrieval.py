@@ -20,7 +20,6 @@ question). Results: a markdown table on stdout, JSON (and the table) under ``--o
 """
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import random
@@ -33,49 +32,11 @@ from typing import Any
 
 from gaji.stats import percentile
 
-__all__ = ["register", "run", "recall_at"]
+__all__ = ["run", "recall_at"]
 
 DEFAULT_SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex", "korquad")
 KS = (2, 5, 10, 15)
 TUNE_DEPTH = 100
-
-
-def register(bsub) -> None:
-    p = bsub.add_parser("retrieval", help="recall@k, latency and indexing speed of bm25 / dense / hybrid")
-    p.add_argument("--sets", default=",".join(DEFAULT_SETS), help="comma-separated shared datasets")
-    p.add_argument("--retrievers", default="bm25,dense,hybrid")
-    p.add_argument("--data", default=None, metavar="DIR", help="shared data folder (default: $GAJI_DATA or ../shared/data)")
-    p.add_argument("--work", default=".gaji/bench", metavar="DIR", help="cache of built indexes (default .gaji/bench)")
-    p.add_argument("--out", default="benchmarks/retrieval", metavar="DIR", help="where JSON/markdown results go")
-    p.add_argument("--max-questions", type=int, default=None, metavar="N", help="first N questions per set")
-    p.add_argument("--scale", type=int, default=200_000, metavar="N", help="BM25 scale test size (0 = skip)")
-    p.add_argument("--tune", action="store_true", help="grid-search RRF k / weights / depth (cheap, from cached lists)")
-    p.add_argument("--rrf-k", type=float, default=None, help="hybrid RRF k (default: the retriever's)")
-    p.add_argument("--weights", default=None, help="hybrid weights, e.g. bm25=1,dense=1")
-    p.add_argument("--depth", type=int, default=None, help="hybrid candidate depth per component")
-    p.add_argument("--rebuild", action="store_true", help="rebuild cached indexes")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
-    p.set_defaults(func=_cli)
-
-
-def _cli(args: argparse.Namespace) -> int:
-    res = run(
-        sets=[s.strip() for s in args.sets.split(",") if s.strip()],
-        retrievers=[r.strip() for r in args.retrievers.split(",") if r.strip()],
-        data=args.data,
-        work=args.work,
-        out=args.out,
-        max_questions=args.max_questions,
-        scale=args.scale,
-        tune=args.tune,
-        hybrid_kw={k: v for k, v in (("rrf_k", args.rrf_k), ("weights", args.weights), ("depth", args.depth)) if v is not None},
-        rebuild=args.rebuild,
-        progress=args.progress and sys.stderr.isatty(),
-        command="gaji " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("gaji") else None,
-    )
-    print(res["markdown"])
-    print(f"\nresults: {res['json_path']}", file=sys.stderr)
-    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,14 +90,15 @@ def _questions(name: str, qpath: Path, max_questions: int | None) -> list[dict[s
 
 def _get_index(name: str, corpus: Path, work: Path, dense: bool, rebuild: bool, progress: bool):
     from gaji.errors import GajiError
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
 
     path = work / name
     if path.exists() and not rebuild:
         try:
             idx = open_index(path)
             m = idx.manifest
-            if m.sources == [str(corpus)] and (m.has_dense or not dense) and m.has_lexical:
+            if m.sources == [str(corpus)] and (m.has_dense and not idx.vectors_pending or not dense) and m.has_lexical:
                 return idx, True
         except GajiError:
             pass
@@ -243,7 +205,7 @@ def _tune(per_set: dict[str, dict], questions: dict[str, list[dict]]) -> dict[st
 def _lexical_stats(idx, work: Path) -> dict[str, Any]:
     """Analysis / BM25-indexing times of `idx`'s build, or (when the build did not record them, e.g. it
     was resumed after its BM25 stage) measured now by a BM25-only build of the same chunks."""
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
 
     st = dict(idx.manifest.stats)
     if st.get("analyze_s") and st.get("lexical_index_s"):

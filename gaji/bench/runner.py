@@ -33,11 +33,9 @@ The LLM response cache is off for benchmarks (they measure time and cost), unles
 """
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -355,57 +353,86 @@ def drift_table(drifts: list[Drift]) -> str:
     return markdown_table(["metric", "recorded", "measured", "± allowed", ""], rows)
 
 
-# -- commands --------------------------------------------------------------------
-def cmd_run(args: argparse.Namespace) -> int:
+# -- run, check, report ----------------------------------------------------------
+@dataclass
+class BenchRun:
+    """One `gaji bench run`: the config, the run directory and the eval summary of what it holds."""
+
+    config: BenchConfig
+    out: Path
+    summary: dict
+    minutes: float  # this invocation's, plus the earlier sittings' of a resumed run
+    commit: str | None  # the code the run started with
+    root: Path
+
+    @property
+    def kept(self) -> int:
+        """Questions kept from an earlier run of the same configuration (0 for a fresh run)."""
+        return max(0, self.summary.get("questions", 0) - self.summary.get("questions_this_session", 0))
+
+    @property
+    def drifts(self) -> list[Drift] | None:
+        """The scores against the recorded ones (None: nothing recorded yet)."""
+        rec = self.config.recorded
+        if not (rec and rec.get("scores")):
+            return None
+        return check_drift(rec["scores"], means(self.summary), self.config.tolerance)
+
+    @property
+    def nothing_new(self) -> bool:
+        """Recorded already and nothing measured in this sitting: re-recording would stamp old results with
+        today's date and commit."""
+        return bool(self.config.recorded) and self.summary.get("questions_this_session", 0) == 0
+
+
+def run_benchmark(spec: str, out: str | None = None, *, cache: bool = False, progress: bool = True,
+                  fresh: bool = False) -> BenchRun:
+    """Run the benchmark config `spec` (file or name) in `out` (default .gaji/bench/<name>); fresh=False resumes
+    an interrupted run of the same configuration."""
     root = project_root()
-    cfg = load_config(find_config(args.config, root))
-    out = Path(args.out) if args.out else Path(".gaji") / "bench" / cfg.name
+    cfg = load_config(find_config(spec, root))
+    out_dir = Path(out) if out else Path(".gaji") / "bench" / cfg.name
     t0 = time.perf_counter()
     commit = _git_commit(root)  # the code this process runs; HEAD may move while a long run goes on
-    summary = run_config(cfg, out, cache=args.cache, progress=not args.quiet, fresh=args.fresh)
-    if not args.fresh and summary.get("questions_this_session", 0) < summary.get("questions", 0):
-        print(f"{cfg.name}: resumed {out} ({summary['questions'] - summary['questions_this_session']} questions "
-              "from an earlier run kept; --fresh starts again)")
+    summary = run_config(cfg, out_dir, cache=cache, progress=progress, fresh=fresh)
     minutes = (time.perf_counter() - t0) / 60
     # a resumed run: add the earlier sittings' time (this invocation's time includes its set-up)
     minutes += max(0.0, float(summary.get("elapsed_total_s") or 0) - float(summary.get("elapsed_s") or 0)) / 60
-    measured = means(summary)
-    if cfg.recorded and cfg.recorded.get("scores"):
-        drifts = check_drift(cfg.recorded["scores"], measured, cfg.tolerance)
-        if drifts:
-            print(f"{cfg.name}: against the record of {cfg.recorded.get('date')}")
-            print(drift_table(drifts))
-    else:
-        print(f"{cfg.name}: no recorded scores yet")
-    if args.record and cfg.recorded and summary.get("questions_this_session", 0) == 0:
-        # nothing was measured in this sitting: re-recording would stamp old results with today's date and commit
-        print(f"{cfg.name}: nothing new measured (every question was already in {out}); the record of "
-              f"{cfg.recorded.get('date')} stays. --fresh measures again.")
-    elif args.record:
-        write_recorded(cfg.path, recorded_block(summary, minutes, root, commit))
-        dest = root / "benchmarks" / "results" / cfg.name
-        copy_results(out, dest)
-        print(f"recorded scores in {cfg.path}; results in {dest}")
-    return 0
+    return BenchRun(cfg, out_dir, summary, minutes, commit, root)
 
 
-def cmd_check(args: argparse.Namespace) -> int:
+def record_run(run: BenchRun) -> Path:
+    """Write the run's scores into its config's `recorded:` block and copy its files to
+    benchmarks/results/<name>/ (returned)."""
+    write_recorded(run.config.path, recorded_block(run.summary, run.minutes, run.root, run.commit))
+    dest = run.root / "benchmarks" / "results" / run.config.name
+    copy_results(run.out, dest)
+    return dest
+
+
+@dataclass
+class CheckResult:
+    cheap: int  # cheap configs found
+    lines: list[str]  # one entry (and its drift table) per cheap config
+    failed: list[str]  # names of the configs that drifted beyond tolerance
+
+
+def check_benchmarks(max_minutes: float | None = None, *, cache: bool = False, progress: bool = True) -> CheckResult:
+    """Re-run the cheap configs (afresh, in .gaji/bench/check-<name>), none started after `max_minutes`."""
     root = project_root()
     cheap = [c for c in all_configs(root) if c.cheap]
-    if not cheap:
-        print("no cheap benchmark configs (cheap: true) to check")
-        return 0
-    budget = args.max_minutes * 60 if args.max_minutes is not None else None
+    budget = max_minutes * 60 if max_minutes is not None else None
     t0 = time.perf_counter()
-    failed, lines = [], []
+    failed: list[str] = []
+    lines: list[str] = []
     for cfg in cheap:
         if budget is not None and time.perf_counter() - t0 >= budget:
-            lines.append(f"- {cfg.name}: skipped (over --max-minutes {args.max_minutes})")
+            lines.append(f"- {cfg.name}: skipped (over --max-minutes {max_minutes})")
             continue
         if not (cfg.recorded and cfg.recorded.get("scores")):
             lines.append(f"- {cfg.name}: not recorded yet (`gaji bench run {cfg.path} --record`); skipped")
             continue
-        summary = run_config(cfg, Path(".gaji") / "bench" / f"check-{cfg.name}", cache=args.cache, progress=not args.quiet)
+        summary = run_config(cfg, Path(".gaji") / "bench" / f"check-{cfg.name}", cache=cache, progress=progress)
         drifts = check_drift(cfg.recorded["scores"], means(summary), cfg.tolerance)
         bad = [d for d in drifts if not d.ok]
         if bad:
@@ -413,11 +440,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         lines.append(f"- {cfg.name}: {'DRIFT' if bad else 'ok'} ({len(drifts)} metric(s) checked)")
         if drifts:
             lines.append(drift_table(drifts))
-    print("\n".join(lines))
-    if failed:
-        print(f"drift beyond tolerance in: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    return CheckResult(len(cheap), lines, failed)
 
 
 def _retrieval_label(c: BenchConfig) -> str:
@@ -486,32 +509,9 @@ def update_report(md_path: Path, configs: list[BenchConfig]) -> None:
     atomic_write_text(md_path, new)
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+def regenerate_report(file: str | None = None) -> Path:
+    """Regenerate the recorded-benchmarks block of `file` (default BENCHMARKS.md at the project root)."""
     root = project_root()
-    md = Path(args.file) if args.file else root / "BENCHMARKS.md"
+    md = Path(file) if file else root / "BENCHMARKS.md"
     update_report(md, all_configs(root))
-    print(f"updated {md}")
-    return 0
-
-
-def register(bsub: Any) -> None:
-    r = bsub.add_parser("run", help="run one benchmark config (benchmarks/configs/NAME.yaml); --record writes its scores")
-    r.add_argument("config", help="config file or name")
-    r.add_argument("--record", action="store_true", help="write the scores into the YAML and results into benchmarks/results/")
-    r.add_argument("--out", help="run directory (default .gaji/bench/<name>)")
-    r.add_argument("--cache", action="store_true", help="use the LLM response cache (off: benchmarks measure time and cost)")
-    r.add_argument("--quiet", action="store_true", help="no progress bar")
-    r.add_argument("--fresh", action="store_true",
-                   help="start the run directory again (default: resume an interrupted run of the same configuration)")
-    r.set_defaults(func=cmd_run)
-
-    c = bsub.add_parser("check", help="re-run the cheap benchmarks; exit 1 if a score drifts beyond tolerance")
-    c.add_argument("--max-minutes", type=float, help="stop starting new benchmarks after this many minutes")
-    c.add_argument("--cache", action="store_true", help="use the LLM response cache")
-    c.add_argument("--quiet", action="store_true", help="no progress bar")
-    c.set_defaults(func=cmd_check)
-
-    p = bsub.add_parser("report", help="regenerate the recorded-benchmarks block of BENCHMARKS.md")
-    p.add_argument("--file", help="markdown file (default BENCHMARKS.md at the project root)")
-    p.set_defaults(func=cmd_report)
-
+    return md

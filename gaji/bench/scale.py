@@ -1,4 +1,4 @@
-"""Scale-out benchmarks (issue 10).
+"""Scale-out benchmarks.
 
     gaji bench dense-store --index .gaji/bench/hotpotqa      # embedded vs Milvus vs Qdrant: recall@k, latency
     gaji bench ray-embed --limit 128 --workers 2             # embedding a corpus slice: 1 process vs Ray
@@ -17,7 +17,6 @@ be identical; Ray start-up and model loading are timed apart from the embedding.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import shutil
@@ -27,36 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run_dense_store", "run_ray_embed"]
+__all__ = ["run_dense_store", "run_ray_embed", "dense_markdown", "ray_markdown"]
 
 KS = (2, 5, 10, 15)
-
-
-def register(bsub) -> None:
-    p = bsub.add_parser("dense-store", help="embedded dense index vs Milvus vs Qdrant: recall@k and latency")
-    p.add_argument("--index", default=".gaji/bench/hotpotqa", help="a built index with a dense part")
-    p.add_argument("--questions", default="hotpotqa", help="shared dataset name or question file (gold passages)")
-    p.add_argument("--stores", default="milvus,qdrant", help="comma-separated: milvus, qdrant")
-    p.add_argument("--milvus-url", default=None, help="an already running Milvus (default: start one on 127.0.0.1)")
-    p.add_argument("--milvus-index", default="FLAT", choices=["FLAT", "HNSW"])
-    p.add_argument("--max-questions", type=int, default=None)
-    p.add_argument("--work", default=None, help="scratch folder (default: a temp dir, removed)")
-    p.add_argument("--out", default="benchmarks/scale")
-    p.set_defaults(func=_dense_cli)
-
-    r = bsub.add_parser("ray-embed", help="embedding speed: one process vs sharded over Ray workers")
-    r.add_argument("--corpus", default="hotpotqa", help="shared dataset name or corpus file")
-    r.add_argument("--limit", type=int, default=128, help="passages embedded")
-    r.add_argument("--workers", type=int, default=2)
-    r.add_argument("--ray", default="local", help="local | auto | ray://HOST:PORT")
-    r.add_argument("--out", default="benchmarks/scale")
-    r.set_defaults(func=_ray_cli)
-
-
-def _save(out: str, stem: str, res: dict, md: str) -> None:
-    from gaji.bench.results import save_result
-
-    save_result(out, stem, res, md)
 
 
 def _machine() -> dict[str, Any]:
@@ -72,14 +44,6 @@ def _pct(xs: list[float], q: float) -> float:
 # ---------------------------------------------------------------------------------------------
 # dense stores
 # ---------------------------------------------------------------------------------------------
-
-
-def _dense_cli(args: argparse.Namespace) -> int:
-    res = run_dense_store(args.index, args.questions, [s.strip() for s in args.stores.split(",") if s.strip()],
-                          milvus_url=args.milvus_url, milvus_index=args.milvus_index,
-                          max_questions=args.max_questions, work=args.work)
-    _save(args.out, "dense-store", res, dense_markdown(res))
-    return 0
 
 
 def _recall(idx, dense, qvecs, questions, doc_of: dict[int, str]) -> dict[str, Any]:
@@ -109,7 +73,7 @@ def run_dense_store(index: str, questions: str, stores: list[str], milvus_url: s
     from gaji.bench.retrieval import _questions
     from gaji.corpus.shared_data import dataset_paths
     from gaji.index.store import open_index
-    from gaji.stores.sync import attach_store
+    from gaji.index.attach import attach_store
 
     qpath = Path(questions) if Path(questions).exists() else dataset_paths(questions)[0]
     qs = _questions(Path(qpath).stem, Path(qpath), max_questions)
@@ -157,7 +121,8 @@ def run_dense_store(index: str, questions: str, stores: list[str], milvus_url: s
             r["retriever_same_top10"] = f"{same}/{n_chk}"
             results[label] = r
             if s == "milvus":  # the same collection read with Bounded consistency: no wait for the time tick
-                from gaji.stores.base import open_dense_store, StoreDenseIndex
+                from gaji.stores.base import StoreDenseIndex
+                from gaji.stores.sync import open_dense_store
 
                 bounded = open_dense_store(loc.replace("consistency=Strong", "") + "&consistency=Bounded")
                 rb = _recall(idx, StoreDenseIndex(bounded, idx.dense.dim, len(idx.dense)), qvecs, qs, doc_of)
@@ -198,12 +163,6 @@ def dense_markdown(res: dict) -> str:
 # ---------------------------------------------------------------------------------------------
 # Ray embedding
 # ---------------------------------------------------------------------------------------------
-
-
-def _ray_cli(args: argparse.Namespace) -> int:
-    res = run_ray_embed(args.corpus, args.limit, args.workers, args.ray)
-    _save(args.out, "ray-embed", res, ray_markdown(res))
-    return 0
 
 
 def run_ray_embed(corpus: str, limit: int, workers: int, address: str) -> dict:

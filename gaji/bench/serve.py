@@ -190,70 +190,58 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait(5)
 
 
-def register(bsub) -> None:
-    p = bsub.add_parser("serve", help="load-test `gaji serve`: N concurrent clients, latency, throughput, errors")
-    p.add_argument("--url", help="a running server (default: start `gaji serve` on a free loopback port)")
-    p.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
-    p.add_argument("--duration", type=float, default=10.0, help="seconds to send requests (default 10)")
-    p.add_argument("--method", "-m", help="method to ask with (default: nor without --serve-index, else oner)")
-    p.add_argument("--index", help="index name on the server")
-    p.add_argument("--question", "-q", action="append", help="question(s) to send, round-robin (default: 4 ko/en)")
-    p.add_argument("--stream", action="store_true", help="use /api/ask/stream (time to the final event)")
-    p.add_argument("--timeout", type=float, default=600.0, help="client timeout per request (s)")
-    g = p.add_argument_group("the server to start (without --url)")
-    g.add_argument("--llm", default="scripted", help="LLM spec for the started server (default scripted)")
-    g.add_argument("--serve-index", action="append", metavar="[NAME=]DIR", help="index for the started server")
-    g.add_argument("--slots", type=int, help="server: questions at once")
-    g.add_argument("--queue", type=int, help="server: queue length")
-    g.add_argument("--request-timeout", type=float, help="server: time limit per question (s)")
-    p.add_argument("--json", dest="json_out", help="also write the result to this JSON file")
-    p.set_defaults(func=_run)
-
-
-def _run(args: Any) -> int:
+def run_bench(url: str | None = None, *, clients: int = 8, duration: float = 10.0, method: str | None = None,
+              index: str | None = None, questions: tuple[str, ...] | list[str] | None = None, stream: bool = False,
+              timeout: float = 600.0, llm: str = "scripted", serve_index: list[str] | None = None,
+              slots: int | None = None, queue: int | None = None,
+              request_timeout: float | None = None) -> dict[str, Any]:
+    """Load-test the server at `url`, or (url None) a `gaji serve` started here on a free loopback port with `llm`,
+    the `serve_index` indexes ([NAME=]DIR) and the given slots, queue and time limit, stopped at the end.
+    The method defaults to nor without an index to start, else oner (with `url`: the server's default)."""
     try:
         import httpx  # noqa: F401
     except ModuleNotFoundError:
         raise ConfigError("gaji bench serve needs httpx: pip install 'gaji[serve]'") from None
     proc = None
-    url = args.url
-    method = args.method or (None if args.url else ("oner" if args.serve_index else "nor"))
+    method = method or (None if url else ("oner" if serve_index else "nor"))
     if url is None:
         port = free_port()
-        sargs = ["--llm", args.llm]
-        for spec in args.serve_index or []:
+        sargs = ["--llm", llm]
+        for spec in serve_index or []:
             sargs += ["--index", spec]
-        for flag, v in (("--slots", args.slots), ("--queue", args.queue), ("--timeout", args.request_timeout)):
+        for flag, v in (("--slots", slots), ("--queue", queue), ("--timeout", request_timeout)):
             if v is not None:
                 sargs += [flag, str(v)]
         print(f"starting gaji serve {' '.join(sargs)} on port {port} …", file=sys.stderr, flush=True)
         proc = start_server(sargs, port)
         url = f"http://127.0.0.1:{port}"
     try:
-        res = load_test(url, args.clients, args.duration, method, args.index, args.question or QUESTIONS,
-                        args.stream, os.environ.get("GAJI_API_KEY"), args.timeout)
+        res = load_test(url, clients, duration, method, index, questions or QUESTIONS, stream,
+                        os.environ.get("GAJI_API_KEY"), timeout)
     finally:
         if proc is not None:
             stop_server(proc)
-    res["method"], res["llm"] = method, (args.llm if proc is not None else None)
-    print_report(res)
-    if args.json_out:
-        from gaji.io import atomic_write_json
-
-        atomic_write_json(args.json_out, res)
-    return 0 if res["transport_failures"] == 0 and not res["lost"] else 1
+    res["method"], res["llm"] = method, (llm if proc is not None else None)
+    return res
 
 
-def print_report(res: dict[str, Any]) -> None:
+def passed(res: dict[str, Any]) -> bool:
+    """No transport failure and no request the server did not count."""
+    return res["transport_failures"] == 0 and not res["lost"]
+
+
+def report(res: dict[str, Any]) -> str:
+    """The result as the lines `gaji bench serve` prints."""
     lat = res["latency_ms"]
-    print(f"gaji bench serve: {res['clients']} clients x {res['duration_s']:g} s against {res['url']}"
-          f"{' (stream)' if res['stream'] else ''}  method {res.get('method') or '(server default)'}"
-          f"{'  llm ' + res['llm'] if res.get('llm') else ''}")
-    print(f"  requests {res['requests']}: answered {res['answered']}, refused {res['refused']}, "
-          f"errors {res['errors']}, transport failures {res['transport_failures']}")
-    for reason, n in res["reasons"].items():
-        print(f"    {n:>6} x {reason}")
-    print(f"  latency (answered) p50 {lat['p50']} ms, p95 {lat['p95']} ms, max {lat['max']} ms")
-    print(f"  throughput {res['throughput_rps']} answers/s ({res['request_rate_rps']} requests/s) over {res['wall_s']} s")
+    lines = [f"gaji bench serve: {res['clients']} clients x {res['duration_s']:g} s against {res['url']}"
+             f"{' (stream)' if res['stream'] else ''}  method {res.get('method') or '(server default)'}"
+             f"{'  llm ' + res['llm'] if res.get('llm') else ''}",
+             f"  requests {res['requests']}: answered {res['answered']}, refused {res['refused']}, "
+             f"errors {res['errors']}, transport failures {res['transport_failures']}"]
+    lines += [f"    {n:>6} x {reason}" for reason, n in res["reasons"].items()]
+    lines.append(f"  latency (answered) p50 {lat['p50']} ms, p95 {lat['p95']} ms, max {lat['max']} ms")
+    lines.append(f"  throughput {res['throughput_rps']} answers/s ({res['request_rate_rps']} requests/s) over "
+                 f"{res['wall_s']} s")
     if res["server_counted"] is not None:
-        print(f"  server counted {res['server_counted']} question requests: lost {res['lost']}")
+        lines.append(f"  server counted {res['server_counted']} question requests: lost {res['lost']}")
+    return "\n".join(lines)

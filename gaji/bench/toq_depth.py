@@ -14,8 +14,8 @@ on the LLM's parallel slots can change greedy outputs slightly between runs.
 """
 from __future__ import annotations
 
-import argparse
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,32 +145,36 @@ def render(table: DepthTable, run_dir: str, info: dict) -> str:
     return "\n".join(lines)
 
 
-def register(bsub) -> None:
-    p = bsub.add_parser("toq-depth", help="ToQ Tables 4/5: response validity by maximum depth, failures resolved deeper")
-    p.add_argument("run", help="a `--method toq` run directory at the default max_depth 4")
-    p.add_argument("--depth-run", action="append", default=[], metavar="D=DIR",
-                   help="a run with -o max_depth=D over the questions that went deeper than D (repeatable)")
-    p.add_argument("--out", help="write the table (.md) and numbers (.json) with this path prefix")
-    p.set_defaults(func=_run)
+@dataclass
+class DepthReport:
+    run_dir: str
+    table: DepthTable
+    markdown: str
+
+    def data(self) -> dict[str, Any]:
+        t = self.table
+        return {"run": self.run_dir, "validity": {str(d): t.validity(d)[0] for d in range(1, MAX_DEPTH + 1)},
+                "table5": t.table5(), "outcomes": [o.__dict__ for o in t.outcomes]}
+
+    def write(self, out: str) -> None:
+        """<out>.md (the table) and <out>.json (the numbers), atomically."""
+        atomic_write_text(Path(out + ".md"), self.markdown + "\n")
+        atomic_write_json(Path(out + ".json"), self.data())
 
 
-def _run(args: argparse.Namespace) -> int:
-    info = json.loads((Path(args.run) / "run.json").read_text(encoding="utf-8")) if (Path(args.run) / "run.json").exists() else {}
-    table = DepthTable(load_outcomes(args.run))
+def depth_report(run_dir: str, depth_runs: Sequence[str] = ()) -> DepthReport:
+    """Tables 4/5 of the `--method toq` run `run_dir` (at max_depth 4), with the max_depth=D reruns given as
+    "D=DIR" specs."""
+    info_path = Path(run_dir) / "run.json"
+    info = json.loads(info_path.read_text(encoding="utf-8")) if info_path.exists() else {}
+    table = DepthTable(load_outcomes(run_dir))
     if not table.outcomes:
-        raise ConfigError(f"{args.run}: no answered questions yet")
+        raise ConfigError(f"{run_dir}: no answered questions yet")
     if (info.get("options") or {}).get("max_depth", MAX_DEPTH) != MAX_DEPTH:
-        raise ConfigError(f"{args.run}: the main run must use max_depth {MAX_DEPTH}")
-    for spec in args.depth_run:
+        raise ConfigError(f"{run_dir}: the main run must use max_depth {MAX_DEPTH}")
+    for spec in depth_runs:
         d_text, _, path = spec.partition("=")
         if not d_text.isdigit() or not path:
             raise ConfigError(f"--depth-run {spec!r}: expected D=DIR, e.g. 2=.gaji/bench/toq-depth2")
         table.reruns[int(d_text)] = _rerun_validity(path)
-    md = render(table, args.run, info)
-    print(md)
-    if args.out:
-        data = {"run": args.run, "validity": {str(d): table.validity(d)[0] for d in range(1, MAX_DEPTH + 1)},
-                "table5": table.table5(), "outcomes": [o.__dict__ for o in table.outcomes]}
-        atomic_write_text(Path(args.out + ".md"), md + "\n")
-        atomic_write_json(Path(args.out + ".json"), data)
-    return 0
+    return DepthReport(run_dir, table, render(table, run_dir, info))

@@ -15,7 +15,6 @@ as `gaji demo` does; the default questions are the demo's two and two more over 
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from importlib import resources
@@ -86,7 +85,8 @@ def render(summary: dict[str, dict[str, Any]], rows: list[dict[str, Any]], meta:
 
 def demo_index() -> str:
     from gaji.config import default_home
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
 
     out = default_home() / "demo-index"
     corpus = resources.files("gaji") / "data" / "demo_corpus.jsonl"
@@ -98,30 +98,19 @@ def demo_index() -> str:
     return str(out)
 
 
-def register(bsub) -> None:
-    from gaji.cli.common import add_settings_flags
-
-    p = bsub.add_parser("ttft", help="time to the first answer token per method (the answer streamed)")
-    p.add_argument("--methods", default="nor,oner,toq", help="comma-separated methods (default nor,oner,toq)")
-    p.add_argument("--question", "-q", action="append", help="ask these (repeatable; default: four demo questions)")
-    p.add_argument("--out", default="benchmarks/results/ttft", help="result directory")
-    add_settings_flags(p)
-    p.set_defaults(func=run_cmd)
-
-
-def run_cmd(args: argparse.Namespace) -> int:
+def run_ttft(settings: Any, methods: list[str], questions: list[str] | None = None,
+             out: str = "benchmarks/results/ttft", say: Any = print) -> dict[str, Any]:
+    """Each question asked of each method with the answer streamed; writes the result pair, returns it."""
     from gaji.api import Gaji
     from gaji.bench.results import save_result
-    from gaji.cli.common import settings_from_args
     from gaji.eval.record import now_iso
 
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
-        raise ConfigError("--methods: name at least one method")
-    s = settings_from_args(args)
+        raise ConfigError("name at least one method")
+    s = settings
     if not s.index:
         s.index = demo_index()
-    questions = list(args.question or QUESTIONS)
+    questions = list(questions or QUESTIONS)
     g = Gaji(settings=s)
     rows = []
     try:
@@ -129,13 +118,14 @@ def run_cmd(args: argparse.Namespace) -> int:
             for m in methods:
                 r = measure(g, q, m)
                 rows.append(r)
-                print(f"{m:8s} first {r['first_token_ms']} ms · final {r['final_token_ms']} ms · total {r['total_ms']} ms "
-                      f"· {q}", flush=True)
+                say(f"{m:8s} first {r['first_token_ms']} ms · final {r['final_token_ms']} ms · total {r['total_ms']} ms "
+                    f"· {q}")
         model = g.backend.name
     finally:
         g.close()
     meta = {"llm": s.llm, "model": model, "date": now_iso()[:10], "questions": len(questions), "index": Path(s.index).name}
     summary = summarize(rows)
     tag = s.llm.replace(":", "-").replace("/", "_")
-    save_result(args.out, f"ttft-{tag}", {**meta, "summary": summary, "runs": rows}, render(summary, rows, meta))
-    return 0
+    result = {**meta, "summary": summary, "runs": rows}
+    save_result(out, f"ttft-{tag}", result, render(summary, rows, meta))
+    return result

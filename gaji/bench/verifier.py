@@ -22,12 +22,11 @@ part of a run can be checked on another.
 """
 from __future__ import annotations
 
-import argparse
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from gaji.bench.probing import map_calls
+from gaji.bench.probing import ProbeReport, map_calls
 from gaji.errors import ConfigError, GajiError
 from gaji.eval.summary import latest_by_id, read_jsonl_tolerant
 
@@ -167,57 +166,47 @@ def render_judges(results: dict[str, dict], title: str) -> str:
     return "\n".join(lines)
 
 
-def register(bsub) -> None:
-    from gaji.bench.probing import add_probe_flags
-
-    p = bsub.add_parser("verifier", help="ConTReGen verification step (i): own vs another question's sub-questions")
-    p.add_argument("run", help="a finished ConTReGen run directory (traces.jsonl)")
-    p.add_argument("--limit", type=int, default=20, help="questions of the run used (default 20)")
-    p.add_argument("--offset", type=int, default=0, help="skip the run's first N questions (default 0)")
-    p.add_argument("--topic-gate", type=float, metavar="T",
-                   help="also score the E5 topic gate at cosine T, alone and with the LLM (our extension)")
-    p.add_argument("--gate-only", action="store_true", help="score the topic gate only (no LLM; needs --topic-gate)")
-    add_probe_flags(p)
-    p.set_defaults(func=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.probing import report, with_llm
+def run_bench(run: str, settings: Any, *, limit: int = 20, offset: int = 0, topic_gate: float | None = None,
+              gate_only: bool = False, concurrency: int | None = None) -> ProbeReport:
+    """Judge questions offset+1 … offset+limit of the ConTReGen run directory `run`: the LLM step (i) on the LLM
+    the settings name, and with `topic_gate` T also the E5 topic gate at cosine T alone and with the LLM;
+    `gate_only` skips the LLM."""
+    from gaji.bench.probing import with_llm
     from gaji.methods.contregen.topic_gate import make_gate
 
-    if args.limit < 2:
+    if limit < 2:
         raise ConfigError("--limit must be >= 2 (foreign sub-questions come from another question)")
-    if args.offset < 0:
+    if offset < 0:
         raise ConfigError("--offset must be >= 0")
-    if args.gate_only and not args.topic_gate:
+    if gate_only and not topic_gate:
         raise ConfigError("--gate-only needs --topic-gate T (the cosine threshold to score)")
-    gate = make_gate(args.topic_gate or 0.0)
-    plans = plans_from_run(Path(args.run))[args.offset: args.offset + args.limit]
+    gate = make_gate(topic_gate or 0.0)
+    plans = plans_from_run(Path(run))[offset: offset + limit]
     probes = build_probes(plans)
     if not probes:
-        raise ConfigError(f"{args.run}: fewer than 2 traced questions with proposed sub-questions"
-                          + (f" after --offset {args.offset}" if args.offset else ""))
-    part = f"questions {args.offset + 1}–{args.offset + len(plans)}"
+        raise ConfigError(f"{run}: fewer than 2 traced questions with proposed sub-questions"
+                          + (f" after --offset {offset}" if offset else ""))
+    part = f"questions {offset + 1}–{offset + len(plans)}"
     judged: dict[str, list[NeedVerdict]] = {}
     used: dict[str, str] = {"llm": "none", "model": "none"}
-    if not args.gate_only:
-        verdicts, used = with_llm(args, lambda llm, n: run_probes(probes, llm, n))
+    if not gate_only:
+        verdicts, used = with_llm(settings, concurrency, lambda llm, n: run_probes(probes, llm, n))
         judged[f"LLM step (i), {used['model']}"] = verdicts
     if gate is not None:
         gv = gate_verdicts(probes, gate)
         judged[f"topic gate, E5 cosine >= {gate.threshold}"] = gv
-        if not args.gate_only:
+        if not gate_only:
             judged["both (the tree with the gate on)"] = both(verdicts, gv)
     results = {name: score(vs) for name, vs in judged.items()}
     first = next(iter(results.values()))
-    result = {**first, "run": str(args.run), "offset": args.offset, "questions": len(plans), **used,
+    result = {**first, "run": str(run), "offset": offset, "questions": len(plans), **used,
               "probes": len(probes)}
     if gate is not None:
         result["topic_gate"] = gate.threshold
         result["judges"] = results
-        md = render_judges(results, f"{args.run}: {part}, {len(probes)} probes")
+        md = render_judges(results, f"{run}: {part}, {len(probes)} probes")
     else:
-        md = render(first, f"{args.run}: {len(plans)} questions, verifier {used['model']}")
+        md = render(first, f"{run}: {len(plans)} questions, verifier {used['model']}")
     main_verdicts = next(iter(judged.values()))
     payload = {**result, "verdicts": [
         {**asdict(v.probe), "needed": v.needed, "reason": v.reason, "query": v.query, "error": v.error}
@@ -225,5 +214,4 @@ def _run(args: argparse.Namespace) -> int:
     if gate is not None:
         payload["gate_verdicts"] = [{"qid": v.probe.qid, "kind": v.probe.kind, "sub": v.probe.sub,
                                      "keep": v.needed, "cosine": v.cosine} for v in gv]
-    report(args.out, md, payload)
-    return 0
+    return ProbeReport(md, payload)

@@ -13,11 +13,13 @@ import time
 from typing import TextIO
 
 from rich.console import Console
+from rich.markup import escape
 
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
 from gaji.errors import ConfigError
 from gaji.llm.streaming import AnswerDelta
-from gaji.types import Trace
+from gaji.registry import fill_display
+from gaji.types import Trace, format_location
 
 CLI_CLIENT = "cli"  # the client name the history records for questions asked here
 
@@ -57,8 +59,10 @@ def cost_line(trace: Trace) -> str:
 
 
 def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
-    if tree is None:  # a tree to show, or a root the method judged and chose not to split (ToQ's evaluator)
-        tree = bool(trace.root.children or trace.root.scores or trace.root.data.get("decomposition"))
+    if tree is None:  # a tree to show, or a root the method judged and decided about (e.g. chose not to split)
+        fill_display(trace)
+        root = trace.root
+        tree = bool(root.children or root.scores or any(f.tone == "decision" for f in root.display))
     if tree:
         from gaji.cli.render_tree import render_tree
 
@@ -72,7 +76,9 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
         for pid in trace.citations:
             p = trace.passages.get(pid)
             snippet = (p.text[:110] + "…") if p and len(p.text) > 110 else (p.text if p else "")
-            con.print(f"  - {pid}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
+            where = format_location(p)
+            where = f"  [cyan]({escape(where)})[/cyan]" if where else ""
+            con.print(f"  - {pid}{where}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
     con.print(f"[dim]{trace.method} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
 
 
@@ -99,6 +105,15 @@ class AnswerPrinter:
             self.out.flush()
 
 
+def _vectors_note(g, trace: Trace) -> str | None:
+    """While the index's vectors are being computed, the run searched with BM25: say so."""
+    if trace.retriever != "bm25" or g.given_retriever is not None or g.index is None:
+        return None
+    from gaji.index.pending import BM25UntilVectors, vectors_note
+
+    return vectors_note(g.index) if isinstance(g.retriever(), BM25UntilVectors) else None
+
+
 def run(args) -> int:
     from gaji.api import Gaji
 
@@ -113,10 +128,13 @@ def run(args) -> int:
     try:
         trace = g.ask(args.question, method=args.method, options=parse_kv(args.opt),
                       history=conv.turns if conv else None, on_answer=printer)
+        note = _vectors_note(g, trace)
     finally:
         g.close()
         if printer is not None:
             printer.close()
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     if conv is not None:
         conv.record(args.question, trace, (time.perf_counter() - t0) * 1000, s.index)
     if args.json:

@@ -41,3 +41,8 @@ def parse_kv(pairs: list[str] | None) -> dict[str, str]:
         return parse_pairs(pairs or [])
     except ValueError as e:
         raise ConfigError(f"option {e.args[0]!r} must look like key=value") from None
+
+
+def split_names(text: str) -> list[str]:
+    """"a, b,,c" -> ["a", "b", "c"] (comma-separated flag values)."""
+    return [x.strip() for x in text.split(",") if x.strip()]

@@ -31,7 +31,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from gaji.api import Gaji
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
 
     con = Console()
     out = Path(args.out) if args.out else default_home() / "demo-index"

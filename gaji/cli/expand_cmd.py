@@ -47,7 +47,7 @@ def expander_from_args(args: argparse.Namespace):
 
     flags = {k: getattr(args, k, None) for k in ("llm", "base_url", "parallel", "threads")}
     s = load_settings(flags)
-    if getattr(args, "ray", None):  # issue 10: the chunks sharded over Ray workers, one LLM each
+    if getattr(args, "ray", None):  # the chunks sharded over Ray workers, one LLM each
         from gaji.cli.scale_flags import ray_expander
 
         return ray_expander(args, s)
@@ -55,7 +55,8 @@ def expander_from_args(args: argparse.Namespace):
     return Expander(backend, lang=getattr(args, "expand_lang", "auto"))
 
 
-def register(sub) -> None:
+def register(sub):
+    """Add `gaji expand` with its run and show actions; returns its sub-command list."""
     p = sub.add_parser("expand", help="chunk knowledge generation: titles, candidate questions, query keywords")
     esub = p.add_subparsers(dest="expand_command", metavar="ACTION")
 
@@ -74,29 +75,25 @@ def register(sub) -> None:
     add_expand_flags(r)
     from gaji.cli.scale_flags import add_expand_ray_flags
 
-    add_expand_ray_flags(r)  # --ray ADDRESS --workers N (issue 10)
+    add_expand_ray_flags(r)  # --ray ADDRESS --workers N
     r.set_defaults(func=_run, expand=True)
 
     s = esub.add_parser("show", help="print expansions from a sidecar JSONL or an expanded index")
     s.add_argument("source", metavar="FILE_OR_INDEX")
     s.add_argument("-n", type=int, default=5)
     s.set_defaults(func=_show)
-
-    from gaji.expand import judge_cli, keywords_cli
-
-    keywords_cli.register(esub)
-    judge_cli.register(esub)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+    return esub  # the other actions: gaji/cli/expand_keywords.py, expand_judge.py (listed in gaji/cli/main.py)
 
 
 def _chunks_of(args: argparse.Namespace):
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.corpus.readers import read_documents
-    from gaji.index.store import _chunk_all, _resolve_sources
+    from gaji.index.sources import chunk_all, resolve_sources
 
     cfg = ChunkingConfig(size=args.chunk_size, overlap=args.chunk_overlap, by=args.chunk_by)
-    docs, report = read_documents(_resolve_sources(args.corpus), skip_bad=args.skip_bad, limit=args.limit)
-    chunks = _chunk_all(docs, cfg)
+    docs, report = read_documents(resolve_sources(args.corpus), skip_bad=args.skip_bad, limit=args.limit)
+    chunks = chunk_all(docs, cfg)
     if args.max_chunks:
         chunks = chunks[: args.max_chunks]
     return chunks, report

@@ -1,5 +1,6 @@
-"""`gaji` command line. Each sub-command lives in its own module under gaji/cli/ with a
-`register(subparsers)` function that adds its parser and sets `func(args) -> int`.
+"""`gaji` command line. Every command lives in a module under gaji/cli/ with a `register(subparsers)` function
+that adds its parser(s) and sets `func(args) -> int`; COMMANDS below lists every such module. The command modules
+only read flags and print: the work is done by plain functions of the packages (gaji.bench, gaji.expand, …).
 
 Errors a user can cause (GajiError) print `error: ...` and exit 2; never a traceback.
 """
@@ -12,19 +13,36 @@ import sys
 from gaji import __version__
 from gaji.errors import GajiError
 
-# Order = order in `gaji --help`.
-COMMAND_MODULES = (
+# Every command module, in `gaji --help` order. A (group, members) pair is a command with sub-commands: the group
+# module's register() returns its sub-command list, and each member module adds its sub-command(s) to it, in order.
+COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
     "gaji.cli.demo_cmd",
     "gaji.cli.ask_cmd",
     "gaji.cli.index_cmd",
     "gaji.cli.methods_cmd",
     "gaji.cli.model_cmd",
     "gaji.cli.eval_cmd",
-    "gaji.cli.bench_cmd",
+    ("gaji.cli.bench_cmd", (
+        "gaji.cli.bench_retrieval",  # retrieval
+        "gaji.cli.bench_runner",  # run, check, report
+        "gaji.cli.bench_sweep",  # sweep
+        "gaji.cli.bench_serve",  # serve
+        "gaji.cli.bench_injection",  # injection
+        "gaji.cli.bench_security",  # security
+        "gaji.cli.bench_scale",  # llm-server, dense-store, ray-embed, ray-expand
+        "gaji.cli.bench_toq_depth",  # toq-depth
+        "gaji.cli.bench_probes",  # evaluator, decomposer, verifier
+        "gaji.cli.bench_documents",  # documents
+        "gaji.cli.bench_build",  # build, embed-workers
+        "gaji.cli.bench_chat",  # followups, ttft
+    )),
     "gaji.cli.serve_cmd",
     "gaji.cli.history_cmd",
     "gaji.cli.keys_cmd",
-    "gaji.cli.expand_cmd",
+    ("gaji.cli.expand_cmd", (  # run, show
+        "gaji.cli.expand_keywords",  # label, train-tagger, train, keywords, chunk-keywords, subset, bench
+        "gaji.cli.expand_judge",  # judge
+    )),
     "gaji.cli.classifier_cmd",
 )
 
@@ -36,14 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"gaji {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name == name:  # that command is not built yet / not installed
-                continue
-            raise
-        mod.register(sub)
+    for entry in COMMANDS:
+        group, members = (entry, ()) if isinstance(entry, str) else entry
+        gsub = importlib.import_module(group).register(sub)
+        for name in members:
+            importlib.import_module(name).register(gsub)
     return p
 
 

@@ -6,14 +6,16 @@ read, answered and cost.
 
 Per node: level, kind and status; the question (slot-filled, with the original when it differs);
 the search query; the retrieved passages (title, ✓ when judged relevant, with the extracted span);
-the answer; evaluator scores; LLM calls, tokens and time. All text goes in as `rich.text.Text`,
-never markup, so questions like "[ANS_1] price range" print as they are.
+the answer; evaluator scores; the lines the method described (Node.display: why it split, stopped or
+skipped); LLM calls, tokens and time. Nothing here knows which method ran. All text goes in as
+`rich.text.Text`, never markup, so questions like "[ANS_1] price range" print as they are.
 """
 from __future__ import annotations
 
 from rich.text import Text
 from rich.tree import Tree
 
+from gaji.registry import fill_display
 from gaji.types import Node, Trace
 
 _STATUS = {"ok": ("✓", "green"), "failed": ("✗", "red"), "skipped": ("–", "dim"), "running": ("…", "yellow")}
@@ -28,18 +30,22 @@ def _seconds(ms: float) -> str:
     return f"{ms / 1000:.1f} s" if ms >= 100 else f"{ms:.0f} ms"
 
 
+def _score(v: object) -> str:
+    if isinstance(v, bool):
+        return "✓" if v else "✗"
+    return str(v)
+
+
 def node_label(node: Node, trace: Trace, max_passages: int = 5, width: int = 160) -> Text:
-    """The multi-line label of one node."""
+    """The multi-line label of one node: its typed fields, and the lines its method described
+    (Node.display) -- tags on the heading line, decisions and notes below."""
     icon, colour = _STATUS.get(node.status, ("?", "yellow"))
     t = Text()
     t.append(f"{icon} ", style=colour)
     t.append(f"L{node.level} {node.kind}", style="bold cyan")
-    if "index" in node.data:
-        t.append(f" #{node.data['index']}", style="cyan")
-    if node.data.get("type") and node.kind != "root":
-        t.append(f" ({node.data['type']})", style="dim")
-    if node.data.get("depends_on"):
-        t.append(" needs " + ", ".join(f"#{d}" for d in node.data["depends_on"]), style="magenta")
+    for f in node.display:
+        if f.tone == "tag":
+            t.append(f" {f.text}", style="cyan")
     t.append("  ")
     shown = node.filled_question or node.question
     t.append(_clip(shown, width), style="bold")
@@ -69,38 +75,12 @@ def node_label(node: Node, trace: Trace, max_passages: int = 5, width: int = 160
         t.append("\n  → ", style="bold green")
         t.append(_clip(node.answer, width), style="bold green")
     if node.scores:
-        s = node.scores
-        parts = []
-        if "semantic_coherence" in s:
-            parts.append(f"coherence {s['semantic_coherence']}")
-        if "answerability" in s:
-            parts.append(f"answerability {s['answerability']}%")
-        if "overall" in s:
-            parts.append(f"overall {s['overall']}")
-        if "response_validity" in s:
-            parts.append("valid ✓" if s["response_validity"] else "valid ✗")
-        parts += [f"{k} {v}" for k, v in s.items()
-                  if k not in ("semantic_coherence", "answerability", "overall", "response_validity")]
-        t.append("\n  scores: " + " · ".join(parts), style="yellow")
-    split = node.data.get("decomposition")
-    if split:  # ToQ: how the node was split (and why it was not), with the routed decomposer's decision
-        route = node.data.get("route") or {}
-        line = f"\n  split: {split}"
-        if route:
-            line += f" (router: {route.get('shape')}, p_compare {route.get('p_compare')}; {route.get('prompt')} prompt)"
-        if node.data.get("stop"):
-            line += f" · stop: {node.data['stop']}"
-        t.append(line, style="magenta")
-    elif node.data.get("stop"):  # not split at all: why (ToQ's evaluator accepted the answer, max depth)
-        t.append(f"\n  stop: {node.data['stop']}", style="magenta")
-    verdict = node.data.get("verdict")
-    if isinstance(verdict, str):  # ConTReGen: why a proposed sub-question was kept or skipped
-        line = f"\n  verdict: {verdict}"
-        if node.data.get("reason"):
-            line += f" — {_clip(str(node.data['reason']), width)}"
-        if node.data.get("topic_cos") is not None:
-            line += f" · topic cosine {node.data['topic_cos']}"
-        t.append(line, style="dim" if node.status == "skipped" else "magenta")
+        t.append("\n  scores: " + " · ".join(f"{k} {_score(v)}" for k, v in node.scores.items()), style="yellow")
+    for f in node.display:
+        if f.tone == "tag":
+            continue
+        style = "magenta" if f.tone == "decision" and node.status != "skipped" else "dim"
+        t.append(f"\n  {f.label}: {_clip(f.text, width)}", style=style)
     if node.error:
         t.append("\n  error: ", style="red")
         t.append(_clip(node.error, width), style="red")
@@ -129,7 +109,9 @@ def _add(branch: Tree, node: Node, trace: Trace, max_passages: int) -> None:
 
 
 def render_tree(trace: Trace, max_passages: int = 5) -> Tree:
-    """A rich Tree of the whole trace: a header (method, model, answer, citations, usage), then the nodes."""
+    """A rich Tree of the whole trace: a header (method, model, answer, citations, usage), then the nodes.
+    Nodes without a description (a trace stored before descriptions were kept) are described first."""
+    fill_display(trace)
     head = Text()
     head.append(f"{trace.method}", style="bold magenta")
     if trace.model:

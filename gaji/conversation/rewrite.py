@@ -19,6 +19,7 @@ from gaji.conversation.turns import Turn
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import few_shot_messages
+from gaji.methods.describe import Facts
 from gaji.text.lang import detect_lang
 from gaji.types import Node, Trace
 
@@ -55,7 +56,18 @@ def rewrite_followup(llm: TrackedLLM, question: str, history: list[Turn], lang: 
             node.data["unusable_output"] = out
     node.data["changed"] = node.filled_question != question
     node.wall_ms = (time.perf_counter() - t0) * 1000
+    node.display = describe_rewrite(node, lang)
     return node
+
+
+def describe_rewrite(node: Node, lang: str) -> list:
+    """How the rewrite node is shown (Node.display): a follow-up after N turns, and why it was kept as asked
+    when it was (renderers show the question as asked beside the rewrite themselves)."""
+    turns = node.data.get("turns", 0)
+    f = Facts(lang).tag("follow-up", "후속 질문", True, f"after {turns} turn(s)" if lang != "ko" else f"대화 {turns}턴 뒤")
+    kept = node.status == "failed" or "unusable_output" in node.data
+    f.decision("kept as asked", "물은 그대로", kept, "the rewrite failed" if lang != "ko" else "다시 쓰기 실패")
+    return f.lines
 
 
 def parse_rewrite(text: str) -> str:

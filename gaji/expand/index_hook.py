@@ -1,5 +1,10 @@
-"""How `gaji.index.store.build_index` uses chunk expansion (`gaji index build --expand --compose caseN`).
+"""Chunk expansion as a step of `gaji.index.build.build_index` (`gaji index build --expand --compose caseN`).
 
+    idx = build_index(corpus, out, extension=expansion_step(expander=Expander(llm), compose="case6"))
+
+- `ExpansionStep` is the build's extension (gaji.index.texts.BuildExtension): after chunking it attaches
+  the expansions and hands the build the composition's texts; the index records the case (config
+  "compose") and finds the texts again by that name (`gaji.registry.COMPOSITIONS`) when documents are added.
 - The work file is ``.<index name>.expand/expansions.jsonl`` beside the index folder (an append-only
   `ExpansionStore`): it survives an interrupted build, whatever else the build redoes, so a rerun of
   the same command only expands the chunks not finished yet.
@@ -19,13 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from gaji.errors import ConfigError
+from gaji.index.texts import Prepared
 from gaji.types import Chunk
 
-from .compose import DEFAULT_CASE, check_case
+from .compose import DEFAULT_CASE, check_case, texts
 from .generator import Expander, Expansion, ExpansionStore
 
 __all__ = ["EXPAND_DIR", "EXPANSIONS_FILE", "work_dir", "resolve_compose", "attach_expansions", "finish",
-           "load_expansions", "drop_work_dir"]
+           "load_expansions", "drop_work_dir", "ExpansionStep", "expansion_step"]
 
 EXPAND_DIR = "expand"
 EXPANSIONS_FILE = "expansions.jsonl"
@@ -117,3 +123,36 @@ def finish(used: Sequence[Expansion], build_dir: str | Path, out: str | Path) ->
 
 def drop_work_dir(out: str | Path) -> None:
     shutil.rmtree(work_dir(out), ignore_errors=True)
+
+
+@dataclasses.dataclass
+class ExpansionStep:
+    """Expansion inside a build: `expander` generates what is missing, `expansions` (a dict or a file/index
+    path) supplies ready ones, `compose` is the case the chunks are indexed with."""
+
+    compose: str
+    expander: Expander | None = None
+    expansions: Any = None
+    used: list[Expansion] = dataclasses.field(default_factory=list)
+
+    def prepare(self, chunks: list[Chunk], out: Path, progress: bool) -> Prepared:
+        if self.expander is None and self.expansions is None:  # a composition without expansions
+            return Prepared(list(chunks), texts(self.compose), f"{self.compose}/", {"expansion_model": None})
+        chunks, stats, fp, self.used = attach_expansions(chunks, out, expander=self.expander,
+                                                         expansions=self.expansions, progress=progress)
+        model = self.used[0].model if self.used else None
+        return Prepared(chunks, texts(self.compose), f"{self.compose}/{fp}", {"expansion_model": model}, stats)
+
+    def finish(self, build_dir: Path, out: Path) -> None:
+        finish(self.used, build_dir, out)
+
+    def cleanup(self, out: Path) -> None:
+        drop_work_dir(out)
+
+
+def expansion_step(expander: Expander | None = None, expansions: Any = None,
+                   compose: str | None = None) -> ExpansionStep | None:
+    """The build extension for `--expand` / `--expansions` / `--compose` (None when none is given: the
+    plain index). ConfigError for an unknown case."""
+    case = resolve_compose(compose, expander is not None or expansions is not None)
+    return ExpansionStep(case, expander, expansions) if case else None

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Sequence
 from gaji.errors import GajiError
 from gaji.eval.metrics.cost import call_cost
 from gaji.expand.judge_prompts import JUDGE_SCHEMA, judge_messages, question_set
-from gaji.io import append_jsonl, iter_jsonl
+from gaji.io import append_jsonl, read_jsonl_tolerant
 from gaji.llm.tracked import TrackedLLM
 from gaji.text.lang import detect_lang
 from gaji.types import Node
@@ -104,12 +104,56 @@ def keyword_tasks(rows: Iterable[dict[str, Any]]) -> list[JudgeTask]:
                       reference=r.get("reference", ""), lang=r.get("lang", "")) for r in rows if r.get("query")]
 
 
+def judge_tasks(corpus: Sequence[str] = (), *, expansions: str | None = None, reference: str | None = None,
+                kinds: Sequence[str] = ("title", "questions"), keywords: str | None = None,
+                tagger: str | None = None) -> list[JudgeTask]:
+    """The tasks of `gaji expand judge`: the `kinds` (title, questions) of the expansions file `expansions` of the
+    chunks of `corpus` (`reference`: expansions shown as the reference), and the keywords of the label file
+    `keywords` (with `tagger`: that tagger's keywords for the same queries, the labels' as the reference)."""
+    from gaji.errors import ConfigError
+
+    from .index_hook import load_expansions
+
+    if not expansions and not keywords:
+        raise ConfigError("nothing to judge: give --expansions (with the corpus) and/or --keywords")
+    tasks: list[JudgeTask] = []
+    if expansions:
+        if not corpus:
+            raise ConfigError("--expansions needs the corpus they were made from (positional CORPUS)")
+        bad = sorted(set(kinds) - {"title", "questions"})
+        if bad:
+            raise ConfigError(f"--what: unknown kind(s) {', '.join(bad)}; known: title, questions")
+        tasks += expansion_tasks(_chunk_texts(corpus), load_expansions(expansions),
+                                 load_expansions(reference) if reference else None, kinds)
+    if keywords:
+        rows = [r for _, r in iter_jsonl(keywords)]
+        if tagger:
+            from .tagger import KeywordTagger
+
+            tagged = KeywordTagger.load(tagger)
+            rows = [{**r, "reference": ", ".join(r.get("keywords") or []), "keywords": tagged.keywords(r["query"])}
+                    for r in rows if r.get("query")]
+        tasks += keyword_tasks(rows)
+    if not tasks:
+        raise ConfigError("no item to judge (do the expansions' chunk ids belong to this corpus?)")
+    return tasks
+
+
+def _chunk_texts(corpus: Sequence[str]) -> dict[str, str]:
+    from gaji.corpus.chunking import ChunkingConfig
+    from gaji.corpus.readers import read_documents
+    from gaji.index.sources import chunk_all, resolve_sources
+
+    docs, _ = read_documents(resolve_sources(list(corpus)), skip_bad=True)
+    return {c.id: (f"{c.title}\n{c.text}" if c.title else c.text) for c in chunk_all(docs, ChunkingConfig())}
+
+
 def done_keys(path: str | Path) -> set[tuple[str, str]]:
     """(kind, id) of every verdict already in `path` (errors are retried)."""
     p = Path(path)
     if not p.exists():
         return set()
-    return {(r["kind"], r["id"]) for _, r in iter_jsonl(p) if r.get("verdict") in ("pass", "fail")}
+    return {(r["kind"], r["id"]) for r in read_jsonl_tolerant(p) if r.get("verdict") in ("pass", "fail")}
 
 
 def run_judge(judge: ExpansionJudge, tasks: Sequence[JudgeTask], out: str | Path, parallel: int = 1,
@@ -141,7 +185,7 @@ def run_judge(judge: ExpansionJudge, tasks: Sequence[JudgeTask], out: str | Path
 def summarize(path: str | Path) -> dict[str, Any]:
     """Pass rate per kind over the latest verdict of each (kind, id) in a verdicts file."""
     latest: dict[tuple[str, str], dict] = {}
-    for _, r in iter_jsonl(path):
+    for r in read_jsonl_tolerant(Path(path)):  # an interrupted run may have torn the last line
         key = (r["kind"], r["id"])
         if r.get("verdict") in ("pass", "fail") or key not in latest:
             latest[key] = r

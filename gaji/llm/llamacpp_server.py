@@ -1,7 +1,7 @@
 """llama.cpp's own OpenAI-compatible HTTP server (xllamacpp) as a separate process on 127.0.0.1, for tests,
 benchmarks and single-machine deployments of `--llm openai:MODEL --base-url URL`.
 
-    python -m gaji.llm.llamacpp_server --model local:small --parallel 4 --threads 2 [--port 8080]
+    python -m gaji.cli.llamacpp_server --model local:small --parallel 4 --threads 2 [--port 8080]
     # prints "listening http://127.0.0.1:PORT" once the model is loaded, serves until SIGTERM / Ctrl-C
 
     with LlamaCppServerProcess("local:small", parallel=4, threads=2) as srv:
@@ -11,7 +11,6 @@ Start-up is bounded (`start_timeout_s`); stop sends SIGTERM, then SIGKILL.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import subprocess
@@ -23,7 +22,7 @@ from typing import Any
 
 from gaji.errors import LLMError
 
-__all__ = ["LlamaCppServerProcess", "main"]
+__all__ = ["LlamaCppServerProcess", "serve"]
 
 
 class LlamaCppServerProcess:
@@ -36,7 +35,7 @@ class LlamaCppServerProcess:
         self.started_s: float | None = None
 
     def start(self) -> "LlamaCppServerProcess":
-        cmd = [sys.executable, "-m", "gaji.llm.llamacpp_server", "--model", self.model, "--parallel",
+        cmd = [sys.executable, "-m", "gaji.cli.llamacpp_server", "--model", self.model, "--parallel",
                str(self.parallel), "--threads", str(self.threads), "--ctx-size", str(self.ctx_size),
                "--port", str(self.port)]
         t0 = time.perf_counter()
@@ -73,33 +72,29 @@ class LlamaCppServerProcess:
         self.stop()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m gaji.llm.llamacpp_server")
-    ap.add_argument("--model", default="local:small", help="local | local:small | a GGUF path")
-    ap.add_argument("--parallel", type=int, default=4, help="slots (requests decoded together)")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--ctx-size", type=int, default=8192, help="total context, shared by the slots")
-    ap.add_argument("--port", type=int, default=0, help="0 = a free port")
-    args = ap.parse_args(argv)
+def serve(model: str = "local:small", parallel: int = 4, threads: int = 1, ctx_size: int = 8192,
+          port: int = 0) -> None:
+    """Serve `model` (local | local:small | a GGUF path) on 127.0.0.1:`port` (0 = a free port) in this process: print
+    "listening URL" once the model is loaded, serve until SIGTERM / Ctrl-C, then end the process."""
     import xllamacpp
 
     from gaji.llm.local import resolve_model
 
-    if args.model.startswith("local"):
-        _, path = resolve_model(args.model.partition(":")[2])
+    if model.startswith("local"):
+        _, path = resolve_model(model.partition(":")[2])
     else:
-        path = args.model
+        path = model
     p = xllamacpp.CommonParams()
     p.model.path = str(path)
-    p.n_ctx = args.ctx_size
-    p.n_parallel = args.parallel
-    p.cpuparams.n_threads = p.cpuparams_batch.n_threads = args.threads
+    p.n_ctx = ctx_size
+    p.n_parallel = parallel
+    p.cpuparams.n_threads = p.cpuparams_batch.n_threads = threads
     p.warmup = False
     p.cache_prompt = True
-    p.n_threads_http = max(2, args.parallel)
+    p.n_threads_http = max(2, parallel)
     p.verbosity = -1
     p.hostnames = ["127.0.0.1"]  # loopback only
-    p.port = args.port
+    p.port = port
     server = xllamacpp.Server(p)
     url = str(server.listening_address)
     urllib.request.urlopen(url + "/slots", timeout=120).read()  # the task loop runs: stopping cannot hang
@@ -111,7 +106,3 @@ def main(argv: list[str] | None = None) -> int:
         pass
     del server
     os._exit(0)  # the server threads are gone with the process
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -2,7 +2,9 @@
 
 A method is a class registered in `gaji.registry.METHODS`, with an `Options` dataclass of its
 hyperparameters (the papers' defaults) and a `solve(trace, ctx)` that reads like the paper's
-algorithm. `Method.run` does the shared parts: language, timing, failure capture.
+algorithm. `Method.run` does the shared parts: language, timing, failure capture. `describe(node, lang)`
+says how the method's nodes are shown (Node.display): the CLI and the web page render those lines and
+know nothing of the method.
 
     @METHODS.register("oner", help="...")
     class OneR(Method):
@@ -20,7 +22,9 @@ import dataclasses
 import threading
 import time
 import typing
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
@@ -30,9 +34,11 @@ from gaji.index.base import Retriever
 from gaji.llm.streaming import AnswerSink, AnswerStream
 from gaji.llm.tracked import TrackedLLM
 from gaji.text.lang import detect_lang
-from gaji.types import Node, Passage, Trace
+from gaji.methods.describe import stop_facts
+from gaji.types import Fact, Node, Passage, Trace
 
 EventSink = Callable[[str, dict], None]
+Describer = Callable[[Node, str], list[Fact]]
 
 
 @dataclass
@@ -45,6 +51,7 @@ class RunContext:
     on_event: EventSink | None = None  # ("node", node_dict) as nodes are created/updated; used by serve
     trace: Trace | None = None  # set by Method.run
     parallel: bool = True  # run independent sibling nodes concurrently
+    describe: Describer | None = None  # the running method's describe (set by Method.run): live nodes carry it
     # the answer's text as it is written (the final-answer call streamed; gaji/llm/streaming.py)
     on_answer: AnswerSink | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -74,6 +81,8 @@ class RunContext:
 
     def emit(self, node: Node, event: str = "node") -> None:
         if self.on_event is not None:
+            if self.describe is not None:
+                node.display = self.describe(node, self.lang)
             d = node.to_dict()
             d.pop("children", None)
             d["child_ids"] = [c.id for c in node.children]
@@ -85,6 +94,18 @@ class RunContext:
             return [fn(x) for x in items]
         with ThreadPoolExecutor(max_workers=min(len(items), self.llm.parallel_slots)) as ex:
             return list(ex.map(fn, items))
+
+
+@contextmanager
+def node_failure(node: Node) -> Iterator[Node]:
+    """Mark `node` failed (status, error) when a GajiError (an LLMError after retries) leaves the
+    block, then re-raise: Method.run records trace.status "failed" and keeps the answer so far."""
+    try:
+        yield node
+    except GajiError as e:
+        node.status = "failed"
+        node.error = str(e)
+        raise
 
 
 class Method:
@@ -130,6 +151,13 @@ class Method:
             out.append((f.name, getattr(hints.get(f.name), "__name__", str(hints.get(f.name))), default))
         return out
 
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        """How one of this method's nodes is shown, in `lang` (the trace's language): label/text lines
+        made from the node's typed fields and the trace facts the method wrote in `node.data`.
+        The base shows the node's Stop; a method adds its own facts (tags, decisions, notes)."""
+        return stop_facts(node, lang)
+
     def wants_retriever(self) -> bool:
         """Whether this instance should be handed the index when there is one (its options may say closed book)."""
         return self.needs_retriever or self.optional_retriever
@@ -150,7 +178,7 @@ class Method:
             model=ctx.llm.name,
             retriever=getattr(ctx.retriever, "name", "") if ctx.retriever else "",
         )
-        ctx = dataclasses.replace(ctx, trace=trace, lang=lang)
+        ctx = dataclasses.replace(ctx, trace=trace, lang=lang, describe=self.describe)
         if ctx.on_answer is not None:
             ctx = dataclasses.replace(ctx, llm=ctx.llm.streaming(AnswerStream(trace.root, self.answer_purposes,
                                                                               ctx.on_answer)))
@@ -169,6 +197,8 @@ class Method:
         trace.root.wall_ms = trace.root.wall_ms or trace.wall_ms
         if not trace.root.answer:
             trace.root.answer = trace.answer
+        for node in trace.root.walk():
+            node.display = self.describe(node, lang)
         ctx.emit(trace.root, "final")
         return trace
 

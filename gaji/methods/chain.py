@@ -20,31 +20,25 @@ each step; "evaluator" asks the ToQ query evaluator (a zero-shot LLM judge of th
 way, so the step adds nothing. It combines with any stop policy.
 
 Trace: every step is a child Node (kind "step") with Q_i (question/query), D_i (passage_ids), A_i
-(answer) and data["stop"] (the policy's verdict); the root holds the final retrieval with Q, the
-final-answer call and data{"chain", "stop_reason", "steps", "closed_book"}.
+(answer), Node.stop (the policy's verdict, a Stop) and data{"step", "repeat_of"}; the root holds the final
+retrieval with Q, the final-answer call and data{"chain", "stop_reason", "steps", "closed_book"}
+(stop_reason: max_length | max_calls | repeat | <policy>_sufficient; `gaji classifier table4` reads it).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from gaji.errors import ConfigError
 from gaji.methods import chain_prompts as P
-from gaji.methods.base import Method, RunContext
-from gaji.methods.chain_stop import StopDecision, check_stop_policy, make_stop_policy
+from gaji.methods.chain_prompts import History, format_history
+from gaji.methods.base import Method, RunContext, node_failure
+from gaji.methods.chain_stop import check_stop_policy, make_stop_policy
 from gaji.methods.common import DATA_NOTE, clean_answer, format_passages
-from gaji.methods.fewshot import node_failure
+from gaji.methods.describe import Facts, stop_facts, word
 from gaji.registry import METHODS
-from gaji.types import Node, Passage, Trace
+from gaji.types import Fact, Node, Passage, Trace
 
-History = list[tuple[str, str]]  # (Q_i, A_i) so far
-
-
-def format_history(history: History, lang: str) -> str:
-    if not history:
-        return P.NO_HISTORY[lang]
-    return "\n".join(P.HISTORY_LINE[lang].format(i=i, q=q, a=a) for i, (q, a) in enumerate(history, 1))
 
 
 def same_question_key(text: str) -> str:
@@ -102,21 +96,26 @@ class Chain(Method):
         temperature: float = 0.0  # sub-question sampling (0 = greedy, as the paper's evaluation)
         seed: int = 0
 
-    def __init__(self, options: Any = None, *, stop_model: Any = None, **overrides: Any):
-        """stop_model: a classifier object to use instead of loading `classifier` (tests)."""
-        super().__init__(options, **overrides)
-        self.stop_model = stop_model
-        o = self.opts  # bad options fail when the method is made (before a benchmark does any work)
-        if o.max_length < 1:
-            raise ConfigError("chain: max_length must be at least 1")
-        check_stop_policy(o.stop, o.classifier, stop_model)
+        def __post_init__(self) -> None:
+            if self.max_length < 1:
+                raise ConfigError("chain: max_length must be at least 1")
+            check_stop_policy(self.stop, self.classifier)
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        d, n = node.data, node.data.get("repeat_of")
+        f = Facts(lang).tag("step", "단계", d.get("step"), f"#{d.get('step')}")
+        f.note("retrieval", "검색", d.get("closed_book"), word(lang, "closed book", "검색 없이 답함"))
+        f.decision("stop", "멈춤", n, word(lang, f"repeats step {n}", f"{n}단계 질문의 반복"))
+        f.decision("stop", "멈춤", d.get("stop_reason"))  # why the chain ended (max_length, repeat, ...)
+        return f.lines + stop_facts(node, lang)
 
     def wants_retriever(self) -> bool:
         return not self.opts.closed_book
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, root, q = self.opts, trace.root, trace.question
-        policy = make_stop_policy(o.stop, classifier=o.classifier, threshold=o.threshold, model=self.stop_model)
+        policy = make_stop_policy(o.stop, classifier=o.classifier, threshold=o.threshold)
         closed = o.closed_book or ctx.retriever is None
         root.data["closed_book"] = closed
         history: History = []
@@ -140,10 +139,10 @@ class Chain(Method):
                 ai = self.sub_answer(ctx, step, qi, closed)
             history.append((qi, ai))
             with node_failure(step):
-                decision = policy.decide(ctx, step, q, history)
-            step.data["stop"] = decision.to_dict()
+                verdict = policy.decide(ctx, step, q, history)
+            step.stop = verdict
             ctx.emit(step)
-            if decision.stop:
+            if verdict.stop:
                 stop_reason = f"{o.stop}_sufficient"
                 break
 
@@ -200,4 +199,4 @@ class Chain(Method):
         return clean_answer(first_line(out, P.ANSWER_PREFIXES))
 
 
-__all__ = ["Chain", "History", "StopDecision", "first_line", "format_history"]
+__all__ = ["Chain", "History", "first_line", "format_history"]

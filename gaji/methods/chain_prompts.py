@@ -60,3 +60,13 @@ FINAL_USER = {
 SUBQ_PREFIXES = ("sub-question", "subquestion", "next sub-question", "question", "하위 질문", "다음 하위 질문", "질문")
 ANSWER_PREFIXES = ("short answer", "final answer", "answer", "짧은 답", "최종 답", "답")
 NOT_FOUND = {"en": "No relevant information found", "ko": "관련 정보 없음"}
+
+
+History = list[tuple[str, str]]  # (Q_i, A_i) so far
+
+
+def format_history(history: History, lang: str) -> str:
+    """The chain so far as the prompts show it: numbered sub-questions with their answers."""
+    if not history:
+        return NO_HISTORY[lang]
+    return "\n".join(HISTORY_LINE[lang].format(i=i, q=q, a=a) for i, (q, a) in enumerate(history, 1))

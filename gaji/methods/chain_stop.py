@@ -10,34 +10,26 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gaji.errors import ConfigError
 from gaji.methods.base import RunContext
-from gaji.types import Node
+from gaji.methods.describe import word
+from gaji.types import Node, Stop
 
 STOP_POLICIES = ("none", "classifier", "evaluator")
 
 
-@dataclass
-class StopDecision:
-    stop: bool
-    policy: str
-    score: float | None = None  # classifier: P(sufficient); evaluator: overall score
-    info: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return {"stop": self.stop, "policy": self.policy, "score": self.score, **self.info}
-
-
 class StopPolicy:
+    """A policy's verdict is a Stop: stop (or go on), who decided (`by`), the score (classifier:
+    P(sufficient); evaluator: the overall score) and why, in the question's language."""
+
     name = "none"
     llm_calls = 0  # LLM calls one decision costs (for the call budget)
 
-    def decide(self, ctx: RunContext, node: Node, question: str, history: list[tuple[str, str]]) -> StopDecision:
-        return StopDecision(False, self.name)
+    def decide(self, ctx: RunContext, node: Node, question: str, history: list[tuple[str, str]]) -> Stop:
+        return Stop(False, by=self.name)
 
 
 class ClassifierStop(StopPolicy):
@@ -47,25 +39,30 @@ class ClassifierStop(StopPolicy):
         self.model = model
         self.threshold = threshold
 
-    def decide(self, ctx: RunContext, node: Node, question: str, history: list[tuple[str, str]]) -> StopDecision:
+    def decide(self, ctx: RunContext, node: Node, question: str, history: list[tuple[str, str]]) -> Stop:
         t0 = time.perf_counter()
         p = float(self.model.prob_sufficient(question, history))
         ms = round((time.perf_counter() - t0) * 1000, 2)
-        return StopDecision(p >= self.threshold, self.name, round(p, 4), {"threshold": self.threshold, "ms": ms})
+        stop = p >= self.threshold
+        why = f"P(sufficient) {p:.2f} {'≥' if stop else '<'} {self.threshold}"
+        return Stop(stop, reason=why, by=self.name, score=round(p, 4), detail={"threshold": self.threshold, "ms": ms})
 
 
 class EvaluatorStop(StopPolicy):
     name = "evaluator"
     llm_calls = 1
 
-    def decide(self, ctx: RunContext, node: Node, question: str, history: list[tuple[str, str]]) -> StopDecision:
-        from gaji.methods.chain import format_history
+    def decide(self, ctx: RunContext, node: Node, question: str, history: list[tuple[str, str]]) -> Stop:
+        from gaji.methods.chain_prompts import format_history
         from gaji.methods.toq.evaluator import QueryEvaluator
 
         scores = QueryEvaluator(ctx.llm).evaluate(node, question, format_history(history, ctx.lang), ctx.lang)
         node.scores.update(scores)
-        return StopDecision(bool(scores["response_validity"]), self.name, scores["overall"],
-                            {"answerability": scores["answerability"]})
+        stop = bool(scores["response_validity"])
+        why = (word(ctx.lang, "the evaluator judged the chain sufficient", "평가기가 충분하다고 판단")
+               if stop else word(ctx.lang, "the evaluator judged the chain not yet sufficient", "평가기가 아직 부족하다고 판단"))
+        return Stop(stop, reason=why, by=self.name, score=scores["overall"],
+                    detail={"answerability": scores["answerability"]})
 
 
 _loaded: dict[str, Any] = {}
@@ -82,12 +79,12 @@ def load_classifier_cached(path: str) -> Any:
         return _loaded[path]
 
 
-def check_stop_policy(name: str, classifier: str = "", model: Any = None) -> None:
+def check_stop_policy(name: str, classifier: str = "") -> None:
     """Raise ConfigError for an unknown policy or a classifier policy without a trained classifier to load
-    (cheap: a file check, so the chain can run it whenever it is made)."""
+    (cheap: a file check, so the chain's options can run it whenever they are made)."""
     if name not in STOP_POLICIES:
         raise ConfigError(f"chain: stop must be one of {', '.join(STOP_POLICIES)}, not {name!r}")
-    if name == "classifier" and model is None:
+    if name == "classifier":
         if not classifier:
             raise ConfigError("chain: stop=classifier needs -o classifier=DIR (a model from `gaji classifier train`)")
         if not (Path(classifier) / "classifier.json").is_file():
@@ -95,10 +92,10 @@ def check_stop_policy(name: str, classifier: str = "", model: Any = None) -> Non
                               "train one with `gaji classifier train`")
 
 
-def make_stop_policy(name: str, classifier: str = "", threshold: float = 0.5, model: Any = None) -> StopPolicy:
-    check_stop_policy(name, classifier, model)
+def make_stop_policy(name: str, classifier: str = "", threshold: float = 0.5) -> StopPolicy:
+    """The policy the chain's (checked) options name."""
     if name == "evaluator":
         return EvaluatorStop()
     if name == "classifier":
-        return ClassifierStop(model if model is not None else load_classifier_cached(classifier), threshold)
+        return ClassifierStop(load_classifier_cached(classifier), threshold)
     return StopPolicy()

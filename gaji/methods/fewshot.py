@@ -7,20 +7,19 @@
 - `FewShotOptions`: the options every few-shot method shares (M distractors, context budget, …).
 - `fit_prompt`: header + as many demonstrations as fit the model's context + the test block
   (IRCoT §4.1: "as many demonstrations as fit"), counting with the model's own tokenizer.
-- CoT text helpers: the first generated sentence, the "answer is:" marker, node failure marking.
+- CoT text helpers: the first generated sentence, the "answer is:" marker.
 """
 from __future__ import annotations
 
 import functools
 import random
 import re
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from gaji.errors import GajiError, InputError
+from gaji.errors import InputError
 from gaji.io import iter_jsonl
 from gaji.llm.base import Request
 from gaji.llm.tracked import TrackedLLM
@@ -132,6 +131,10 @@ class FewShotOptions:
     context_tokens: int = 0  # prompt + generation budget; 0 = what the backend gives one request
     passage_chars: int = 1200  # each retrieved paragraph is cut to this many characters in prompts
     seed: int = 0  # order of gold and distractor paragraphs inside the demonstrations
+
+    def __post_init__(self) -> None:
+        if self.demos:  # a missing or malformed file is an error before any question runs
+            load_demos("en", self.demos)
 
 
 def context_budget(llm: object, opts: FewShotOptions) -> int:
@@ -332,15 +335,3 @@ def generate_chain(
         if has_answer_marker(sentence):
             break
     return " ".join(sentences)
-
-
-@contextmanager
-def node_failure(node: Node) -> Iterator[Node]:
-    """Mark `node` failed (status, error) when a GajiError (an LLMError after retries) leaves the
-    block, then re-raise: Method.run records trace.status "failed" and keeps the answer so far."""
-    try:
-        yield node
-    except GajiError as e:
-        node.status = "failed"
-        node.error = str(e)
-        raise

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gaji.errors import ConfigError
-from gaji.methods.base import Method, RunContext
+from gaji.methods.base import Method, RunContext, node_failure
+from gaji.methods.describe import Facts
 from gaji.methods.fewshot import (
     Demo,
     FewShotOptions,
@@ -33,13 +34,12 @@ from gaji.methods.fewshot import (
     generate_sentence,
     has_answer_marker,
     load_demos,
-    node_failure,
     paragraph_blocks,
 )
 from gaji.methods.prompts import ircot as P
 from gaji.methods.reader import READERS, demo_blocks, read
 from gaji.registry import METHODS
-from gaji.types import Node, Passage, Trace
+from gaji.types import Fact, Node, Passage, Trace
 
 
 class Collection:
@@ -87,10 +87,20 @@ class IRCoT(Method):
         # CoT reader) then shares one prompt prefix the backend caches; off: refit them at every step
         stable_demos: bool = True
 
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if self.reader not in READERS:
+                raise ConfigError(f"ircot: reader must be one of {', '.join(READERS)}, not {self.reader!r}")
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        d = node.data
+        f = Facts(lang).tag("step", "단계", d.get("step"), f"#{d.get('step')}")
+        f.note("note", "메모", d.get("note"))
+        return f.decision("stop", "멈춤", d.get("stop_reason")).lines  # why the reasoning ended
+
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, root, q = self.opts, trace.root, trace.question
-        if o.reader not in READERS:
-            raise ConfigError(f"ircot: reader must be one of {', '.join(READERS)}, not {o.reader!r}")
         all_demos = demos = load_demos(ctx.lang, o.demos)
         count = TokenCounter(ctx.llm.count_tokens)
         collected = Collection(o.max_paragraphs)

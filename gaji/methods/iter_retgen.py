@@ -18,13 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gaji.errors import ConfigError
-from gaji.methods.base import Method, RunContext
-from gaji.methods.fewshot import FewShotOptions, TokenCounter, load_demos, node_failure
+from gaji.methods.base import Method, RunContext, node_failure
+from gaji.methods.describe import Facts
+from gaji.methods.fewshot import FewShotOptions, TokenCounter, load_demos
 from gaji.methods.long_answer import write_long
 from gaji.methods.reader import read
 from gaji.registry import METHODS
 from gaji.text.longform import strip_citations
-from gaji.types import Node, Passage, Trace
+from gaji.types import Fact, Node, Passage, Trace
 
 
 @METHODS.register("iter_retgen", help="T rounds: retrieve with last generation + question, regenerate (Iter-RetGen)")
@@ -40,8 +41,14 @@ class IterRetGen(Method):
         words: int = 250  # length of a "long" generation
 
         def __post_init__(self) -> None:
+            super().__post_init__()
             if self.style not in ("cot", "long"):
                 raise ConfigError(f"iter_retgen option style must be cot or long, not {self.style!r}")
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        t = node.data.get("iteration")
+        return Facts(lang).tag("iteration", "반복", t, f"#{t}").lines
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, root, q = self.opts, trace.root, trace.question

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gaji.errors import ConfigError
-from gaji.methods.base import Method, RunContext
+from gaji.methods.base import Method, RunContext, node_failure
 from gaji.methods.common import DATA_NOTE, cited_ids, clean_answer, format_passages, interleave_ranked
 from gaji.methods.fewshot import (
     Demo,
@@ -36,12 +36,12 @@ from gaji.methods.fewshot import (
     context_budget,
     fit_prompt,
     load_demos,
-    node_failure,
 )
+from gaji.methods.describe import Facts, word
 from gaji.methods.long_answer import write_long
 from gaji.methods.prompts import self_ask as P
 from gaji.registry import METHODS
-from gaji.types import Node, Passage, Trace
+from gaji.types import Fact, Node, Passage, Trace
 
 _FOLLOW_UP = re.compile(r"^[ \t]*(?:Follow[ -]?up|추가 질문)[ \t]*:[ \t]*(.*)$", re.I | re.M)
 _FINAL = re.compile(r"(?:So the final answer is|최종 정답은|최종 답은)[ \t]*:[ \t]*(.*)", re.I)
@@ -95,8 +95,18 @@ class SelfAsk(Method):
         long_passages: int = 8  # passages the long answer reads, taken rank by rank across the follow-ups
 
         def __post_init__(self) -> None:
+            super().__post_init__()
             if self.style not in ("short", "long"):
                 raise ConfigError(f"self_ask option style must be short or long, not {self.style!r}")
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        d, f = node.data, Facts(lang)
+        f.note("final answer", "최종 답", d.get("forced_final"),
+               word(lang, "asked for: the chain gave none", "체인이 답하지 않아 따로 요청함"))
+        f.note("retrieval", "검색", d.get("question_retrieval"),
+               word(lang, "no follow-up: searched with the question", "추가 질문 없음: 질문으로 검색함"))
+        return f.lines
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, lang, root, q = self.opts, ctx.lang, trace.root, trace.question

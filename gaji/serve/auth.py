@@ -22,6 +22,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from gaji.serve.asgi import AddHeadersMiddleware, send_error
+
 log = logging.getLogger("gaji.serve")
 DEFAULT_CLIENT = "default"  # the client name of GAJI_API_KEY
 
@@ -111,11 +113,14 @@ class ApiKeyMiddleware:
 
 
 async def _refuse(send: Send, path: str, status: int, msg: str) -> None:
+    headers = [(b"www-authenticate", b'Bearer realm="gaji"')] if status == 401 else []
+    if not path.startswith("/v1/"):
+        await send_error(send, status, msg, headers)
+        return
     body = error_body(path, status, msg)
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if status == 401:
-        headers.append((b"www-authenticate", b'Bearer realm="gaji"'))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *headers]})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -123,24 +128,10 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
 
-class SecurityHeadersMiddleware:
+class SecurityHeadersMiddleware(AddHeadersMiddleware):
     """Adds a strict Content-Security-Policy (no inline or third-party script: retrieved text can
     never run in the page), nosniff and no-referrer to every response."""
 
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(msg: dict) -> None:
-            if msg["type"] == "http.response.start":
-                msg["headers"] = [*msg.get("headers", []),
-                                  (b"content-security-policy", CSP.encode()),
-                                  (b"x-content-type-options", b"nosniff"),
-                                  (b"referrer-policy", b"no-referrer")]
-            await send(msg)
-
-        await self.app(scope, receive, send_with_headers)
+    def headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        return [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
+                (b"referrer-policy", b"no-referrer")]

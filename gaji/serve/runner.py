@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 from gaji.api import Gaji
 from gaji.conversation.turns import Turn
-from gaji.errors import ConfigError, IndexError_
+from gaji.deadline import deadline_scope
+from gaji.errors import ConfigError, GajiError, IndexError_, InputError
 from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend, Request, Result, TextSink
 from gaji.llm.streaming import AnswerSink
@@ -39,6 +40,9 @@ class CancelToken:
     def __init__(self, timeout_s: float | None = None):
         self.deadline = time.monotonic() + timeout_s if timeout_s else None
         self.reason = ""
+        # a bad option or input the index refused during the run (k=-5): the method reports the run failed,
+        # the service answers 400 with this error instead of 502
+        self.usage_error: GajiError | None = None
         self._event = threading.Event()
 
     def cancel(self, reason: str) -> None:
@@ -71,10 +75,12 @@ class CancellableLLM(LLMBackend):
         self.parallel_slots = inner.parallel_slots
         self.context_size = inner.context_size
         self.streams = inner.streams
+        self.deadline_s = getattr(inner, "deadline_s", None)
 
     def generate(self, request: Request) -> Result:
         self.token.check()
-        return self.inner.generate(request)
+        with deadline_scope(self.token.remaining()):  # a call never outlives its request's time limit
+            return self.inner.generate(request)
 
     def generate_stream(self, request: Request, on_text: TextSink) -> Result:
         """Streamed; a cancellation also stops a generation under way, at its next piece of text."""
@@ -84,7 +90,8 @@ class CancellableLLM(LLMBackend):
             self.token.check()
             on_text(text)
 
-        return self.inner.generate_stream(request, checked)
+        with deadline_scope(self.token.remaining()):  # a call never outlives its request's time limit
+            return self.inner.generate_stream(request, checked)
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
@@ -114,13 +121,19 @@ class RecordingRetriever(Retriever):
                 self._seen.setdefault(p.id, p)
         return passages
 
-    def search(self, query: str, k: int = 5) -> list[Passage]:
+    def _searched(self, fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
         self.token.check()
-        return self._keep(self.inner.search(query, k))
+        try:
+            return fn(*a, **kw)
+        except (ConfigError, InputError) as e:
+            self.token.usage_error = e
+            raise
+
+    def search(self, query: str, k: int = 5) -> list[Passage]:
+        return self._keep(self._searched(self.inner.search, query, k))
 
     def search_many(self, queries: list[str], k: int = 5) -> list[list[Passage]]:
-        self.token.check()
-        return [self._keep(ps) for ps in self.inner.search_many(queries, k)]
+        return [self._keep(ps) for ps in self._searched(self.inner.search_many, queries, k)]
 
     def describe(self) -> dict:
         return self.inner.describe()
@@ -137,8 +150,7 @@ class TracedRecordingRetriever(RecordingRetriever):
     """The same, for retrievers that call the LLM themselves (ConTRe's `search_traced`)."""
 
     def search_traced(self, query: str, k: int, node: Any = None, llm: Any = None) -> list[Passage]:
-        self.token.check()
-        return self._keep(self.inner.search_traced(query, k, node=node, llm=llm))  # type: ignore[attr-defined]
+        return self._keep(self._searched(self.inner.search_traced, query, k, node=node, llm=llm))  # type: ignore[attr-defined]
 
 
 def recording(inner: Retriever, token: CancelToken) -> RecordingRetriever:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gaji.text.normalize import surrogate_field
 
 OptionValue = str | int | float | bool | list[str] | list[int] | list[float] | None
 
@@ -30,12 +32,22 @@ class AskRequest(BaseModel):
         description="continue this conversation (its id came with an earlier answer): the question is read as a "
         "follow-up and rewritten into a standalone one first; default: a new conversation")
 
+    @model_validator(mode="after")
+    def _valid_unicode(self) -> "AskRequest":
+        # "\ud800" is valid JSON but no character: it could not even be written back in the answer
+        where = surrogate_field(self.model_dump())
+        if where is not None:
+            raise ValueError(f"{where}: holds an unpaired surrogate (a \\ud800-\\udfff escape), which is not valid Unicode")
+        return self
+
 
 class Citation(BaseModel):
     id: str
     doc_id: str
     title: str = ""
     text: str = ""
+    location: dict[str, Any] | None = Field(
+        None, description="where in the source file: {file, page, slide, sheet, rows, section, sha256} (gaji.types.Location)")
 
 
 class AskResponse(BaseModel):
@@ -109,6 +121,12 @@ class IndexStatus(BaseModel):
     documents: int | None = None
     config: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    vectors: dict[str, Any] | None = Field(
+        None, description="state: complete | none | pending (BM25 answers until complete); while pending: "
+        "done, total, rate (passages/s), eta_s, running")
+    progress: dict[str, Any] | None = Field(
+        None, description="the last build / add / fill on this index: action, stage (read, chunk, bm25, searchable, "
+        "embedding, vectors, done | stopped), done, total, unit, rate (per second), eta_s, running, age_s")
 
 
 class UploadResponse(BaseModel):

@@ -1,23 +1,35 @@
-"""Moving an index's vectors into a dense store and keeping them in step (used by gaji.index.store).
+"""Opening a dense store by URL, moving an index's vectors into it and keeping them in step. The index
+hands over arrays and rows; this module knows no index folder.
 
-    loc = push_vectors("milvus://127.0.0.1:19530", "hotpot", fingerprint, vectors)  # build
+    store = open_dense_store("qdrant+local:runs/qdrant?collection=notes")           # backend by URL scheme
+    check_store("milvus://127.0.0.1:19530")                                          # before a build embeds
+    loc = push_vectors("milvus://127.0.0.1:19530", "hotpot", fingerprint, vectors)  # build, attach-store
     sync_rows(loc, changed_rows, changed_vectors, deleted_rows)                       # Index.add
-    attach_store(".gaji/bench/hotpotqa", "milvus://127.0.0.1:19530", out="runs/hotpot-milvus")
+    open_store_index(loc, dim, rows)                                                  # Index.dense
 """
 from __future__ import annotations
 
-import shutil
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gaji.errors import ConfigError, IndexError_
+from gaji.registry import DENSE_STORES
 
-from .base import StoreDenseIndex, collection_name, open_dense_store, parse_store_url
+from .base import DenseStore, StoreDenseIndex, collection_name, parse_store_url
 
-__all__ = ["check_store", "push_vectors", "sync_rows", "attach_store", "open_store_index"]
+__all__ = ["open_dense_store", "check_store", "push_vectors", "sync_rows", "open_store_index"]
+
+
+# The lookup lives here, not in base.py: the backends import base.py, and the registry imports the backends.
+def open_dense_store(url: str, collection: str | None = None) -> DenseStore:
+    """The store for `url` (backend from the registry by scheme); `collection` overrides the URL's."""
+    u = parse_store_url(url)
+    name = collection or u.collection
+    if not name:
+        raise ConfigError(f"dense store URL {url!r} names no collection (add ?collection=NAME)")
+    return DENSE_STORES.get(u.scheme)(u, name)
 
 
 def check_store(url: str) -> None:
@@ -63,39 +75,3 @@ def sync_rows(location: str, rows: np.ndarray, vectors: np.ndarray, deleted: np.
 
 def open_store_index(location: str, dim: int, rows: int) -> StoreDenseIndex:
     return StoreDenseIndex(open_dense_store(location), dim, rows)
-
-
-def attach_store(index_dir: str | Path, url: str, out: str | Path | None = None) -> str:
-    """Load an existing index's vectors (dense/vectors.npy: no re-embedding) into a store and point the
-    index at it. With `out`, the index folder is copied there first and the copy is changed (the
-    original keeps searching its own vectors). Returns the store location."""
-    from gaji.index.manifest import read_manifest, write_manifest
-    from gaji.index.store import DENSE_DIR
-
-    src = Path(index_dir)
-    m = read_manifest(src)
-    if not m.has_dense:
-        raise ConfigError(f"{src}: this index has no dense part to put in a store")
-    target = src
-    if out is not None:
-        target = Path(out)
-        if target.exists():
-            if not (target / "manifest.json").exists():
-                raise ConfigError(f"{target} exists and is not a gaji index: refusing to overwrite it")
-            shutil.rmtree(target)
-        shutil.copytree(src, target)
-    vectors = np.load(target / DENSE_DIR / "vectors.npy", mmap_mode="r")
-    live = None
-    if m.counts.get("deleted"):
-        from gaji.index.store import ChunkStore
-
-        cs = ChunkStore(target)
-        live = cs.live_mask()
-        cs.close()
-    fp = str(m.created or "") + str(m.counts.get("rows"))
-    import hashlib
-
-    loc = push_vectors(url, target.resolve().name, hashlib.sha256(fp.encode()).hexdigest(), vectors, live)
-    m.config["dense_store"] = loc
-    write_manifest(target, m)
-    return loc

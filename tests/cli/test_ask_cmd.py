@@ -2,7 +2,7 @@
 from rich.console import Console
 
 from gaji.cli.ask_cmd import print_trace
-from gaji.types import Trace
+from gaji.types import Stop, Trace
 
 
 def rendered(trace: Trace) -> str:
@@ -15,12 +15,39 @@ def test_a_root_the_evaluator_accepted_shows_its_scores_and_why_it_was_not_split
     t = Trace(question="Which battle came first?", method="toq", answer="Guam")
     t.root.answer = "Guam"
     t.root.scores = {"semantic_coherence": 9, "answerability": 90, "overall": 9, "response_validity": True}
-    t.root.data["stop"] = "the evaluator accepted the answer"
+    t.root.stop = Stop(reason="the evaluator accepted the answer", by="evaluator")
     out = rendered(t)
-    assert "L0 root" in out and "valid ✓" in out and "stop: the evaluator accepted the answer" in out and "Answer: Guam" in out
+    assert "L0 root" in out and "response_validity ✓" in out and "stop: the evaluator accepted the answer" in out and "Answer: Guam" in out
+
+
+def test_a_bad_method_option_is_a_usage_error_before_the_question_runs(capsys):
+    from gaji.cli.main import main
+
+    assert main(["ask", "Which battle came first?", "--method", "ircot", "-o", "reader=bogus", "--llm", "scripted"]) == 2
+    err = capsys.readouterr().err
+    assert "error: ircot: reader must be one of cot, direct, not 'bogus'" in err and "Traceback" not in err
+
+
+def test_a_decided_root_shows_its_description_and_a_trace_without_one_is_described():
+    fresh = Trace(question="Which battle came first?", method="chain", answer="Guam")
+    fresh.root.data.update(stop_reason="max_length", closed_book=True)
+    out = rendered(fresh)  # no description stored: the chain describes it when it is printed
+    assert "stop: max_length" in out and "retrieval: closed book" in out and "L0 root" in out
 
 
 def test_a_single_call_answer_has_no_tree():
     t = Trace(question="Which battle came first?", method="oner", answer="Guam")
     out = rendered(t)
     assert "Answer: Guam" in out and "L0" not in out and "scores" not in out
+
+
+def test_sources_say_where_in_the_file():
+    from gaji.types import Location, Passage
+
+    t = Trace(question="두루미 습지는 어디에 있나?", method="oner", answer="철원 평야")
+    p = Passage(id="보고서.pdf#page2", doc_id="보고서.pdf#page2", title="보고서", text="두루미 습지 보호구역은 철원 평야에 있다.",
+                location=Location(file="보고서.pdf", page=2))
+    t.passages[p.id] = p
+    t.citations = [p.id]
+    out = rendered(t)
+    assert "보고서.pdf#page2  (보고서.pdf · p. 2)" in out

@@ -26,7 +26,8 @@ def test_shard_bounds_cover_in_order():
 
 
 def test_ray_embedder_matches_local_and_builds_an_index(ray_local, tmp_path):
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
 
     emb = RayEmbedder(workers=2, address="local")
     try:

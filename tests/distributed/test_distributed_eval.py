@@ -56,7 +56,7 @@ def _lines(p: Path) -> list[dict]:
 
 def test_sharded_eval_matches_single_process(ray_local, tmp_path):
     from gaji.distributed.eval import ShardedEval
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
 
     corpus, qs = _write(tmp_path)
     idx = build_index([str(corpus)], tmp_path / "idx", dense=False, progress=False)
@@ -100,7 +100,7 @@ def test_sharded_eval_matches_single_process(ray_local, tmp_path):
 
 def test_eval_cli_with_ray(ray_local, tmp_path, capsys):
     from gaji.cli.main import main
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
 
     corpus, qs = _write(tmp_path)
     build_index([str(corpus)], tmp_path / "idx", dense=False, progress=False)

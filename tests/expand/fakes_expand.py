@@ -1,4 +1,4 @@
-"""Test helpers for tests/expand: a scripted expansion LLM and a tiny recording embedder."""
+"""Test helpers for tests/expand: a scripted expansion LLM, a tiny recording embedder, the multi-task fixture chunks."""
 from __future__ import annotations
 
 import hashlib
@@ -7,10 +7,19 @@ import re
 
 import numpy as np
 
+from gaji.expand.multitask import ChunkExample
 from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 from gaji.llm.scripted import ScriptedLLM, request_text
 
 FAKE_ID = "test/expand-recording-embedder-16"
+
+# chunks with their teacher title and questions, Korean and English (the multi-task model's fixture)
+MULTITASK_CHUNKS = [
+    ChunkExample("경복궁은 1395년에 지어진 조선의 법궁이다.", "경복궁의 창건",
+                 ["경복궁은 언제 지어졌나?", "경복궁은 무엇인가?", "법궁은 무엇인가?"]),
+    ChunkExample("The Eiffel Tower was completed in 1889.", "The Eiffel Tower",
+                 ["When was the Eiffel Tower completed?", "What is the Eiffel Tower?", "When was it built?"]),
+]
 
 
 def chunk_of(req) -> str:

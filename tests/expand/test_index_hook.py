@@ -1,4 +1,4 @@
-"""`build_index` with expansion: stored with the chunks, composed for dense and BM25, resumable."""
+"""`build_index` with the expansion step: stored with the chunks, composed for dense and BM25, resumable."""
 from __future__ import annotations
 
 import json
@@ -9,8 +9,9 @@ from fakes_expand import FAKE_ID, expand_llm, recording_embedder
 from gaji.errors import ConfigError
 from gaji.expand.compose import DEFAULT_CASE
 from gaji.expand.generator import Expander, ExpansionStore
-from gaji.expand.index_hook import EXPAND_DIR, EXPANSIONS_FILE, work_dir
-from gaji.index.store import build_index, open_index
+from gaji.expand.index_hook import EXPAND_DIR, EXPANSIONS_FILE, expansion_step, work_dir
+from gaji.index.build import build_index
+from gaji.index.store import open_index
 from gaji.types import Document
 
 DOCS = [
@@ -23,7 +24,8 @@ DOCS = [
 def test_build_with_expand_composes_dense_and_bm25_and_records_it(tmp_path):
     emb = recording_embedder()
     out = tmp_path / "idx"
-    idx = build_index(DOCS, out, expander=Expander(expand_llm()), compose="case6", embedder=emb, progress=False)
+    step = expansion_step(expander=Expander(expand_llm()), compose="case6")
+    idx = build_index(DOCS, out, extension=step, embedder=emb, progress=False)
     m = idx.manifest
     assert m.config["compose"] == "case6" and m.config["expansion_model"] == "scripted"
     assert m.stats["expanded_chunks"] == 3 and m.stats["expand_generated"] == 3
@@ -50,7 +52,8 @@ def test_plain_index_is_unchanged_and_case1_only_adds_delimiters(tmp_path):
     assert "Python\nPython is a programming language." in emb.texts
     assert idx.retriever("bm25").search("zqexpandterm", 5) == []
     emb = recording_embedder()
-    build_index(DOCS, tmp_path / "c1", expander=Expander(expand_llm()), compose="case1", embedder=emb, progress=False)
+    build_index(DOCS, tmp_path / "c1", extension=expansion_step(expander=Expander(expand_llm()), compose="case1"),
+                embedder=emb, progress=False)
     assert "<s> Python\nPython is a programming language. </s>" in emb.texts
 
 
@@ -72,18 +75,19 @@ def test_interrupted_expansion_resumes_and_rebuild_reuses(tmp_path):
             return super().expand_one(chunk)
 
     with pytest.raises(Crash):
-        build_index(DOCS, out, expander=CrashingExpander(llm, ), dense=False, progress=False)
+        build_index(DOCS, out, extension=expansion_step(expander=CrashingExpander(llm, )), dense=False, progress=False)
     assert not out.exists()
     saved = ExpansionStore(work_dir(out) / EXPANSIONS_FILE).load()
     assert len(saved) == 2
     llm2 = expand_llm()
-    idx = build_index(DOCS, out, expander=Expander(llm2), dense=False, progress=False)
+    idx = build_index(DOCS, out, extension=expansion_step(expander=Expander(llm2)), dense=False, progress=False)
     assert len(llm2.requests) == 3 - len(saved)
     assert idx.manifest.stats["expand_reused"] == len(saved)
     assert idx.manifest.config["compose"] == DEFAULT_CASE  # the default when expanding
     # rebuilding the same index with another composition asks the LLM for nothing
     llm3 = expand_llm()
-    idx = build_index(DOCS, out, expander=Expander(llm3), compose="case4", dense=False, progress=False)
+    idx = build_index(DOCS, out, extension=expansion_step(expander=Expander(llm3), compose="case4"), dense=False,
+                      progress=False)
     assert llm3.requests == [] and idx.manifest.config["compose"] == "case4"
 
 
@@ -94,7 +98,8 @@ def test_ready_expansions_file_and_index_add(tmp_path):
     chunks = [c for d in DOCS for c in chunk_document(d, ChunkingConfig())]
     Expander(expand_llm()).run(chunks[:2], ExpansionStore(side))
     emb = recording_embedder()
-    idx = build_index(DOCS, tmp_path / "idx", expansions=str(side), compose="case3", embedder=emb, progress=False)
+    idx = build_index(DOCS, tmp_path / "idx", extension=expansion_step(expansions=str(side), compose="case3"),
+                      embedder=emb, progress=False)
     assert idx.manifest.stats["expanded_chunks"] == 2
     assert sum(1 for t in emb.texts if "zqexpandterm" in t) == 2
     # the chunk without an expansion falls back to the chunk text
@@ -107,13 +112,14 @@ def test_ready_expansions_file_and_index_add(tmp_path):
 
 def test_compose_needs_expansions_to_be_useful_and_bad_case_errors(tmp_path):
     with pytest.raises(ConfigError, match="case9"):
-        build_index(DOCS, tmp_path / "x", compose="case9", dense=False, progress=False)
-    idx = build_index(DOCS, tmp_path / "y", compose="case1", dense=False, progress=False)
+        build_index(DOCS, tmp_path / "x", extension=expansion_step(compose="case9"), dense=False, progress=False)
+    idx = build_index(DOCS, tmp_path / "y", extension=expansion_step(compose="case1"), dense=False, progress=False)
     assert idx.manifest.config["compose"] == "case1"
 
 
 def test_manifest_and_chunks_are_json(tmp_path):
-    build_index(DOCS, tmp_path / "idx", expander=Expander(expand_llm()), dense=False, progress=False)
+    build_index(DOCS, tmp_path / "idx", extension=expansion_step(expander=Expander(expand_llm())), dense=False,
+                progress=False)
     rows = [json.loads(x) for x in (tmp_path / "idx" / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all("expansion" in r["metadata"] for r in rows)
     assert open_index(tmp_path / "idx").info()["config"]["compose"] == DEFAULT_CASE

@@ -95,10 +95,10 @@ def test_judge_cli_end_to_end(tmp_path, capsys):
                       encoding="utf-8")
     from gaji.corpus.chunking import ChunkingConfig
     from gaji.corpus.readers import read_documents
-    from gaji.index.store import _chunk_all
+    from gaji.index.sources import chunk_all
 
     docs, _ = read_documents([str(corpus)])
-    ids = [c.id for c in _chunk_all(docs, ChunkingConfig())]
+    ids = [c.id for c in chunk_all(docs, ChunkingConfig())]
     exp = tmp_path / "e.jsonl"
     exp.write_text("".join(json.dumps({**EXPS[k].to_dict(), "chunk_id": cid}, ensure_ascii=False) + "\n"
                            for k, cid in zip(("c1", "c2"), ids)), encoding="utf-8")

@@ -6,8 +6,9 @@ import pytest
 from fakes_expand import recording_embedder
 from gaji.errors import ConfigError, InputError
 from gaji.expand.generator import Expansion
+from gaji.expand.index_hook import expansion_step
 from gaji.expand.kwfilter import chunk_keywords, keywords_path, read_chunk_keywords, write_chunk_keywords
-from gaji.index.store import build_index
+from gaji.index.build import build_index
 from gaji.types import Document
 
 DOCS = [
@@ -30,8 +31,8 @@ def words(q):  # a keyword function for tests: keywords are the words marked wit
 
 @pytest.fixture
 def idx(tmp_path):
-    i = build_index(DOCS, tmp_path / "i", expansions=EXPS, compose="case7", embedder=recording_embedder(),
-                    progress=False)
+    i = build_index(DOCS, tmp_path / "i", extension=expansion_step(expansions=EXPS, compose="case7"),
+                    embedder=recording_embedder(), progress=False)
     yield i
     i.close()
 

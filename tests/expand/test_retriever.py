@@ -3,7 +3,7 @@ import pytest
 
 from fakes_expand import recording_embedder
 from gaji.errors import ConfigError
-from gaji.index.store import build_index
+from gaji.index.build import build_index
 from gaji.types import Document
 
 DOCS = [

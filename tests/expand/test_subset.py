@@ -52,3 +52,11 @@ def test_context_without_context_ids_is_an_error(data, tmp_path):
     _write(data / "hotpotqa.jsonl", [{"id": "q1", "question": "one?", "supporting": [{"doc_id": "p0"}]}])
     with pytest.raises(ConfigError, match="context_ids"):
         subset_corpus("hotpotqa", tmp_path / "e", distractors=1, context=True)
+
+
+def test_unknown_question_set_is_a_clear_error(data, tmp_path):
+    from gaji.errors import InputError
+
+    with pytest.raises(InputError, match="no such question file or shared dataset") as e:
+        subset_corpus("nope.jsonl", tmp_path / "n", distractors=1)
+    assert e.value.path == "nope.jsonl"

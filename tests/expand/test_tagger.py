@@ -81,8 +81,9 @@ def test_chunk_keywords_cli_and_filter_with_the_tagger(trained, tmp_path, capsys
 
     from gaji.cli.main import main
     from gaji.expand.generator import Expansion
+    from gaji.expand.index_hook import expansion_step
     from gaji.expand.kwfilter import keywords_path, read_chunk_keywords
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
     from gaji.types import Document
 
     _, _, d = trained
@@ -90,7 +91,8 @@ def test_chunk_keywords_cli_and_filter_with_the_tagger(trained, tmp_path, capsys
             Document(id="kc", text="김치는 배추를 소금에 절여 만든다.")]
     exps = {"gb": Expansion("gb", "경복궁", ["경복궁은 언제 지어졌나요?"]),
             "kc": Expansion("kc", "김치", ["김치는 어떻게 만드나요?"])}
-    idx = build_index(docs, tmp_path / "i", expansions=exps, compose="case6", dense=False, progress=False)
+    idx = build_index(docs, tmp_path / "i", extension=expansion_step(expansions=exps, compose="case6"), dense=False,
+                      progress=False)
     idx.close()
     assert main(["expand", "chunk-keywords", str(tmp_path / "i"), "--tagger", str(d)]) == 0
     st = json.loads(capsys.readouterr().out)

@@ -157,4 +157,4 @@ def test_train_cli_and_chain_stop_with_the_saved_model(tiny_encoder, tmp_path, m
         "What is the answer to question 1?", RunContext(llm=TrackedLLM(llm), retriever=None))
     assert t.status == "ok", t.error
     assert len(t.root.children) == 1 and t.root.data["stop_reason"] == "classifier_sufficient"  # threshold 0: stop at once
-    assert 0.0 <= t.root.children[0].data["stop"]["score"] <= 1.0 and t.root.children[0].data["stop"]["ms"] >= 0
+    assert 0.0 <= t.root.children[0].stop.score <= 1.0 and t.root.children[0].stop.detail["ms"] >= 0

@@ -10,7 +10,7 @@ from gaji.testing import closed_port
 
 
 def test_ask_reports_an_unreachable_llm_server(tmp_path, capsys):
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
 
     c = tmp_path / "c.jsonl"
     c.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [

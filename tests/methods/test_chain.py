@@ -36,11 +36,21 @@ def scripted(subqs, subanswers, final="Germany", judge=None):
     return ScriptedLLM(default=reply)
 
 
-def run(llm, question=Q, retriever="docs", stop_model=None, **opts):
+def run(llm, question=Q, retriever="docs", **opts):
     r = ListRetriever(DOCS) if retriever == "docs" else retriever
-    m = Chain(stop_model=stop_model, **opts)
+    m = Chain(**opts)
     t = m.run(question, RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=r))
     return t, r
+
+
+@pytest.fixture
+def trained(tmp_path, monkeypatch):
+    """trained(model) -> the directory to pass as -o classifier=: a classifier directory that loads `model`."""
+    def install(model):
+        (tmp_path / "classifier.json").write_text("{}")
+        monkeypatch.setattr("gaji.methods.chain_stop.load_classifier_cached", lambda path: model)
+        return str(tmp_path)
+    return install
 
 
 class FakeClassifier:
@@ -119,22 +129,22 @@ def test_same_question_key_and_repeat_of():
     assert repeat_of("Where is Mack Rides based?", history) is None
 
 
-def test_classifier_stop_ends_the_chain_at_the_first_sufficient_step():
+def test_classifier_stop_ends_the_chain_at_the_first_sufficient_step(trained):
     clf = FakeClassifier(at=2)
     llm = scripted(["Who built Lost Gravity?", "Where is Mack Rides from?", "never asked?"], ["Mack Rides", "Germany"])
-    t, r = run(llm, stop="classifier", stop_model=clf, max_length=6)
+    t, r = run(llm, stop="classifier", classifier=trained(clf), max_length=6)
     assert [s.question for s in t.root.children] == ["Who built Lost Gravity?", "Where is Mack Rides from?"]
     assert t.root.data["stop_reason"] == "classifier_sufficient"
-    assert [s.data["stop"]["stop"] for s in t.root.children] == [False, True]
-    assert t.root.children[1].data["stop"]["score"] == 0.9
+    assert [s.stop.stop for s in t.root.children] == [False, True]
+    assert t.root.children[1].stop.score == 0.9
     assert clf.seen[1] == (Q, [("Who built Lost Gravity?", "Mack Rides"), ("Where is Mack Rides from?", "Germany")])
     assert r.queries[-1] == Q and t.usage().calls == 5
 
 
-def test_classifier_threshold_and_no_early_stop():
+def test_classifier_threshold_and_no_early_stop(trained):
     clf = FakeClassifier(at=1)
     llm = scripted(["q1?", "q2?", "q3?"], ["a1", "a2", "a3"])
-    t, _ = run(llm, stop="classifier", stop_model=clf, threshold=0.95, max_length=3)
+    t, _ = run(llm, stop="classifier", classifier=trained(clf), threshold=0.95, max_length=3)
     assert len(t.root.children) == 3 and t.root.data["stop_reason"] == "max_length"
 
 
@@ -148,7 +158,7 @@ def test_evaluator_stop_uses_the_toq_judge():
     steps = t.root.children
     assert len(steps) == 2 and t.root.data["stop_reason"] == "evaluator_sufficient"
     assert [c.purpose for c in steps[1].calls] == ["sub_question", "sub_answer", "evaluate"]
-    assert steps[1].scores["answerability"] == 90 and steps[1].data["stop"]["stop"] is True
+    assert steps[1].scores["answerability"] == 90 and steps[1].stop.stop is True
     # the judged response is the chain so far
     ev = [q for q in llm.requests if q.json_schema is not None][1]
     assert "Where is Mack Rides from?" in ev.messages[-1]["content"]

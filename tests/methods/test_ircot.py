@@ -119,9 +119,13 @@ def test_direct_reader():
     assert t.root.data["reasoning"] == "So the answer is: Fig."
 
 
-def test_bad_reader_option_is_a_failed_trace():
-    t, _, _ = run([], reader="bogus")
-    assert t.status == "failed" and "reader" in t.error
+def test_bad_reader_option_is_a_usage_error_before_any_question():
+    from gaji.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="reader must be one of cot, direct, not 'bogus'"):
+        run([], reader="bogus")
+    with pytest.raises(ConfigError, match="reader"):
+        IRCoT.parse_options({"reader": "bogus"})
 
 
 def test_korean_question_gets_korean_prompt():

@@ -138,6 +138,9 @@ def test_errors_come_in_openai_shape(chat_app, live_server):
         r = httpx.post(f"{url}/v1/chat/completions", headers={"Authorization": f"Bearer {KEY}"},
                        json={"model": "gaji-oner"})
         r401 = httpx.get(f"{url}/v1/models")
+        form = httpx.post(f"{url}/v1/chat/completions", headers={"Authorization": f"Bearer {KEY}"},
+                          content=b"{}")  # no JSON content type: what a cross-site form could send
+    assert form.status_code == 415
     assert r.status_code == 400
     err = r.json()["error"]
     assert err["type"] == "invalid_request_error" and "messages" in err["message"]

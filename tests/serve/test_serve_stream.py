@@ -58,6 +58,18 @@ def test_stream_events_in_order(make_app):
     assert [e for e in events if e[0] == "start"][0][1]["index"] == "demo"
 
 
+def test_node_events_carry_the_methods_description_as_the_tree_grows(make_app):
+    with TestClient(make_app()) as c:
+        _, _, events = stream(c, {"question": KO_Q, "method": "test_tree"})
+    nodes = [d for n, d in events if n == "node"]
+    described = [d for d in nodes if d["kind"] == "sub" and d["display"]]
+    assert described, "no live sub-question event carried its description"
+    # the Korean question's description is in Korean, the same lines the final trace carries
+    assert {"label": "검증", "text": "needed — scripted check · 주제 코사인 0.91", "tone": "decision"} in described[0]["display"]
+    final_subs = events[-1][1]["trace"]["root"]["children"]
+    assert all(s["display"] == described[0]["display"] for s in final_subs)
+
+
 def test_stream_with_failing_llm_ends_with_an_error_event(make_app, scripted):
     llm = scripted(_extra=[(r"COMBINE", RuntimeError("backend exploded"))])
     with TestClient(make_app(llm)) as c:

@@ -10,7 +10,8 @@ import pytest
 
 from gaji.errors import ConfigError
 from gaji.registry import DENSE_STORES
-from gaji.stores.base import collection_name, open_dense_store, parse_store_url
+from gaji.stores.base import collection_name, parse_store_url
+from gaji.stores.sync import open_dense_store
 
 DOCS = [
     ("seoul", "Seoul", "Seoul is the capital of South Korea and lies on the Han river."),
@@ -71,7 +72,8 @@ def test_store_contract_matches_exact_search(store_url):
 
 
 def test_index_build_targets_the_store_and_searches_like_the_embedded_index(store_url, tmp_path, word_embedder):
-    from gaji.index.store import build_index, open_index
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
 
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps({"id": d, "title": t, "text": x}, ensure_ascii=False) + "\n"
@@ -112,8 +114,9 @@ def test_index_build_targets_the_store_and_searches_like_the_embedded_index(stor
 
 
 def test_attach_store_reuses_vectors_without_embedding(store_url, tmp_path, word_embedder):
-    from gaji.index.store import build_index, open_index
-    from gaji.stores.sync import attach_store
+    from gaji.index.attach import attach_store
+    from gaji.index.build import build_index
+    from gaji.index.store import open_index
 
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps({"id": d, "title": t, "text": x}, ensure_ascii=False) + "\n"

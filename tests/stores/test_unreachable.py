@@ -35,7 +35,7 @@ def _one_line_error(capsys, *needles: str) -> str:
 @pytest.mark.parametrize("scheme,needs", [("milvus", "pymilvus"), ("qdrant", "qdrant_client")])
 def test_build_fails_before_embedding(scheme, needs, tmp_path, word_embedder, monkeypatch):
     pytest.importorskip(needs, reason=f"{needs} is not installed: pip install 'gaji[scale]'")
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
 
     port = closed_port()
     calls = []
@@ -65,7 +65,7 @@ def test_search_and_ask_on_an_index_whose_milvus_is_down(tmp_path, capsys, word_
     closed port: the same manifest field an attached Milvus index has)."""
     pytest.importorskip("pymilvus", reason="pymilvus is not installed: pip install 'gaji[scale]'")
     pytest.importorskip("qdrant_client", reason="qdrant-client is not installed: pip install 'gaji[scale]'")
-    from gaji.index.store import build_index
+    from gaji.index.build import build_index
     from gaji.stores.qdrant import close_clients
 
     idx = build_index([str(_corpus(tmp_path))], tmp_path / "idx", embedder=word_embedder,

@@ -8,7 +8,8 @@
                leaves summarise, inner nodes merge, the root writes the long-form answer with [n]
 
 The trace is the tree: every node's query, passages, verdicts (Node.relevance) and calls; rejected
-sub-questions stay as "skipped" nodes with the reason in `data`. `trace.answer` is the long-form text,
+sub-questions stay as "skipped" nodes with data{verdict, reason, topic_cos}; planned nodes hold data["plan"]
+and data["plan_passages_dropped"], synthesised ones data["synthesis"]. `trace.answer` is the long-form text,
 `trace.citations` the passage ids it cites, and `root.data["verified_passage_ids"]` the ranked union
 of verified passages (what the ConTRe retriever returns).
 """
@@ -21,8 +22,9 @@ from gaji.methods.common import cited_ids
 from gaji.methods.contregen.synthesizer import SynthesisConfig, synthesize
 from gaji.methods.contregen.topic_gate import TopicGate, make_gate
 from gaji.methods.contregen.tree import TreeConfig, fused_scores, grow_tree, rank_union
+from gaji.methods.describe import Facts, word
 from gaji.registry import METHODS
-from gaji.types import Trace
+from gaji.types import Fact, Node, Trace
 
 
 @METHODS.register("contregen", help="tree of facet sub-questions (plan, verify, recurse), then bottom-up long-form synthesis")
@@ -39,6 +41,18 @@ class ConTReGen(Method):
         answer_words: int = 250  # length of the final long-form answer
         passage_chars: int = 1000  # each passage is cut to this many characters in prompts
         topic_gate: float = 0.0  # our extension: skip sub-questions whose E5 cosine to the question is below this (0 = off)
+
+        def __post_init__(self) -> None:
+            make_gate(self.topic_gate)  # checks the range (no embedder is loaded until the gate is used)
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        d = node.data
+        verdict = d.get("verdict")  # why a proposed sub-question was kept or skipped
+        text = f"{verdict}" + (f" — {d['reason']}" if d.get("reason") else "")
+        if d.get("topic_cos") is not None:
+            text += f" · {word(lang, 'topic cosine', '주제 코사인')} {d['topic_cos']}"
+        return Facts(lang).decision("verdict", "검증", verdict if isinstance(verdict, str) else None, text).lines
 
     def tree_config(self) -> TreeConfig:
         o = self.opts

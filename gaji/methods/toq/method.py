@@ -20,17 +20,30 @@ out to be a list becomes one comparison node per item (`expand_items`).
 
 A component that fails after its retries (LLMError) marks its node failed (status, error); the run
 goes on and ends with the best answer it has.
+
+The algorithm's own state of a node (its slot answers, explanation, cited documents, whether it asks
+about each item of a list) lives in a `NodeState`; the trace gets the facts (Node.data, read by the
+benchmarks and shown by `describe`) and Node.stop when a node is not split:
+    sub-nodes     data{type, index, depends_on, each, item}   how the parent's decomposition made them
+    slots         data{slot_answers, unfilled, rewritten, rewrite_error}
+    search        data{queries, no_relevant, evidence}
+    answer        data{explanation, cited, first_answer}   (first_answer: the level's answer before integration)
+    evaluation    data{evaluation, eval_reason, first_scores}
+    split         data{decomposition, decomposition_model, repeated_subquestions, route, waves, items,
+                  order_hint, depth}
+    root          data{answer_from, explanation, depth, failed_nodes}
 """
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 from gaji.errors import ConfigError, LLMError
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import interleave_ranked
+from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
@@ -42,7 +55,7 @@ from gaji.methods.toq.router import shared_router
 from gaji.methods.toq.tree import fill_slots, slot_refs, split_list_answer
 from gaji.registry import METHODS
 from gaji.text.longform import tidy_long_answer
-from gaji.types import Node, Passage, Trace
+from gaji.types import Fact, Node, Passage, Stop, Trace
 
 
 @METHODS.register("toq", help="Tree-of-Question: answer, evaluate, and decompose into a tree of sub-questions when needed")
@@ -103,9 +116,61 @@ class ToQ(Method):
             for name, low in (("max_depth", 1), ("k", 1), ("max_children", 2), ("max_items", 2), ("max_nodes", 1)):
                 if getattr(self, name) < low:
                     raise ConfigError(f"option {name} of method 'toq' must be at least {low}, not {getattr(self, name)}")
+            if self.decomposer == "routed":
+                shared_router(self.router)  # a missing or malformed router file fails here (read once, cached)
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         TreeOfQuestion(self.opts, ctx, trace).run()
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        d = node.data
+        needs = ", ".join(f"#{n}" for n in d.get("depends_on") or [])
+        f = Facts(lang).tag("sub-question", "하위 질문", d.get("index"), f"#{d.get('index')}")
+        f.tag("type", "유형", d.get("type") if node.kind != "root" else None)
+        f.tag("depends on", "의존", needs, word(lang, f"needs {needs}", f"{needs} 필요"))
+        f.note("unanswered slots", "답이 없는 자리", ", ".join(f"[ANS_{n}]" for n in d.get("unfilled") or []))
+        f.note("evaluation", "평가", d.get("evaluation"))
+        f.decision("split", "분해", d.get("decomposition"), _split_text(d, lang))
+        f.note("items", "항목", " · ".join(map(str, d.get("items") or [])))
+        f.note("order hint", "순서 힌트", d.get("order_hint"))
+        return f.lines + stop_facts(node, lang)
+
+
+def _split_text(d: dict[str, Any], lang: str) -> str:
+    """How a node was split, with the routed decomposer's decision when it made one."""
+    text = str(d.get("decomposition"))
+    route = d.get("route")
+    if isinstance(route, dict) and route:
+        via = f"{word(lang, 'router', '라우터')}: {route.get('shape')}, p_compare {route.get('p_compare')}; " \
+              f"{route.get('prompt')} {word(lang, 'prompt', '프롬프트')}"
+        if route.get("fallback"):
+            via += f"; {word(lang, 'fallback', '대체')}: {route['fallback']}"
+        text += f" ({via})"
+    return text
+
+
+@dataclass
+class NodeState:
+    """What the algorithm knows about one node and reads back while it runs (the trace shows it, in
+    Node.data, but is never read)."""
+
+    each: bool = False  # hybrid: the sub-question asks about each item of a list answer ([ANS_N] is a list)
+    slot_answers: dict[int, str] = field(default_factory=dict)  # [ANS_N] -> the sibling answer filled in
+    explanation: str = ""  # the responder's explanation of the node's answer
+    cited: list[str] = field(default_factory=list)  # passage ids the answer rests on
+    decomposition: str = ""  # how the node was split ("" = not split)
+    first_answer: str | None = None  # the level's own answer, before its children's were integrated
+    first_scores: dict[str, Any] | None = None  # the evaluator's scores of that answer
+
+
+# the words Node.stop.reason gives for each way a node ends unsplit, in the trace's language
+_STOPS = {
+    "evaluator": ("the evaluator accepted the answer", "평가기가 답을 받아들임"),
+    "max_depth": ("max depth", "최대 깊이"),
+    "single": ("single search suffices", "한 번의 검색으로 충분"),
+    "node_budget": ("node budget", "노드 예산 소진"),
+}
 
 
 class TreeOfQuestion:
@@ -125,6 +190,16 @@ class TreeOfQuestion:
         self.evaluator = QueryEvaluator(llm)
         self._nodes = 1
         self._lock = threading.Lock()
+        self._states: dict[str, NodeState] = {}
+
+    def state(self, node: Node) -> NodeState:
+        with self._lock:
+            return self._states.setdefault(node.id, NodeState())
+
+    def stop(self, node: Node, by: str) -> None:
+        """The node ends unsplit: record why (Node.stop), in the trace's language."""
+        en, ko = _STOPS[by]
+        node.stop = Stop(True, reason=word(self.lang, en, ko), by=by)
 
     # -- the run ------------------------------------------------------------------------------
     def run(self) -> None:
@@ -140,14 +215,14 @@ class TreeOfQuestion:
         self.ctx.emit(node)
         try:
             question = self.integrate_dependencies(node, siblings)  # line 6
-            if node.data.get("each") and self.expand_items(node, question):  # hybrid: one node per item
+            if self.state(node).each and self.expand_items(node, question):  # hybrid: one node per item
                 return
             searched = False
             if node.kind != "root" or self.opts.evaluate_root:
                 self.search_and_answer(node, question)  # lines 7-8
                 searched = True
                 if self.evaluate(node, question):  # lines 9-12
-                    node.data["stop"] = "the evaluator accepted the answer"
+                    self.stop(node, "evaluator")
                     return
             children, waves = self.decompose(node, question)  # line 13
             if not children:
@@ -180,10 +255,12 @@ class TreeOfQuestion:
             else:  # the earlier sub-question found nothing: keep its question in the slot's place
                 answers[n] = "(" + (sib.filled_question or sib.question).rstrip("?？ ") + ")"
                 unfilled.append(n)
+        st = self.state(node)
+        st.slot_answers = dict(answers)
         node.data["slot_answers"] = {str(n): a for n, a in answers.items()}
         if unfilled:
             node.data["unfilled"] = unfilled
-        if node.data.get("each"):  # the list is expanded item by item: no rewrite
+        if st.each:  # the list is expanded item by item: no rewrite
             node.filled_question = fill_slots(node.question, answers)
         else:
             known = {n: a for n, a in answers.items() if n not in unfilled}
@@ -213,13 +290,13 @@ class TreeOfQuestion:
         self.set_answer(node, resp, evidence)
 
     def set_answer(self, node: Node, resp: Response, evidence: list[Passage]) -> None:
-        if node.answer:  # keep the level's earlier response for comparison
-            node.data.setdefault("first_answer", node.answer)
+        st = self.state(node)
+        if node.answer and st.first_answer is None:  # keep the level's earlier response for comparison
+            st.first_answer = node.data["first_answer"] = node.answer
         node.answer = resp.answer
-        node.data["explanation"] = resp.explanation
-        node.data["cited"] = resp.cited or [
-            pid for pid in (p.id for p in evidence) if node.relevance.get(pid, {}).get("span")
-        ]
+        st.explanation = node.data["explanation"] = resp.explanation
+        st.cited = resp.cited or [pid for pid in (p.id for p in evidence) if node.relevance.get(pid, {}).get("span")]
+        node.data["cited"] = list(st.cited)
         self.ctx.emit(node)
 
     # -- line 9: evaluation -------------------------------------------------------------------
@@ -230,10 +307,11 @@ class TreeOfQuestion:
             return False
         if node.kind != "root" and not self.opts.evaluate_subs:
             return True
-        summary = Response(node.answer, node.data.get("explanation", "")).summary()
+        st = self.state(node)
+        summary = Response(node.answer, st.explanation).summary()
         scores = self.evaluator.evaluate(node, question, summary, self.lang)
-        if node.scores:
-            node.data.setdefault("first_scores", node.scores)
+        if node.scores and st.first_scores is None:
+            st.first_scores = node.data["first_scores"] = node.scores
         node.scores = scores
         self.ctx.emit(node)
         return bool(scores["response_validity"]) and scores["overall"] >= self.opts.min_overall
@@ -242,10 +320,10 @@ class TreeOfQuestion:
     def decompose(self, node: Node, question: str) -> tuple[list[Node], list[list[int]]]:
         """Create the node's children (none when it is at max depth, over budget or single)."""
         if node.level >= self.opts.max_depth:
-            node.data["stop"] = "max depth"
+            self.stop(node, "max_depth")
             return [], []
         d = self.decomposer.decompose(node, question, self.lang)
-        node.data["decomposition"] = d.type
+        self.state(node).decomposition = node.data["decomposition"] = d.type
         if d.model_type != d.type:  # the structure decided the type, or the split was single after all
             node.data["decomposition_model"] = d.model_type
         if d.duplicates:
@@ -255,14 +333,15 @@ class TreeOfQuestion:
             if d.fallback:
                 node.data["route"]["fallback"] = d.fallback
         if d.is_single:
-            node.data["stop"] = "single search suffices"
+            self.stop(node, "single")
             return [], []
         if not self._reserve(len(d.subquestions)):
-            node.data["stop"] = "node budget"
+            self.stop(node, "node_budget")
             return [], []
         children = []
         for i, sq in enumerate(d.subquestions):
             child = node.add(Node(question=sq.question, kind="sub"))  # line 16: level = parent + 1
+            self.state(child).each = sq.each
             child.data.update(type=d.type, index=i + 1, depends_on=[j + 1 for j in sq.depends_on], each=sq.each)
             children.append(child)
             self.ctx.emit(child)
@@ -288,11 +367,13 @@ class TreeOfQuestion:
         """Hybrid (Table 1): the node asks about every item of a list answer, so it becomes one
         comparison node per item. False (nothing done) when the answer is not a list."""
         refs = slot_refs(node.question)
-        listed = node.data.get("slot_answers", {}).get(str(refs[0]), "") if refs else ""
+        st = self.state(node)
+        listed = st.slot_answers.get(refs[0], "") if refs else ""
         items = split_list_answer(listed, self.opts.max_items)
         if len(items) < 2 or node.level >= self.opts.max_depth or not self._reserve(len(items)):
             return False
-        node.data["items"], node.data["decomposition"] = items, "comparison"
+        node.data["items"] = items
+        st.decomposition = node.data["decomposition"] = "comparison"
         children = []
         for i, item in enumerate(items):
             child = node.add(Node(question=fill_slots(node.question, {refs[0]: item}), kind="sub"))
@@ -309,7 +390,7 @@ class TreeOfQuestion:
         evaluated again (the paper's termination test on the created nodes' responses)."""
         subs = [(c.filled_question or c.question, c.answer or prompts(self.lang).UNKNOWN) for c in node.children]
         hint = ""
-        if (self.opts.order_hints and node.data.get("decomposition") == "comparison"
+        if (self.opts.order_hints and self.state(node).decomposition == "comparison"
                 and all(c.answer and not is_unknown(c.answer) for c in node.children)):
             hint = order_hint(question, subs, self.lang)
             if hint:
@@ -327,7 +408,7 @@ class TreeOfQuestion:
         node's own relevant documents; at most k of them (the prompt has to fit the context)."""
         ids: list[str] = []
         for c in node.children:
-            ids.extend(c.data.get("cited", [])[:2])
+            ids.extend(self.state(c).cited[:2])
         ids.extend(pid for pid, r in node.relevance.items() if r.get("relevant"))
         seen = list(dict.fromkeys(i for i in ids if i in self.trace.passages))
         return [self.trace.passages[i] for i in seen[: self.opts.k]]
@@ -343,12 +424,12 @@ class TreeOfQuestion:
                     root.data["answer_from"] = n.id
                     break
         self.trace.answer = answer or root.answer
-        explanation = source.data.get("explanation", "")
+        explanation = self.state(source).explanation
         if self.opts.answer_style == "long" and explanation and not is_unknown(answer):
             self.trace.answer = tidy_long_answer(explanation)
-        cited = list(source.data.get("cited", []))
+        cited = list(self.state(source).cited)
         if not cited:
-            cited = list(dict.fromkeys(pid for n in root.walk() for pid in n.data.get("cited", [])))
+            cited = list(dict.fromkeys(pid for n in root.walk() for pid in self.state(n).cited))
         self.trace.citations = cited
         root.data["explanation"] = explanation
         root.data["depth"] = max(n.level for n in root.walk())

@@ -20,7 +20,6 @@
       c_cached: "cached prompt tokens", c_hits: "cache hits", c_failed: "failed calls", c_llm: "LLM time",
       c_wall: "wall time", c_nodes: "nodes", default: "default", output: "output", attempts: "attempts",
       needsIndex: "needs an index", error: "Error", more: "more", less: "less",
-      split: "Split", router: "router", stopWhy: "stop", verdict: "verdict", topicCos: "topic cosine",
     },
     ko: {
       tagline: "내 문서로 하는 다단계 질의응답", apiKey: "API 키",
@@ -37,7 +36,6 @@
       c_cached: "캐시된 프롬프트 토큰", c_hits: "캐시 적중", c_failed: "실패한 호출", c_llm: "LLM 시간",
       c_wall: "전체 시간", c_nodes: "노드", default: "기본값", output: "출력", attempts: "시도",
       needsIndex: "색인 필요", error: "오류", more: "더 보기", less: "접기",
-      split: "분해", router: "라우터", stopWhy: "멈춘 이유", verdict: "검증", topicCos: "주제 코사인",
     },
   };
 
@@ -371,6 +369,12 @@
 
     const head = el("div", "node-head");
     head.append(el("span", "badge kind", n.kind || "node"));
+    const facts = n.display || [];  // the method's own description of the node, in the trace's language
+    for (const f of facts.filter((f) => f.tone === "tag")) {
+      const b = el("span", "badge tag", f.text);
+      b.title = f.label;
+      head.append(b);
+    }
     const shown = n.filled_question || n.question || "";
     head.append(el("span", "node-q", shown));
     head.append(el("span", "spacer"));
@@ -394,26 +398,10 @@
       q.append(el("span", "label", t("query")), el("span", null, n.query));
       main.append(q);
     }
-    const nd = n.data || {};
-    const why = typeof nd.stop === "string" ? nd.stop : "";  // ToQ's reason to stop; other methods keep objects there
-    if (nd.decomposition || why) {  // ToQ: how the node was split (or why not), with the router's decision
-      const sp = el("div", "node-line split");
-      const parts = [];
-      if (nd.decomposition) {
-        const r = nd.route;
-        parts.push(String(nd.decomposition) + (r ? ` (${t("router")}: ${r.shape}, p_compare ${r.p_compare}; ${r.prompt})` : ""));
-      }
-      if (why) parts.push(nd.decomposition ? `${t("stopWhy")}: ${why}` : why);
-      sp.append(el("span", "label", t(nd.decomposition ? "split" : "stopWhy")), el("span", null, parts.join(" · ")));
-      main.append(sp);
-    }
-    if (typeof nd.verdict === "string") {  // ConTReGen: why a proposed sub-question was kept or skipped
-      const v = el("div", "node-line verdict");
-      const parts = [nd.verdict];
-      if (nd.reason) parts.push(String(nd.reason));
-      if (nd.topic_cos != null) parts.push(`${t("topicCos")} ${nd.topic_cos}`);
-      v.append(el("span", "label", t("verdict")), el("span", null, parts.join(" · ")));
-      main.append(v);
+    for (const f of facts.filter((f) => f.tone !== "tag")) {  // decisions (why it split, stopped, skipped), notes
+      const line = el("div", `node-line fact tone-${f.tone}`);
+      line.append(el("span", "label", f.label), el("span", null, f.text));
+      main.append(line);
     }
     if (n.answer) main.append(el("div", "node-answer", n.answer));
     else if (state.running && n.status !== "failed") main.append(el("div", "node-answer pending", "…"));
@@ -472,7 +460,7 @@
     // score of the search that first found it), so its score is shown only where it belongs to this search.
     const local = (node.passage_ids || []).indexOf(pid) + 1;
     const scores = (node.data || {}).passage_scores || {};
-    const score = pid in scores ? scores[pid] : p.rank === local ? p.score : undefined;
+    const score = pid in scores ? scores[pid].score : p.rank === local ? p.score : undefined;  // {score, rank, source} of this search
     const bits = [`${t("rank")} ${local}`];
     if (score !== undefined && score !== null) bits.push(`${t("score")} ${Number(score).toFixed(3)}`);
     if (p.source) bits.push(p.source);
@@ -575,11 +563,30 @@
         const p = state.passages.get(pid) || { title: pid, text: "" };
         const li = el("li", "source");
         li.append(citeButton(pid), el("span", "p-title", p.title || p.doc_id || pid));
+        const where = formatLocation(p);
+        if (where) li.append(el("span", "p-loc", ` (${where})`));
         li.append(el("span", "muted", ` — ${(p.text || "").slice(0, 140)}${(p.text || "").length > 140 ? "…" : ""}`));
         src.append(li);
       }
     }
     renderCost(trace.usage || {}, trace.wall_ms, countNodes(trace.root));
+  }
+
+  // Where a source passage sits in its file, as gaji.types.Location.label() says it: "보고서.pdf · p. 3".
+  function formatLocation(p) {
+    const l = p && p.location;
+    if (!l) return "";
+    const parts = [];
+    if (l.file) parts.push(l.file);
+    if (l.page != null) parts.push(`p. ${l.page}`);
+    if (l.slide != null) parts.push(`slide ${l.slide}`);
+    if (l.sheet) parts.push(l.sheet);
+    if (l.rows && l.rows.length) {
+      const [a, b] = [l.rows[0], l.rows[l.rows.length - 1]];
+      parts.push(a === b ? `row ${a}` : `rows ${a}\u2013${b}`);
+    }
+    if (l.section && l.section.length) parts.push(l.section.join(" \u203a "));
+    return parts.join(" \u00b7 ");
   }
 
   function citeButton(pid) {

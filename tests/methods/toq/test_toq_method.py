@@ -115,15 +115,15 @@ def test_recursion_stops_at_max_depth():
     t = ToQ(k=1, max_depth=3, max_nodes=100).run(Q, make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
     levels = [x.level for x in t.root.walk()]
     assert max(levels) == 3 and levels.count(2) == 2 and levels.count(3) == 4
-    assert all(x.data.get("stop") == "max depth" for x in t.root.walk() if x.level == 3)
+    assert all(x.stop.reason == "max depth" for x in t.root.walk() if x.level == 3)
     t = ToQ(k=1, max_depth=1).run(Q, make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
-    assert t.root.children == [] and t.root.data["stop"] == "max depth"
+    assert t.root.children == [] and t.root.stop.reason == "max depth"
 
 
 def test_node_budget_limits_the_tree():
     h = bridging_handlers(evaluate=lambda u: scores(False), answer=lambda u: {"explanation": "x", "answer": "y"})
     t = ToQ(k=1, max_nodes=2).run(Q, make_ctx(routed_llm(h), OverlapRetriever(DOCS)))
-    assert t.root.children == [] and t.root.data["stop"] == "node budget"
+    assert t.root.children == [] and t.root.stop.reason == "node budget"
 
 
 def test_malformed_evaluator_json_fails_the_node_but_keeps_the_answer():
@@ -265,7 +265,7 @@ def test_render_tree_shows_questions_queries_passages_answers_and_scores():
     console.print(render_tree(t))
     out = console.export_text()
     for s in (SUB2_FILLED, "from: " + SUB2, "query: What is the price range of the BMW i5", "✓ Mercedes-Benz EQE",
-              "about 110 million won", "→ Mercedes-Benz EQE", "valid ✓", "L2 sub #2", "needs #1", "calls",
+              "about 110 million won", "→ Mercedes-Benz EQE", "response_validity ✓", "L2 sub #2", "needs #1", "calls",
               "split: bridging"):
         assert s in out, s
 

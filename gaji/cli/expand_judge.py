@@ -13,10 +13,12 @@ import argparse
 import json
 import sys
 
+from gaji.cli.common import add_settings_flags, settings_from_args, split_names
+
+__all__ = ["register"]
+
 
 def register(esub) -> None:
-    from gaji.cli.common import add_settings_flags
-
     j = esub.add_parser("judge", help="LLM-judge pass rates of titles, question sets and keywords (paper 001, App. A)",
                         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     j.add_argument("corpus", nargs="*", help="the corpus the expansions were made from (for --expansions)")
@@ -34,51 +36,15 @@ def register(esub) -> None:
 
 
 def _judge(args: argparse.Namespace) -> int:
-    from gaji.cli.common import settings_from_args
-    from gaji.errors import ConfigError
-    from gaji.io import iter_jsonl
+    from gaji.expand.judge import ExpansionJudge, judge_tasks, run_judge
     from gaji.llm.factory import llm_from_settings
 
-    from .index_hook import load_expansions
-    from .judge import ExpansionJudge, JudgeTask, expansion_tasks, keyword_tasks, run_judge
-
-    if not args.expansions and not args.keywords:
-        raise ConfigError("nothing to judge: give --expansions (with the corpus) and/or --keywords")
-    tasks: list[JudgeTask] = []
-    if args.expansions:
-        if not args.corpus:
-            raise ConfigError("--expansions needs the corpus they were made from (positional CORPUS)")
-        kinds = [k.strip() for k in args.what.split(",") if k.strip()]
-        bad = sorted(set(kinds) - {"title", "questions"})
-        if bad:
-            raise ConfigError(f"--what: unknown kind(s) {', '.join(bad)}; known: title, questions")
-        tasks += expansion_tasks(_chunk_texts(args.corpus), load_expansions(args.expansions),
-                                 load_expansions(args.reference) if args.reference else None, kinds)
-    if args.keywords:
-        rows = [r for _, r in iter_jsonl(args.keywords)]
-        if args.tagger:
-            from .tagger import KeywordTagger
-
-            tagger = KeywordTagger.load(args.tagger)
-            rows = [{**r, "reference": ", ".join(r.get("keywords") or []), "keywords": tagger.keywords(r["query"])}
-                    for r in rows if r.get("query")]
-        tasks += keyword_tasks(rows)
-    if not tasks:
-        raise ConfigError("no item to judge (do the expansions' chunk ids belong to this corpus?)")
-    s = settings_from_args(args)
-    backend = llm_from_settings(s)
+    tasks = judge_tasks(args.corpus, expansions=args.expansions, reference=args.reference,
+                        kinds=split_names(args.what), keywords=args.keywords, tagger=args.tagger)
+    backend = llm_from_settings(settings_from_args(args))
     summary = run_judge(ExpansionJudge(backend), tasks, args.out, parallel=backend.parallel_slots, limit=args.limit,
                         time_limit=args.time_limit)
     print(json.dumps({"judge": backend.name, "out": args.out, **summary}, ensure_ascii=False))
     print(f"{args.out}: " + "; ".join(f"{k} pass {v['pass_rate']:.1%} of {v['judged']}" for k, v in summary.items()
                                        if v.get("pass_rate") is not None), file=sys.stderr)
     return 0
-
-
-def _chunk_texts(corpus: list[str]) -> dict[str, str]:
-    from gaji.corpus.chunking import ChunkingConfig
-    from gaji.corpus.readers import read_documents
-    from gaji.index.store import _chunk_all, _resolve_sources
-
-    docs, _ = read_documents(_resolve_sources(corpus), skip_bad=True)
-    return {c.id: (f"{c.title}\n{c.text}" if c.title else c.text) for c in _chunk_all(docs, ChunkingConfig())}

@@ -1,0 +1,25 @@
+"""`gaji bench toq-depth`: the ToQ paper's Tables 4 and 5 from runs of `--method toq` (gaji/bench/toq_depth.py)."""
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["register"]
+
+
+def register(bsub) -> None:
+    p = bsub.add_parser("toq-depth", help="ToQ Tables 4/5: response validity by maximum depth, failures resolved deeper")
+    p.add_argument("run", help="a `--method toq` run directory at the default max_depth 4")
+    p.add_argument("--depth-run", action="append", default=[], metavar="D=DIR",
+                   help="a run with -o max_depth=D over the questions that went deeper than D (repeatable)")
+    p.add_argument("--out", help="write the table (.md) and numbers (.json) with this path prefix")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from gaji.bench.toq_depth import depth_report
+
+    rep = depth_report(args.run, args.depth_run)
+    print(rep.markdown)
+    if args.out:
+        rep.write(args.out)
+    return 0
