@@ -4,6 +4,7 @@
     g = Gaji(index="runs/hotpot", llm="local")
     trace = g.ask("Which battle occurred first, the Battle of Manila or the Battle of Guam?", method="toq")
     print(trace.answer, trace.usage())
+    follow = g.ask("When did it end?", history=[Turn(question, trace.answer)])  # rewritten first, then answered
 
 The CLI (`gaji ask`), the evaluator (`gaji eval`) and the HTTP service (`gaji serve`) all go through here.
 """
@@ -14,9 +15,11 @@ import threading
 from typing import Any
 
 from gaji.config import Settings, load_settings
+from gaji.conversation.turns import Turn
 from gaji.errors import ConfigError
 from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend
+from gaji.llm.streaming import AnswerSink
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import EventSink, Method, RunContext
 from gaji.registry import METHODS
@@ -110,7 +113,12 @@ class Gaji:
         retriever: str | None = None,
         on_event: EventSink | None = None,
         parallel: bool = True,
+        history: list[Turn] | None = None,
+        on_answer: AnswerSink | None = None,
     ) -> Trace:
+        """Answer `question` with `method`. `history`: the conversation's earlier turns; a follow-up is first
+        rewritten into a standalone question (a "rewrite" node, first under the root). `on_answer`: the
+        answer's text as the method writes it (gaji/llm/streaming.py)."""
         m = self.make_method(method or self.settings.method, options)
         # methods with an optional retriever (chain: closed book without an index) get one when there is an index
         r = self.retriever(retriever) if m.wants_retriever() else None
@@ -122,8 +130,18 @@ class Gaji:
             lang=self.settings.lang,
             on_event=on_event,
             parallel=parallel,
+            on_answer=on_answer,
         )
-        return m.run(question, ctx)
+        if not history:
+            return m.run(question, ctx)
+        from gaji.conversation.rewrite import attach, rewrite_followup
+
+        node = rewrite_followup(ctx.llm, question, history, self.settings.lang)
+        ctx.emit(node)
+        trace = m.run(node.filled_question, ctx)
+        attach(trace, node)
+        ctx.emit(trace.root)  # the root again, now with the rewrite among its children
+        return trace
 
     def close(self) -> None:
         if self._backend is not None:

@@ -52,6 +52,12 @@ class Settings:
     timeout_s: float = 120.0  # per socket operation of a server backend (a stall between two reads)
     deadline_s: float = 45.0  # total per LLM or store call, retries and slow reads included (GAJI_DEADLINE_S)
     retries: int = 2
+    # history of the questions served, and their feedback: a path (default $GAJI_HOME/history.sqlite3),
+    # a postgresql:// URL, or "off"
+    history_db: str = ""
+    # the model name a chat client gets when it asks for "gaji" (and the first one /v1/models lists);
+    # "" = gaji-<method>, the server's default method
+    chat_model: str = ""
     sources: dict[str, str] = field(default_factory=dict, repr=False)  # setting -> where its value came from
 
 

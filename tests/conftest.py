@@ -1,6 +1,8 @@
 """Fixtures shared by every test package."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 
@@ -19,3 +21,89 @@ def small_model():
         pytest.skip(f"0.5B model unavailable: {e}")
     yield llm
     llm.close()
+
+
+# -- a real PostgreSQL server on loopback (history tests) -------------------------------------------------------
+def _pg_bindir():
+    import glob
+    import shutil
+    import subprocess
+
+    cands = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]) if p.split("/")[-2].isdigit() else 0)
+    for d in reversed(cands):
+        if os.path.exists(os.path.join(d, "initdb")) and os.path.exists(os.path.join(d, "pg_ctl")):
+            return d
+    if shutil.which("pg_config"):
+        d = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True).stdout.strip()
+        if d and os.path.exists(os.path.join(d, "initdb")):
+            return d
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL server (initdb into a temp dir, trust auth, 127.0.0.1 at a free port, its unix
+    socket in the temp dir), for the whole session: yields (host, port, socket_dir). Skips, saying why, when
+    it cannot be started (no server binaries: `bash .ci/install-postgres.sh`)."""
+    import shutil
+    import socket
+    import subprocess
+    import tempfile
+
+    bindir = _pg_bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL server binaries not found (Debian's postgresql package: bash .ci/install-postgres.sh)")
+    try:
+        import pg8000  # noqa: F401
+    except ImportError:
+        pytest.skip("pg8000 is not installed (pip install -e '.[serve]')")
+    tmp = tempfile.mkdtemp(prefix="gaji-pg-")
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses to run as root: run the server as nobody
+        runuser = shutil.which("runuser")
+        if runuser is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            pytest.skip("running as root and runuser is missing: cannot start PostgreSQL as another user")
+        shutil.chown(tmp, user="nobody")
+        prefix = [runuser, "-u", "nobody", "--"]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = os.path.join(tmp, "data")
+
+    def run(*cmd: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        return subprocess.run([*prefix, *cmd], capture_output=True, text=True, timeout=timeout, cwd=tmp)
+
+    init = run(f"{bindir}/initdb", "-D", data, "-A", "trust", "-U", "gaji", "-E", "UTF8", "--no-locale", "--no-sync")
+    if init.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        pytest.skip(f"initdb failed: {(init.stderr or init.stdout).strip()[-300:]}")
+    opts = f"-c listen_addresses=127.0.0.1 -p {port} -k {tmp} -c fsync=off -c full_page_writes=off"
+    start = run(f"{bindir}/pg_ctl", "-D", data, "-o", opts, "-l", os.path.join(tmp, "log"), "-w", "-t", "90", "start")
+    if start.returncode != 0:
+        log = open(os.path.join(tmp, "log"), encoding="utf-8", errors="replace").read()[-400:] if os.path.exists(
+            os.path.join(tmp, "log")) else ""
+        shutil.rmtree(tmp, ignore_errors=True)
+        pytest.skip(f"PostgreSQL did not start: {(start.stderr or start.stdout).strip()[-200:]} {log}")
+    try:
+        yield "127.0.0.1", port, tmp
+    finally:
+        run(f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop", timeout=60)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A fresh, empty database on the session's PostgreSQL server: its postgresql:// URL (over TCP)."""
+    import uuid
+
+    import pg8000.native
+
+    host, port, _ = postgres_server
+    name = "gaji_" + uuid.uuid4().hex[:12]
+    con = pg8000.native.Connection(user="gaji", host=host, port=port, database="postgres")
+    try:
+        con.run(f"CREATE DATABASE {name}")
+    finally:
+        con.close()
+    return f"postgresql://gaji@{host}:{port}/{name}"

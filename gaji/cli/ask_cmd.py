@@ -1,14 +1,27 @@
-"""`gaji ask "question" --index DIR [--method M] [-o key=value] [--json] [--tree]`."""
+"""`gaji ask "question" --index DIR [--method M] [-o key=value] [--json] [--tree] [--conversation ID|new]`.
+
+On a terminal the answer is printed as the method writes it (`--stream`), then the tree, the final
+answer, its sources and the cost. `--conversation new` starts a conversation in the history database
+(the `history_db` setting) and prints its id; `--conversation ID` asks a follow-up in it: the question
+is rewritten into a standalone one from the turns before it, and stored as the next turn.
+"""
 from __future__ import annotations
 
+import argparse
 import sys
+import time
+from typing import TextIO
 
 from rich.console import Console
 from rich.markup import escape
 
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
+from gaji.errors import ConfigError
+from gaji.llm.streaming import AnswerDelta
 from gaji.registry import fill_display
 from gaji.types import Trace, format_location
+
+CLI_CLIENT = "cli"  # the client name the history records for questions asked here
 
 
 def register(sub) -> None:
@@ -17,8 +30,15 @@ def register(sub) -> None:
     p.add_argument("--method", "-m", help="method name (see `gaji methods`); default: from settings, auto")
     p.add_argument("-o", "--opt", action="append", metavar="KEY=VALUE", help="method option, repeatable")
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
-    p.add_argument("--tree", action=__import__("argparse").BooleanOptionalAction, default=None,
+    p.add_argument("--tree", action=argparse.BooleanOptionalAction, default=None,
                    help="show the method's tree (default: on when the method built one)")
+    p.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+                   help="print the answer as it is written (default: on when the output is a terminal, off with --json)")
+    p.add_argument("--conversation", metavar="ID|new",
+                   help="ask in a stored conversation: `new` starts one (its id is printed), ID continues one "
+                   "(the question is read as a follow-up)")
+    p.add_argument("--history-db", dest="history_db", metavar="PATH|URL",
+                   help="the history database for --conversation (default $GAJI_HOME/history.sqlite3; env GAJI_HISTORY_DB)")
     add_settings_flags(p)
     p.set_defaults(func=run)
 
@@ -72,6 +92,29 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
         con.print(f"[dim]tokens by component: {component_line(trace)}[/dim]", highlight=False)
 
 
+class AnswerPrinter:
+    """Writes the answer's text as it comes; a new draft (the method answers again) goes on a new line."""
+
+    def __init__(self, out: TextIO, label: str = "… "):
+        self.out, self.label = out, label
+        self.draft = 0
+        self.first_at: float | None = None
+
+    def __call__(self, piece: AnswerDelta) -> None:
+        if self.first_at is None:
+            self.first_at = time.perf_counter()
+        if piece.draft != self.draft:
+            self.out.write(("\n↻ " if self.draft else self.label))
+            self.draft = piece.draft
+        self.out.write(piece.text)
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.draft:
+            self.out.write("\n\n")
+            self.out.flush()
+
+
 def _vectors_note(g, trace: Trace) -> str | None:
     """While the index's vectors are being computed, the run searched with BM25: say so."""
     if trace.retriever != "bm25" or g.given_retriever is not None or g.index is None:
@@ -85,16 +128,64 @@ def run(args) -> int:
     from gaji.api import Gaji
 
     s = settings_from_args(args)
+    if getattr(args, "history_db", None):
+        s.history_db = args.history_db
+    stream = args.stream if args.stream is not None else (sys.stdout.isatty() and not args.json)
+    conv = open_conversation(s, args.conversation) if args.conversation else None
+    printer = AnswerPrinter(sys.stdout) if stream and not args.json else None
     g = Gaji(settings=s)
+    t0 = time.perf_counter()
     try:
-        trace = g.ask(args.question, method=args.method, options=parse_kv(args.opt))
+        trace = g.ask(args.question, method=args.method, options=parse_kv(args.opt),
+                      history=conv.turns if conv else None, on_answer=printer)
         note = _vectors_note(g, trace)
     finally:
         g.close()
+        if printer is not None:
+            printer.close()
     if note:
         print(f"note: {note}", file=sys.stderr)
+    if conv is not None:
+        conv.record(args.question, trace, (time.perf_counter() - t0) * 1000, s.index)
     if args.json:
         sys.stdout.write(trace.to_json(indent=2) + "\n")
     else:
         print_trace(trace, Console(), args.tree)
+    if conv is not None:
+        print(f"conversation {conv.id} (ask a follow-up with --conversation {conv.id})", file=sys.stderr)
     return 0 if trace.status == "ok" else 1
+
+
+class StoredConversation:
+    """A conversation in the history database, continued from the command line."""
+
+    def __init__(self, store, cid: str, turns: list):
+        self.store, self.id, self.turns = store, cid, turns
+
+    def record(self, question: str, trace: Trace, latency_ms: float, index: str | None) -> None:
+        from gaji.history.store import QuestionRecord, new_id
+
+        try:
+            self.store.start_conversation(CLI_CLIENT, title=question, id=self.id)
+            self.store.record(QuestionRecord.from_trace(trace, id=new_id(), conversation_id=self.id, question=question,
+                                                        latency_ms=latency_ms, index=index, client=CLI_CLIENT,
+                                                        endpoint="cli"))
+        finally:
+            self.store.close()
+
+
+def open_conversation(settings, which: str) -> StoredConversation:
+    from gaji.history import history_spec
+    from gaji.history.store import HistoryStore, new_id
+
+    spec = history_spec(settings)
+    if spec is None:
+        raise ConfigError("--conversation needs the history database, but history_db is off")
+    store = HistoryStore.open(spec)
+    if which == "new":
+        return StoredConversation(store, new_id(), [])
+    if store.conversation(which) is None:
+        store.close()
+        raise ConfigError(f"--conversation {which}: no such conversation in {store.describe()} "
+                          "(`gaji history list` shows them; `--conversation new` starts one)")
+    return StoredConversation(store, which, store.turns(which))

@@ -36,8 +36,11 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_documents",  # documents
         "gaji.cli.bench_build",  # build, embed-workers
         "gaji.cli.bench_plot",  # plot
+        "gaji.cli.bench_chat",  # followups, ttft
     )),
     "gaji.cli.serve_cmd",
+    "gaji.cli.history_cmd",
+    "gaji.cli.keys_cmd",
     ("gaji.cli.expand_cmd", (  # run, show
         "gaji.cli.expand_keywords",  # label, train-tagger, train, keywords, chunk-keywords, subset, bench
         "gaji.cli.expand_judge",  # judge

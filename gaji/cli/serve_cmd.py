@@ -1,8 +1,10 @@
 """`gaji serve --index [NAME=]DIR … [--host 127.0.0.1 --port 8000]`: the HTTP API and the web page.
 
 The API key comes from the environment (`GAJI_API_KEY`), never from the command line (argv is
-visible to every user of the machine). Binding to anything but loopback without a key is refused
-unless `--insecure` says so.
+visible to every user of the machine); named keys (`gaji keys add NAME`) live in the history
+database. Binding to anything but loopback without a key is refused unless `--insecure` says so.
+The history (every question, its trace and feedback) goes to the `history_db` setting: default
+$GAJI_HOME/history.sqlite3, a postgresql:// URL, or `off`.
 """
 from __future__ import annotations
 
@@ -35,6 +37,11 @@ def register(sub) -> None:
                    help="also answer requests whose Host is NAME, e.g. a DNS name of this machine or a proxy's "
                         "(repeatable; also GAJI_ALLOWED_HOSTS=a,b; default: the --host address and loopback names)")
     p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without GAJI_API_KEY")
+    p.add_argument("--history-db", dest="history_db", metavar="PATH|URL",
+                   help="where questions and feedback are stored: a SQLite path, a postgresql:// URL, or off "
+                   "(default $GAJI_HOME/history.sqlite3; env GAJI_HISTORY_DB)")
+    p.add_argument("--chat-model", dest="chat_model", metavar="NAME",
+                   help="what the model name 'gaji' means on /v1 (default gaji-<method>; env GAJI_CHAT_MODEL)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     add_settings_flags(p, index=False)
     p.set_defaults(func=run)
@@ -67,13 +74,22 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as e:
         raise ConfigError(f"gaji serve needs the 'serve' extra ({e.name} is missing): pip install 'gaji[serve]'") from None
     from gaji.api import Gaji
+    from gaji.history import history_spec
+    from gaji.history.keys import KeyStore
+    from gaji.history.store import HistoryStore
     from gaji.serve.indexes import IndexSet
 
     key = os.environ.get("GAJI_API_KEY") or None
-    if not is_loopback(args.host) and key is None and not args.insecure:
-        raise ConfigError(f"--host {args.host} is reachable from other machines: set GAJI_API_KEY "
-                          "(or pass --insecure to serve without a key)")
     settings = settings_from_args(args)
+    for name in ("history_db", "chat_model"):
+        if getattr(args, name, None):
+            setattr(settings, name, getattr(args, name))
+    spec = history_spec(settings)
+    history = HistoryStore.open(spec) if spec else None
+    if not is_loopback(args.host) and key is None and not args.insecure and not (
+            history is not None and KeyStore(history.db).has_active()):
+        raise ConfigError(f"--host {args.host} is reachable from other machines: set GAJI_API_KEY or add a key "
+                          "(gaji keys add NAME), or pass --insecure to serve without a key")
     print(f"loading LLM {settings.llm} …", file=sys.stderr, flush=True)
     backend = Gaji(settings=settings).backend  # one model, shared by every index
     indexes = IndexSet.from_specs(args.indexes or [], settings, backend)
@@ -92,17 +108,30 @@ def run(args: argparse.Namespace) -> int:
             max_body_bytes=int(args.max_body_kb * 1024),
             max_upload_bytes=int(args.max_upload_mb * 1024 * 1024),
             default_method=settings.method,
+            history=history,
+            chat_model=settings.chat_model,
         )
         app = create_app(indexes, cfg)
         runner = app.state.runner
         print(
             f"gaji serve: http://{args.host}:{args.port}/  indexes: {', '.join(indexes.names()) or '(none)'}  "
             f"llm: {backend.name} ({runner.slots} slot(s), queue {runner.queue_max})  "
-            f"auth: {'API key' if key else 'off'}  CORS: {', '.join(cfg.cors_origins) or 'off'}  "
-            f"hosts: {', '.join(h or '*' for h in cfg.allowed_hosts)}",
+            f"auth: {auth_summary(key, history)}  CORS: {', '.join(cfg.cors_origins) or 'off'}  "
+            f"hosts: {', '.join(h or '*' for h in cfg.allowed_hosts)}  "
+            f"history: {history.describe() if history else 'off'}",
             file=sys.stderr, flush=True,
         )
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=5)
     finally:
         indexes.close()
+        if history is not None:
+            history.close()
     return 0
+
+
+def auth_summary(key: str | None, history) -> str:
+    from gaji.history.keys import KeyStore
+
+    named = sum(1 for k in KeyStore(history.db).list() if k.active) if history is not None else 0
+    parts = (["GAJI_API_KEY"] if key else []) + ([f"{named} named key(s)"] if named else [])
+    return " + ".join(parts) or "off"

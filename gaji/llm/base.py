@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable
+
+TextSink = Callable[[str], None]  # receives generated text as it comes (streaming)
 
 
 @dataclass
@@ -65,8 +67,20 @@ class LLMBackend:
     context_size: int = 4096
     deadline_s: float | None = None  # total time for one call, retries included (None: no limit; gaji.deadline)
 
+    streams: bool = False  # True when generate_stream hands out text as it is generated (not all at the end)
+
     def generate(self, request: Request) -> Result:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def generate_stream(self, request: Request, on_text: TextSink) -> Result:
+        """`generate`, handing the output to `on_text` piece by piece as it is generated; returns the whole
+        Result (text and token counts as `generate` would). This default hands it over in one piece at the
+        end; streaming backends override it. An exception raised by `on_text` stops the generation and
+        propagates (a cancelled request)."""
+        res = self.generate(request)
+        if res.text:
+            on_text(res.text)
+        return res
 
     def count_tokens(self, text: str) -> int:
         """Token count for budgeting prompts; backends with a tokenizer override this."""

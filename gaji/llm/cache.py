@@ -17,11 +17,11 @@ import json
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from gaji.config import default_home
 from gaji.io import atomic_write_json
-from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.base import LLMBackend, Request, Result, TextSink
 
 ENTRY_VERSION = 1
 
@@ -39,6 +39,7 @@ class CachedLLM(LLMBackend):
         self.name = backend.name
         self.parallel_slots = backend.parallel_slots
         self.context_size = backend.context_size
+        self.streams = backend.streams
         self.deadline_s = getattr(backend, "deadline_s", None)
         self.model_id = model_identity(backend)
         root = Path(cache_dir) if cache_dir else default_home() / "llm-cache"
@@ -86,6 +87,22 @@ class CachedLLM(LLMBackend):
         )
 
     def generate(self, request: Request) -> Result:
+        return self._answer(request, lambda: self.backend.generate(request))
+
+    def generate_stream(self, request: Request, on_text: TextSink) -> Result:
+        """A miss streams from the backend (and is stored); a hit hands the stored text over in one piece."""
+        streamed: list[bool] = []
+
+        def compute() -> Result:
+            streamed.append(True)
+            return self.backend.generate_stream(request, on_text)
+
+        res = self._answer(request, compute)
+        if not streamed and res.text:
+            on_text(res.text)
+        return res
+
+    def _answer(self, request: Request, compute: Callable[[], Result]) -> Result:
         t0 = time.perf_counter()
         key = request.key(self.model_id)
         while True:
@@ -110,7 +127,7 @@ class CachedLLM(LLMBackend):
                 res.cache_hit = True
                 res.wall_ms = (time.perf_counter() - t0) * 1000
                 return res
-            res = self.backend.generate(request)
+            res = compute()
             self.store(request, res)
             return res
         finally:

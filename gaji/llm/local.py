@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from gaji.errors import ConfigError, LLMError
-from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.base import LLMBackend, Request, Result, TextSink
 from gaji.deadline import Deadline
 from gaji.llm.http import fetch
-from gaji.llm.openai_compat import DIRECT_OPENER, parse_response, request_body
+from gaji.llm.openai_compat import DIRECT_OPENER, StreamCollector, parse_response, request_body
 from gaji.registry import LLM_BACKENDS
 
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
@@ -206,6 +206,7 @@ class LocalLLM(LLMBackend):
         self.name = name or self.model_path.stem
         self.parallel_slots = parallel
         self.prompt_cache = bool(prompt_cache)
+        self.streams = True
         self.context_size = ctx_size // parallel  # what one request may use
         self.threads = threads if threads > 0 else available_cpus()
         cfg = ServerConfig(str(self.model_path.resolve()), ctx_size, parallel, self.threads)
@@ -270,6 +271,37 @@ class LocalLLM(LLMBackend):
 
     def _result(self, out: dict, chat: bool, wall_ms: float) -> Result:
         return parse_response(out, chat, self.name, wall_ms, f"local model {self.name}")
+
+    def generate_stream(self, request: Request, on_text: TextSink) -> Result:
+        """Token by token: llama.cpp calls back with each OpenAI `chunk` (the last one carries the usage)."""
+        body = self._body(request)
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+        collector = StreamCollector(request.is_chat, self.name, f"local model {self.name}", on_text)
+        raised: list[BaseException] = []
+
+        def on_chunk(chunk: Any) -> bool:
+            # xllamacpp swallows what a callback raises: keep it, stop the generation (True), raise it below
+            try:
+                if isinstance(chunk, dict) and ("error" in chunk or ("message" in chunk and "choices" not in chunk)):
+                    raise LLMError(self._error_message(chunk.get("error", chunk)))
+                collector.add(chunk)
+            except BaseException as e:  # noqa: BLE001 - a cancelled request (serve) is a BaseException
+                raised.append(e)
+                return True
+            return False
+
+        server = self._server()
+        try:
+            if request.is_chat:
+                server.handle_chat_completions(body, on_chunk)
+            else:
+                server.handle_completions(body, on_chunk)
+        except Exception as e:  # noqa: BLE001 - xllamacpp raises ValueError/RuntimeError for bad requests
+            raise LLMError(f"local model {self.name}: {e}") from None
+        if raised:
+            raise raised[0]
+        return collector.result()
 
     # -- scoring ------------------------------------------------------------------------------
     def score(self, request: Request, continuation: str) -> Result:

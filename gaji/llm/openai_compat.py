@@ -31,7 +31,7 @@ from typing import Any
 
 from gaji.deadline import DEFAULT_DEADLINE_S, Deadline, within
 from gaji.errors import ConfigError, LLMError
-from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.base import LLMBackend, Request, Result, TextSink
 from gaji.llm.http import deadline_opener, fetch
 from gaji.registry import LLM_BACKENDS
 
@@ -133,6 +133,53 @@ def parse_response(out: dict, chat: bool, model: str, wall_ms: float, who: str) 
         model=model,
         logprobs=parse_logprobs(choice.get("logprobs")),
     )
+
+
+class StreamCollector:
+    """Reads the `chunk`s of a streamed OpenAI response (also what llama.cpp hands the embedded backend):
+    each piece of text goes to `on_text` at once; `result()` is the whole Result, with the usage the last
+    chunk carries (`stream_options.include_usage`). A server that sends no usage is counted by its
+    chunks (one token each on llama.cpp and vLLM) and 0 prompt tokens."""
+
+    def __init__(self, chat: bool, model: str, who: str, on_text: TextSink):
+        self.chat, self.model, self.who, self.on_text = chat, model, who, on_text
+        self.parts: list[str] = []
+        self.usage: dict[str, Any] | None = None
+        self.timings: dict[str, Any] = {}
+        self.finish_reason = ""
+        self.chunks = 0
+        self.t0 = time.perf_counter()
+
+    def add(self, chunk: Any) -> None:
+        if not isinstance(chunk, dict):
+            raise LLMError(f"{self.who}: unreadable stream chunk {str(chunk)[:200]!r}")
+        if chunk.get("usage"):
+            self.usage = chunk["usage"]
+        if isinstance(chunk.get("timings"), dict):
+            self.timings = chunk["timings"]
+        for choice in chunk.get("choices") or []:
+            if choice.get("finish_reason"):
+                self.finish_reason = str(choice["finish_reason"])
+            text = (choice.get("delta") or {}).get("content") if self.chat else choice.get("text")
+            if text:
+                self.chunks += 1
+                self.parts.append(text)
+                self.on_text(text)
+
+    def result(self) -> Result:
+        u = self.usage or {}
+        cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens")
+        if cached is None:
+            cached = self.timings.get("cache_n", 0)
+        return Result(
+            text="".join(self.parts),
+            prompt_tokens=int(u.get("prompt_tokens") or 0),
+            completion_tokens=int(u.get("completion_tokens") or 0) if self.usage else self.chunks,
+            cached_tokens=int(cached or 0),
+            wall_ms=(time.perf_counter() - self.t0) * 1000,
+            finish_reason=self.finish_reason,
+            model=self.model,
+        )
 
 
 def error_text(payload: Any) -> str:
@@ -290,6 +337,74 @@ class OpenAICompatLLM(LLMBackend):
         d.update(backend="openai", base_url=self.base, timeout_s=self.timeout_s, deadline_s=self.deadline_s,
                  retries=self.retries)
         return d
+
+    streams = True
+
+    def generate_stream(self, request: Request, on_text: TextSink) -> Result:
+        """The same request with `stream: true`: server-sent chunks, each piece of text to `on_text` as it
+        arrives, the whole exchange within the call's deadline (as `post`). Refusals and connection failures
+        before the first chunk are retried as in `post`; once text has been handed out, a failure is final
+        (TrackedLLM decides about a new attempt)."""
+        body = {**request_body(request, self.model), "stream": True, "stream_options": {"include_usage": True}}
+        path = "/chat/completions" if request.is_chat else "/completions"
+        url = self.base + path
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        headers = {**self._headers(), "Accept": "text/event-stream"}
+        deadline = within(self.deadline_s)
+        attempt = 0
+        while True:
+            attempt += 1
+            collector = StreamCollector(request.is_chat, self.name, url, on_text)
+            try:
+                req = urllib.request.Request(url, data=data, headers=headers, method="POST")
+                req.gaji_deadline = deadline  # type: ignore[attr-defined]  # every socket read ends by it
+                req.gaji_per_op_s = self.timeout_s  # type: ignore[attr-defined]
+                limits = [x for x in (self.timeout_s, deadline.remaining() if deadline else None) if x is not None]
+                with self._opener.open(req, timeout=min(limits) if limits else None) as r:
+                    read_sse(r, collector, url)
+                return collector.result()
+            except urllib.error.HTTPError as e:
+                if e.code not in RETRY_STATUS or attempt > self.retries:
+                    raise LLMError(f"{url} answered HTTP {e.code}: {http_error_detail(e)}") from None
+            except (TimeoutError, socket.timeout):
+                raise self._timed_out(url, deadline, attempt) from None
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+                if isinstance(getattr(e, "reason", None), (TimeoutError, socket.timeout)):
+                    raise self._timed_out(url, deadline, attempt, connecting=True) from None
+                if collector.chunks or attempt > self.retries:
+                    raise LLMError(f"cannot reach {url}: {_reason(e)}; is the server running there? "
+                                   "(check --base-url)") from None
+            pause = min(self.backoff_s * (2 ** (attempt - 1)), MAX_BACKOFF_S)
+            if deadline is not None and deadline.remaining() <= pause:
+                raise LLMError(f"{url}: no time left for another attempt within the {deadline.budget_s:g} s "
+                               "deadline (GAJI_DEADLINE_S)")
+            time.sleep(pause)
+
+
+def http_error_detail(e: urllib.error.HTTPError) -> str:
+    """The message of an HTTP error answer (OpenAI's error body), else its reason."""
+    try:
+        return error_text(json.loads(e.read() or b"{}"))
+    except (ValueError, OSError):
+        return str(e.reason)
+
+
+def read_sse(response: Any, collector: StreamCollector, url: str) -> None:
+    """Feed the `data:` lines of a server-sent event stream to `collector` until `data: [DONE]` or the end."""
+    for raw in response:
+        line = raw.decode("utf-8").strip()
+        if not line.startswith("data:"):
+            continue  # event names, ids, comments (keep-alives) and the blank lines between events
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            return
+        try:
+            chunk = json.loads(payload)
+        except ValueError:
+            raise LLMError(f"{url}: stream chunk is not JSON: {payload[:200]!r}") from None
+        if isinstance(chunk, dict) and "error" in chunk and "choices" not in chunk:
+            raise LLMError(f"{url}: {error_text(chunk)}")
+        collector.add(chunk)
 
 
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:

@@ -4,6 +4,8 @@ Rules are (pattern, reply) pairs tried in order against the request's text (the 
 or the raw prompt); the first whose regex matches gives the reply. A reply may be a string, a dict
 (returned as JSON text), a callable(request) -> str, or an Exception instance (raised: tests the
 retry and failure paths). Token counts are whitespace word counts, so accounting tests have numbers.
+`generate_stream` hands the reply out word by word (each piece a word with the space after it), with
+`stream_delay_s` between pieces, so streaming tests see several pieces arrive over time.
 
     llm = ScriptedLLM([(r"decompose", {"subquestions": [...]}), (r".*", "Seoul")])
 """
@@ -12,9 +14,10 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from typing import Any, Callable
 
-from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.base import LLMBackend, Request, Result, TextSink
 from gaji.registry import LLM_BACKENDS
 
 Reply = str | dict | list | Callable[[Request], str] | Exception
@@ -32,6 +35,8 @@ class ScriptedLLM(LLMBackend):
         self.default = default
         self.name = name
         self.parallel_slots = 4
+        self.streams = True
+        self.stream_delay_s = 0.0
         self.requests: list[Request] = []
         self._lock = threading.Lock()
 
@@ -66,6 +71,14 @@ class ScriptedLLM(LLMBackend):
             model=self.name,
             finish_reason="stop",
         )
+
+    def generate_stream(self, request: Request, on_text: TextSink) -> Result:
+        res = self.generate(request)
+        for i, piece in enumerate(re.findall(r"\s*\S+\s*|\s+", res.text)):
+            if i and self.stream_delay_s:
+                time.sleep(self.stream_delay_s)
+            on_text(piece)
+        return res
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())

@@ -12,20 +12,29 @@ Both raise `LLMError` after the last retry; the failed attempt is still recorded
 Every prompt is fitted to the backend's per-request context first (gaji/llm/fit.py): when the prompt and
 the reply would not fit, the retrieved passages in it are trimmed (relevant sentences first, then
 truncation) and the call records what was done (LLMCall.trim).
+
+Streaming: `call(..., on_text=sink)` streams one call's text from the backend as it is generated;
+`streaming(answer_stream)` is a view of this TrackedLLM that streams the calls that write the run's
+answer (gaji/llm/streaming.py) without the method asking. A streamed call is recorded like any other,
+once, with the backend's token counts.
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaji.deadline import Deadline, deadline_scope
 from gaji.errors import LLMError
-from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.base import LLMBackend, Request, Result, TextSink
 from gaji.llm.fit import Trim, fit_request
 from gaji.types import LLMCall, Node
+
+if TYPE_CHECKING:
+    from gaji.llm.streaming import AnswerStream
 
 
 class TrackedLLM:
@@ -37,7 +46,14 @@ class TrackedLLM:
         self.backoff_s = backoff_s
         self.keep_prompts = keep_prompts
         self.deadline_s = deadline_s if deadline_s is not None else getattr(backend, "deadline_s", None)
+        self.answer_stream: "AnswerStream | None" = None
         self._lock = threading.Lock()
+
+    def streaming(self, answer_stream: "AnswerStream") -> "TrackedLLM":
+        """This TrackedLLM (same backend, same lock) streaming the calls `answer_stream` wants."""
+        view = copy.copy(self)
+        view.answer_stream = answer_stream
+        return view
 
     @property
     def name(self) -> str:
@@ -56,21 +72,26 @@ class TrackedLLM:
         return int(getattr(self.backend, "context_size", 0) or 4096)
 
     # -- core -------------------------------------------------------------
-    def call(self, node: Node, purpose: str, request: Request) -> Result:
+    def call(self, node: Node, purpose: str, request: Request, on_text: TextSink | None = None) -> Result:
         """One call with its retries, all within one deadline (`deadline_s`, or an enclosing sooner one): a
-        server that hangs costs the deadline once, not once per attempt."""
+        server that hangs costs the deadline once, not once per attempt. `on_text`: the text as it comes."""
         with deadline_scope(self.deadline_s) as deadline:
-            return self._call(node, purpose, request, deadline)
+            return self._call(node, purpose, request, deadline, on_text)
 
-    def _call(self, node: Node, purpose: str, request: Request, deadline: Deadline | None) -> Result:
+    def _call(self, node: Node, purpose: str, request: Request, deadline: Deadline | None,
+              on_text: TextSink | None = None) -> Result:
         request, trim = fit_request(request, self.count_tokens, self.context_size)
         attempts = 0
         t0 = time.perf_counter()
         last_err: Exception | None = None
+        answer = self.answer_stream if on_text is None else None
+        if answer is not None and not answer.wants(node, purpose, request):
+            answer = None
         while attempts <= self.retries:
             attempts += 1
+            sink = answer.start() if answer is not None else on_text  # a retry is a new draft
             try:
-                res = self.backend.generate(request)
+                res = self.backend.generate_stream(request, sink) if sink else self.backend.generate(request)
             except LLMError as e:  # backend says: transient or not, we retry up to the limit
                 last_err = e
             except Exception as e:  # noqa: BLE001 - any backend failure is reported, not raised raw

@@ -31,6 +31,7 @@ from typing import Any, Callable, ClassVar
 from gaji.coerce import coerce
 from gaji.errors import ConfigError, GajiError, LLMError
 from gaji.index.base import Retriever
+from gaji.llm.streaming import AnswerSink, AnswerStream
 from gaji.llm.tracked import TrackedLLM
 from gaji.text.lang import detect_lang
 from gaji.methods.describe import display, stop_facts
@@ -52,6 +53,8 @@ class RunContext:
     trace: Trace | None = None  # set by Method.run
     parallel: bool = True  # run independent sibling nodes concurrently
     describe: Describer | None = None  # the running method's describe (set by Method.run): live nodes carry it
+    # the answer's text as it is written (the final-answer call streamed; gaji/llm/streaming.py)
+    on_answer: AnswerSink | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def retrieve(self, node: Node, query: str, k: int) -> list[Passage]:
@@ -111,6 +114,8 @@ class Method:
     needs_retriever: ClassVar[bool] = True
     optional_retriever: ClassVar[bool] = False  # retrieves when given an index, else works without one (chain)
     long_form: ClassVar[bool] = False  # always writes paragraphs (ConTReGen); see long_answers()
+    # purposes of the LLM calls on the root node that write the answer (streamed when `on_answer` is set)
+    answer_purposes: ClassVar[frozenset[str]] = frozenset({"answer"})
 
     @dataclass
     class Options:
@@ -182,6 +187,9 @@ class Method:
             retriever=getattr(ctx.retriever, "name", "") if ctx.retriever else "",
         )
         ctx = dataclasses.replace(ctx, trace=trace, lang=lang, describe=self.describe)
+        if ctx.on_answer is not None:
+            ctx = dataclasses.replace(ctx, llm=ctx.llm.streaming(AnswerStream(trace.root, self.answer_purposes,
+                                                                              ctx.on_answer)))
         t0 = time.perf_counter()
         ctx.emit(trace.root)
         try:

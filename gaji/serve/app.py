@@ -5,11 +5,14 @@
     GET  /api/methods                  methods with their options
     GET  /api/indexes                  index names;  GET /api/indexes/{name}: chunks, config
     POST /api/indexes/{name}/documents JSONL upload (size-limited, validated per line)
+    GET  /api/traces/{id}, /api/conversations/{id};  POST /api/feedback   (the history)
+    POST /v1/chat/completions, GET /v1/models    the OpenAI-compatible API (docs/serve.md)
     GET  /api/health, /api/metrics, /openapi.json;  GET / the web page
 
-Errors are `{"error": message}`: 400 bad input, 401 API key, 403 cross-origin write, 404 unknown
-index/method, 413 too large, 415 not JSON/NDJSON, 421 unknown Host, 503 queue full, 504 time limit,
-502 the LLM failed, 500 anything else (a generic message and a request id, never a traceback).
+Errors are `{"error": message}` (on /v1/…, OpenAI's `{"error": {"message", "type", …}}`): 400 bad
+input, 401 API key, 403 cross-origin write, 404 unknown index/method/model, 413 too large, 415 not
+JSON/NDJSON, 421 unknown Host, 503 queue full, 504 time limit, 502 the LLM failed, 500 anything else
+(a generic message and a request id, never a traceback).
 
 The routes live in routes/ (one router per concern), the ask pipeline in service.py (`AskService`),
 the error mapping in errors.py; this module puts them together with the middleware.
@@ -24,13 +27,15 @@ from fastapi import FastAPI
 
 from gaji import __version__
 from gaji.config import DEFAULT_METHOD
+from gaji.history.keys import KeyStore
+from gaji.history.store import HistoryStore
 from gaji.serve.auth import ApiKeyMiddleware, SecurityHeadersMiddleware
 from gaji.serve.errors import RequestIdMiddleware, add_error_handlers
 from gaji.serve.guard import LOOPBACK_NAMES, RequestGuardMiddleware
 from gaji.serve.indexes import IndexSet
 from gaji.serve.limits import BodyLimitMiddleware
 from gaji.serve.metrics import Metrics, MetricsMiddleware
-from gaji.serve.routes import ask, indexes as index_routes, info, page
+from gaji.serve.routes import ask, chat, history as history_routes, indexes as index_routes, info, page
 from gaji.serve.service import AskService
 
 
@@ -47,13 +52,16 @@ class ServeConfig:
     max_body_bytes: int = 64 * 1024
     max_upload_bytes: int = 8 * 1024 * 1024
     default_method: str = DEFAULT_METHOD
+    # questions, feedback and named API keys (gaji/history); None: nothing is stored, only GAJI_API_KEY
+    history: HistoryStore | None = None
+    chat_model: str = ""  # what the model name "gaji" means on /v1 ("" = gaji-<default_method>)
 
 
 def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
     cfg = config or ServeConfig()
     metrics = Metrics()
     service = AskService(indexes, metrics, timeout_s=cfg.timeout_s, default_method=cfg.default_method,
-                         slots=cfg.slots, queue_max=cfg.queue_max)
+                         slots=cfg.slots, queue_max=cfg.queue_max, history=cfg.history)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -69,7 +77,8 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
     # middleware: the last added runs first (metrics see every request, also refused ones; the guard
     # refuses foreign hosts, cross-origin writes and non-JSON bodies before CORS, the key or any route)
     app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body_bytes, max_upload=cfg.max_upload_bytes)
-    app.add_middleware(ApiKeyMiddleware, key=cfg.api_key)
+    app.add_middleware(ApiKeyMiddleware, key=cfg.api_key,
+                       keys=KeyStore(cfg.history.db) if cfg.history is not None else None)
     if cfg.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
@@ -82,6 +91,6 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
 
     add_error_handlers(app)
     page.mount_static(app)
-    for router in (page.router, info.router, index_routes.router, ask.router):
+    for router in (page.router, info.router, index_routes.router, ask.router, history_routes.router, chat.router):
         app.include_router(router)
     return app

@@ -2,17 +2,30 @@
 
 When a key is configured (`GAJI_API_KEY`), every API path needs it except `/api/health`; the static
 web page itself is public (it holds no data) and sends the key the user types with each API call.
-A client sends `Authorization: Bearer KEY` or `X-API-Key: KEY`. Keys are compared in constant time
-(both sides hashed first, so not even the length leaks).
+A client sends `Authorization: Bearer KEY` or `X-API-Key: KEY` (the first is how an OpenAI client
+sends its key to `/v1/…`). Keys are compared in constant time (both sides hashed first, so not even
+the length leaks).
+
+Named keys (`gaji keys add NAME`, gaji/history/keys.py) work beside it, one per client: a request
+with one is let in as client NAME; `GAJI_API_KEY` is client "default". Once any named key exists,
+the server asks for a key even without `GAJI_API_KEY`. A revoked key is refused from the next
+request on. The client's name goes to the request's state (`request.state.client`) for the history.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
+import json
+import logging
+from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gaji.serve.asgi import AddHeadersMiddleware, send_error
+
+log = logging.getLogger("gaji.serve")
+DEFAULT_CLIENT = "default"  # the client name of GAJI_API_KEY
 
 OPEN_PATHS = frozenset({"/api/health"})
 
@@ -39,24 +52,76 @@ def needs_key(path: str, method: str) -> bool:
     """API paths and the OpenAPI schema need the key; health, CORS preflights and the page do not."""
     if method == "OPTIONS" or path in OPEN_PATHS:
         return False
-    return path.startswith("/api/") or path == "/api" or path.startswith("/openapi")
+    return (path.startswith("/api/") or path == "/api" or path.startswith("/openapi")
+            or path.startswith("/v1/") or path == "/v1")
+
+
+def openai_error(status: int, message: str) -> dict[str, Any]:
+    """OpenAI's error body, for the OpenAI-compatible paths (/v1/…): their clients read this shape."""
+    kind = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+            404: "not_found_error", 413: "invalid_request_error", 429: "rate_limit_error"}.get(status, "server_error")
+    code = {401: "invalid_api_key", 404: "not_found", 413: "request_too_large", 503: "server_busy",
+            504: "timeout"}.get(status)
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def error_body(path: str, status: int, message: str) -> bytes:
+    body = openai_error(status, message) if path.startswith("/v1/") else {"error": message}
+    return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
 class ApiKeyMiddleware:
-    def __init__(self, app: ASGIApp, key: str | None):
+    def __init__(self, app: ASGIApp, key: str | None, keys: Any = None):
+        """`key`: GAJI_API_KEY (None: none); `keys`: the named keys (a gaji.history.keys.KeyStore, or None)."""
         self.app = app
         self.key = key or None
+        self.keys = keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.key is None or scope["type"] != "http" or not needs_key(scope["path"], scope["method"]):
+        if scope["type"] != "http" or not needs_key(scope["path"], scope["method"]):
+            await self.app(scope, receive, send)
+            return
+        if self.key is None and self.keys is None:
             await self.app(scope, receive, send)
             return
         given = presented_key(dict(scope["headers"]))
-        if key_matches(given, self.key):
+        try:
+            client, required = await self._client(given)
+        except Exception as e:  # noqa: BLE001 - the key database is down: refuse, say so, log it
+            log.error("checking an API key failed: %s", e)
+            await _refuse(send, scope["path"], 503, "cannot check the API key now: the key database is unavailable")
+            return
+        if client is not None or not required:
+            scope.setdefault("state", {})["client"] = client
             await self.app(scope, receive, send)
             return
         msg = "missing API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'" if given is None else "bad API key"
-        await send_error(send, 401, msg, [(b"www-authenticate", b'Bearer realm="gaji"')])
+        await _refuse(send, scope["path"], 401, msg)
+
+    async def _client(self, given: str | None) -> tuple[str | None, bool]:
+        """(the client's name or None, whether a key is required at all)."""
+        if self.key is not None and key_matches(given, self.key):
+            return DEFAULT_CLIENT, True
+        if self.keys is not None:
+            if given:
+                name = await asyncio.to_thread(self.keys.check, given)
+                if name is not None:
+                    return name, True
+            if self.key is None:
+                return None, await asyncio.to_thread(self.keys.has_active)
+        return None, True
+
+
+async def _refuse(send: Send, path: str, status: int, msg: str) -> None:
+    headers = [(b"www-authenticate", b'Bearer realm="gaji"')] if status == 401 else []
+    if not path.startswith("/v1/"):
+        await send_error(send, status, msg, headers)
+        return
+    body = error_body(path, status, msg)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *headers]})
+    await send({"type": "http.response.body", "body": body})
 
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

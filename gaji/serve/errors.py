@@ -9,6 +9,9 @@
     502 the LLM failed   503 queue full or cancelled   504 time limit
 
 Every response carries `X-Request-ID` (RequestIdMiddleware).
+
+On the OpenAI-compatible paths (/v1/…) the same errors come in OpenAI's shape,
+`{"error": {"message", "type", "param", "code"}}`, which OpenAI clients read.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from starlette.types import Scope
 
 from gaji.errors import GajiError, IndexError_, LLMError
 from gaji.serve.asgi import AddHeadersMiddleware
+from gaji.serve.auth import openai_error
 from gaji.serve.indexes import UnknownIndex, scrub_text
 from gaji.serve.schemas import ErrorResponse
 
@@ -88,30 +92,44 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
     return JSONResponse({"error": message, **extra}, status_code=status, headers=headers)
 
 
+def _respond(request: Request, status: int, message: str, headers: dict[str, str] | None = None,
+             **extra: Any) -> JSONResponse:
+    if request.url.path.startswith("/v1/"):
+        return JSONResponse(openai_error(status, message), status_code=status, headers=headers)
+    return error_response(status, message, headers, **extra)
+
+
 def add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
-    async def _api_error(_: Request, e: ApiError) -> JSONResponse:
-        return error_response(e.status, e.message, e.headers, **e.extra)
+    async def _api_error(request: Request, e: ApiError) -> JSONResponse:
+        return _respond(request, e.status, e.message, e.headers, **e.extra)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_: Request, e: StarletteHTTPException) -> JSONResponse:
-        return error_response(e.status_code, str(e.detail), getattr(e, "headers", None))
+    async def _http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
+        return _respond(request, e.status_code, str(e.detail), getattr(e, "headers", None))
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(_: Request, e: RequestValidationError) -> JSONResponse:
-        return error_response(400, "bad request: " + validation_message(e))
+    async def _validation_error(request: Request, e: RequestValidationError) -> JSONResponse:
+        return _respond(request, 400, "bad request: " + validation_message(e))
 
     @app.exception_handler(GajiError)
     async def _gaji_error(request: Request, e: GajiError) -> JSONResponse:
         status = error_status(e)
         if status == 500:
-            return JSONResponse(internal_error(e, _rid(request)), status_code=500)
-        return error_response(status, scrub_text(str(e), None))
+            return _internal(request, e)
+        return _respond(request, status, scrub_text(str(e), None))
 
     @app.exception_handler(Exception)
     async def _internal_error(request: Request, e: Exception) -> JSONResponse:
         # the client gets a message and the request id; the log gets the exception under that id
-        return JSONResponse(internal_error(e, _rid(request)), status_code=500)
+        return _internal(request, e)
+
+
+def _internal(request: Request, e: BaseException) -> JSONResponse:
+    body = internal_error(e, _rid(request))
+    if request.url.path.startswith("/v1/"):
+        return JSONResponse(openai_error(500, body["error"]), status_code=500)
+    return JSONResponse(body, status_code=500)
 
 
 def _rid(request: Request) -> str | None:

@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gaji.api import Gaji
+from gaji.conversation.turns import Turn
 from gaji.deadline import deadline_scope
 from gaji.errors import ConfigError, GajiError, IndexError_, InputError
 from gaji.index.base import Retriever
-from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.base import LLMBackend, Request, Result, TextSink
+from gaji.llm.streaming import AnswerSink
 from gaji.methods.base import EventSink
 from gaji.types import Passage, Trace
 
@@ -72,12 +74,24 @@ class CancellableLLM(LLMBackend):
         self.name = inner.name
         self.parallel_slots = inner.parallel_slots
         self.context_size = inner.context_size
+        self.streams = inner.streams
         self.deadline_s = getattr(inner, "deadline_s", None)
 
     def generate(self, request: Request) -> Result:
         self.token.check()
         with deadline_scope(self.token.remaining()):  # a call never outlives its request's time limit
             return self.inner.generate(request)
+
+    def generate_stream(self, request: Request, on_text: TextSink) -> Result:
+        """Streamed; a cancellation also stops a generation under way, at its next piece of text."""
+        self.token.check()
+
+        def checked(text: str) -> None:
+            self.token.check()
+            on_text(text)
+
+        with deadline_scope(self.token.remaining()):  # a call never outlives its request's time limit
+            return self.inner.generate_stream(request, checked)
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
@@ -153,10 +167,11 @@ class Question:
     options: dict[str, Any] = field(default_factory=dict)
     retriever: str | None = None
     lang: str | None = None
+    history: list[Turn] = field(default_factory=list)  # the conversation's earlier turns (a follow-up is rewritten)
 
 
 def run_question(base: Gaji, q: Question, token: CancelToken, on_event: EventSink | None = None,
-                 recorder_out: list[RecordingRetriever] | None = None) -> Trace:
+                 recorder_out: list[RecordingRetriever] | None = None, on_answer: AnswerSink | None = None) -> Trace:
     """Run one question on a per-request `Gaji` that shares `base`'s backend and retriever.
 
     The per-request Gaji sees the cancellable LLM and the recording retriever; `recorder_out`
@@ -180,7 +195,8 @@ def run_question(base: Gaji, q: Question, token: CancelToken, on_event: EventSin
     if q.lang:
         settings.lang = q.lang
     g = Gaji(llm=CancellableLLM(base.backend, token), retriever=recorder, settings=settings)
-    return g.ask(q.question, method=q.method, options=q.options, on_event=on_event)
+    return g.ask(q.question, method=q.method, options=q.options, on_event=on_event, history=q.history,
+                 on_answer=on_answer)
 
 
 class Runner:

@@ -27,6 +27,10 @@ class AskRequest(BaseModel):
     retriever: str | None = Field(None, description="bm25 | dense | hybrid; default: the server's")
     lang: Literal["auto", "ko", "en"] | None = Field(None, description="prompt language; default follows the question")
     include_prompts: bool = Field(False, description="keep each LLM call's prompt in the trace (large)")
+    conversation_id: str | None = Field(
+        None, min_length=1, max_length=64,
+        description="continue this conversation (its id came with an earlier answer): the question is read as a "
+        "follow-up and rewritten into a standalone one first; default: a new conversation")
 
     @model_validator(mode="after")
     def _valid_unicode(self) -> "AskRequest":
@@ -55,6 +59,28 @@ class AskResponse(BaseModel):
     usage: dict[str, Any]
     usage_by_purpose: dict[str, Any] = Field(default_factory=dict, description="usage per component (LLMCall.purpose)")
     trace: dict[str, Any] = Field(description="the whole run: see gaji.types.Trace")
+    trace_id: str | None = Field(None, description="the stored trace: GET /api/traces/{trace_id}; feedback names it")
+    conversation_id: str | None = Field(None, description="send it with the next question to ask a follow-up")
+
+
+class FeedbackRequest(BaseModel):
+    """A rating of one answer, and optionally the answer that would have been right."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    trace_id: str = Field(min_length=1, max_length=64, description="the answer's trace id")
+    rating: Literal["up", "down"]
+    correct_answer: str | None = Field(None, max_length=4000, description="what the answer should have been")
+    comment: str | None = Field(None, max_length=4000)
+
+
+class FeedbackResponse(BaseModel):
+    id: str
+    trace_id: str
+    rating: str
+    correct_answer: str | None = None
+    comment: str | None = None
+    created_at: str
 
 
 class ErrorResponse(BaseModel):

@@ -4,10 +4,17 @@
     submit     queued onto the LLM's slots under the request's time limit (503 when the queue is full)
     finish     the outcome as (HTTP status, JSON body), counted once in the metrics
     ask        the three in a row, for a plain JSON answer
-    stream     the same with the run's events as they happen (`AskStream`)
+    stream     the same with the run's events as they happen (`AskStream`): the tree's nodes, and the
+               answer's text as the method writes it (`answer` events)
+
+A question belongs to a conversation: `open` continues a stored one (its earlier turns are the
+history a follow-up is rewritten against) or starts one. When the server keeps a history
+(gaji/history), every question that ran is stored there from the worker thread, before its answer is
+sent: its conversation, trace, latency, tokens and client (the API key's name). The trace id and the
+conversation id come back with the answer.
 
 An endpoint turns the outcome into its own wire format (the /api/ask JSON, server-sent events, or
-another API's shape); validation, queueing, time limits, cancellation and metrics stay here.
+another API's shape); validation, queueing, time limits, cancellation, history and metrics stay here.
 """
 from __future__ import annotations
 
@@ -18,7 +25,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
+from gaji.conversation.turns import Turn
+from gaji.history.db import HistoryError
+from gaji.history.store import Feedback, HistoryStore, QuestionRecord, new_id
+from gaji.llm.streaming import AnswerDelta
 from gaji.registry import METHODS, RETRIEVERS
+from gaji.serve.auth import DEFAULT_CLIENT
 from gaji.serve.errors import ApiError, error_status, internal_error
 from gaji.serve.indexes import IndexSet
 from gaji.serve.metrics import Metrics
@@ -41,6 +53,11 @@ class Asked:
     include_prompts: bool
     t0: float = field(default_factory=time.perf_counter)
     future: cf.Future | None = None
+    trace_id: str = field(default_factory=new_id)
+    conversation_id: str = field(default_factory=new_id)
+    client: str | None = None  # the API key's name (None: no authentication)
+    endpoint: str = "api"  # api | chat: where the question came in (recorded in the history)
+    body: dict[str, Any] | None = None  # the answer body, made on the worker thread with the record
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.t0) * 1000
@@ -50,7 +67,7 @@ class Asked:
 class StreamEvent:
     """`start` and `node` carry `data`; `keepalive` nothing; `done` the final (status, body)."""
 
-    kind: str  # start | node | keepalive | done
+    kind: str  # start | node | answer | keepalive | done
     data: dict[str, Any] | None = None
     status: int = 200
 
@@ -59,16 +76,95 @@ class AskService:
     """Answers questions over the server's indexes on a bounded pool of LLM slots."""
 
     def __init__(self, indexes: IndexSet, metrics: Metrics, *, timeout_s: float, default_method: str,
-                 slots: int | None = None, queue_max: int = 8):
-        """`slots`: questions run at once (None: the backend's parallel slots); `queue_max`: how many may wait."""
+                 slots: int | None = None, queue_max: int = 8, history: HistoryStore | None = None):
+        """`slots`: questions run at once (None: the backend's parallel slots); `queue_max`: how many may wait;
+        `history`: where questions and feedback are stored (None: nowhere, and no stored conversations)."""
         self.indexes = indexes
         self.metrics = metrics
         self.timeout_s = timeout_s
         self.default_method = default_method
+        self.history = history
         self.runner = Runner(slots or indexes.gaji(None).backend.parallel_slots, queue_max)
 
     def shutdown(self) -> None:
         self.runner.shutdown()
+
+    # -- conversations and the history ---------------------------------------------------------
+    async def open(self, req: AskRequest, *, client: str | None = None, endpoint: str = "api",
+                   history: list[Turn] | None = None, conversation_id: str | None = None) -> Asked:
+        """`prepare` within a conversation: `history` given (a chat client sends the whole conversation), or
+        the stored turns of `req.conversation_id` (404 when there is no such conversation), or a new one."""
+        cid = conversation_id or req.conversation_id
+        if conversation_id and self.history is not None:  # a client's own id: not another client's conversation
+            conv = await self._db(self.history.conversation, conversation_id)
+            if conv is not None and not may_see(client, conv.client):
+                raise ApiError(404, f"unknown conversation {conversation_id!r}")
+        if history is None and req.conversation_id:
+            store = self._store()
+            conv = await self._db(store.conversation, req.conversation_id)
+            if conv is None or not may_see(client, conv.client):
+                raise ApiError(404, f"unknown conversation {req.conversation_id!r}")
+            history = await self._db(store.turns, req.conversation_id)
+        asked = self.prepare(req)
+        asked.question.history = list(history or [])
+        asked.client, asked.endpoint = client, endpoint
+        if cid:
+            asked.conversation_id = cid
+        return asked
+
+    def _store(self) -> HistoryStore:
+        if self.history is None:
+            raise ApiError(400, "this server keeps no history (history_db is off): send the conversation's "
+                           "earlier turns instead (POST /v1/chat/completions)")
+        return self.history
+
+    async def _db(self, fn: Any, *args: Any, **kw: Any) -> Any:
+        """A history call off the event loop; a database failure is a 503."""
+        try:
+            return await asyncio.to_thread(fn, *args, **kw)
+        except HistoryError as e:
+            log.error("history database: %s", e)
+            raise ApiError(503, f"the history database is unavailable: {e}") from None
+
+    async def stored_question(self, qid: str, client: str | None, trace: bool = True) -> QuestionRecord:
+        rec = await self._db(self._store().question, qid, trace)
+        if rec is None or not may_see(client, rec.client):
+            raise ApiError(404, f"unknown trace {qid!r}")
+        return rec
+
+    async def add_feedback(self, trace_id: str, rating: str, correct_answer: str | None, comment: str | None,
+                           client: str | None) -> Feedback:
+        rec = await self.stored_question(trace_id, client, trace=False)
+        return await self._db(self._store().add_feedback, rec.id, rating, correct_answer, comment, client)
+
+    async def conversation(self, cid: str, client: str | None) -> tuple[Any, list[QuestionRecord]]:
+        store = self._store()
+        conv = await self._db(store.conversation, cid)
+        if conv is None or not may_see(client, conv.client):
+            raise ApiError(404, f"unknown conversation {cid!r}")
+        return conv, await self._db(store.questions, conversation_id=cid, limit=0, oldest_first=True)
+
+    def _record(self, asked: Asked, trace: Trace | None, status: str, error: str | None = None) -> None:
+        """Store the question (worker thread); a database failure is logged, never the question's failure."""
+        if self.history is None:
+            return
+        q = asked.question
+        try:
+            self.history.start_conversation(asked.client, title=q.question, id=asked.conversation_id)
+            if trace is not None:
+                body = asked.body or ask_body(trace, asked.include_prompts)
+                rec = QuestionRecord.from_trace(
+                    trace, id=asked.trace_id, conversation_id=asked.conversation_id,
+                    question=q.question, latency_ms=asked.elapsed_ms(), index=asked.index, client=asked.client,
+                    endpoint=asked.endpoint, citations=body["citations"], trace_dict=body["trace"], status=status)
+            else:
+                rec = QuestionRecord(id=asked.trace_id, conversation_id=asked.conversation_id, question=q.question,
+                                     method=q.method, status=status, error=error, index=asked.index,
+                                     client=asked.client, endpoint=asked.endpoint,
+                                     latency_ms=round(asked.elapsed_ms(), 1))
+            self.history.record(rec)
+        except HistoryError as e:
+            log.error("could not store question %s in the history: %s", asked.trace_id, e)
 
     # -- the steps -------------------------------------------------------------------------------
     def prepare(self, req: AskRequest) -> Asked:
@@ -87,12 +183,23 @@ class AskService:
         q = Question(question, method, dict(req.options), req.retriever, req.lang)
         return Asked(name, q, CancelToken(self.timeout_s), req.include_prompts, t0)
 
-    def submit(self, asked: Asked, on_event: Any = None, recorders: list[RecordingRetriever] | None = None) -> cf.Future:
+    def submit(self, asked: Asked, on_event: Any = None, recorders: list[RecordingRetriever] | None = None,
+               on_answer: Any = None) -> cf.Future:
         base = self.indexes.gaji(asked.index)
 
         def work() -> Trace:
             with self.indexes.lock(asked.index).read():
-                return run_question(base, asked.question, asked.token, on_event, recorders)
+                try:
+                    trace = run_question(base, asked.question, asked.token, on_event, recorders, on_answer)
+                except Cancelled as e:
+                    self._record(asked, None, "timeout" if asked.token.reason == "time limit" else "cancelled", str(e))
+                    raise
+                except Exception as e:
+                    self._record(asked, None, "error", self.indexes.scrub(asked.index, f"{type(e).__name__}: {e}"))
+                    raise
+            asked.body = ask_body(trace, asked.include_prompts)
+            self._record(asked, trace, trace.status)
+            return trace
 
         try:
             asked.future = self.runner.submit(work, asked.token)
@@ -127,7 +234,8 @@ class AskService:
             self.metrics.record_ask(method, "bad_request" if status < 500 else "error", ms, error=msg)
             return status, {"error": msg}
         trace: Trace = fut.result()
-        body = ask_body(trace, asked.include_prompts)
+        body = dict(asked.body or ask_body(trace, asked.include_prompts))
+        body.update(trace_id=asked.trace_id, conversation_id=asked.conversation_id)
         if trace.status != "ok" and token.usage_error is not None:  # e.g. k out of range: the client's mistake
             msg = self.indexes.scrub(asked.index, str(token.usage_error))
             self.metrics.record_ask(method, "bad_request", ms, trace, error=msg)
@@ -140,22 +248,24 @@ class AskService:
         return 200, body
 
     # -- whole requests --------------------------------------------------------------------------
-    async def ask(self, req: AskRequest) -> tuple[int, dict]:
-        """Answer one question: (HTTP status, body)."""
-        asked = self.prepare(req)
+    async def ask(self, req: AskRequest | Asked, client: str | None = None) -> tuple[int, dict]:
+        """Answer one question (a request, or one already `open`ed): (HTTP status, body)."""
+        asked = req if isinstance(req, Asked) else await self.open(req, client=client)
         fut = self.submit(asked)
         await wait_done(fut, asked.token.remaining())
         return self.finish(asked)
 
-    def stream(self, req: AskRequest) -> "AskStream":
+    def stream(self, req: AskRequest | Asked) -> "AskStream":
         """Check and queue the question now (errors are raised here, before any event is sent); its
-        events come from `AskStream.events()`."""
-        return AskStream(self, self.prepare(req))
+        events come from `AskStream.events()`. A request with a stored conversation is `open`ed first."""
+        return AskStream(self, req if isinstance(req, Asked) else self.prepare(req))
 
 
 class AskStream:
     """One question's events: `start`, one `node` per node created or updated (without its children,
-    with `child_ids` and the text of newly seen `passages`), keep-alives while waiting, then `done`."""
+    with `child_ids` and the text of newly seen `passages`), `answer` pieces as the method writes its
+    answer (`{"draft", "delta"}`: a new draft number starts the text over), keep-alives while waiting,
+    then `done`."""
 
     def __init__(self, service: AskService, asked: Asked):
         self.service = service
@@ -163,8 +273,12 @@ class AskStream:
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue = asyncio.Queue()
         self._recorders: list[RecordingRetriever] = []
-        fut = service.submit(asked, self._on_event, self._recorders)
+        fut = service.submit(asked, self._on_event, self._recorders, self._on_answer)
         fut.add_done_callback(lambda _: _post(self._loop, self._queue, _DONE))
+
+    def _on_answer(self, piece: AnswerDelta) -> None:
+        """Called on the worker thread for every piece of the answer's text."""
+        _post(self._loop, self._queue, ("answer", {"draft": piece.draft, "delta": piece.text}))
 
     def _on_event(self, kind: str, node: dict) -> None:
         """Called on the worker thread for every node event of the run."""
@@ -179,7 +293,8 @@ class AskStream:
         q = asked.question
         done = False
         try:
-            yield StreamEvent("start", {"question": q.question, "method": q.method, "index": asked.index})
+            yield StreamEvent("start", {"question": q.question, "method": q.method, "index": asked.index,
+                                        "trace_id": asked.trace_id, "conversation_id": asked.conversation_id})
             while True:
                 rem = token.remaining()
                 wait = HEARTBEAT_S if rem is None else min(HEARTBEAT_S, rem)
@@ -239,6 +354,13 @@ def ask_body(trace: Trace, prompts: bool) -> dict[str, Any]:
              for p in (trace.passages.get(i) for i in trace.citations) if p is not None]
     return {"answer": trace.answer, "explanation": trace.explanation, "citations": cites, "status": trace.status,
             "error": trace.error, "usage": d["usage"], "usage_by_purpose": d["usage_by_purpose"], "trace": d}
+
+
+def may_see(client: str | None, owner: str | None) -> bool:
+    """A named key's client sees its own conversations and traces; the server's own key (client
+    "default") and a server without keys (client None) see all of them."""
+    return client in (None, DEFAULT_CLIENT) or client == owner
+
 
 
 def _walk(node: dict) -> Any:

@@ -36,12 +36,14 @@ def _sub_commands(parser) -> list[str]:
 def test_groups_hold_their_members_sub_commands(capsys):
     parser = build_parser()
     top = _sub_commands(parser)
-    assert top == ["demo", "ask", "index", "methods", "model", "eval", "bench", "serve", "expand", "classifier"]
+    assert top == ["demo", "ask", "index", "methods", "model", "eval", "bench", "serve", "history", "keys", "expand",
+                   "classifier"]
     root = next(a for a in parser._actions if a.dest == "command")
     assert _sub_commands(root.choices["bench"]) == [
         "retrieval", "embed", "run", "check", "report", "sweep", "serve", "injection", "security", "llm-server", "dense-store",
         "ray-embed",
-        "ray-expand", "toq-depth", "evaluator", "decomposer", "verifier", "documents", "build", "embed-workers", "plot"]
+        "ray-expand", "toq-depth", "evaluator", "decomposer", "verifier", "documents", "build", "embed-workers", "plot",
+        "followups", "ttft"]
     assert _sub_commands(root.choices["expand"]) == [
         "run", "show", "label", "train-tagger", "train", "keywords", "chunk-keywords", "subset", "bench", "judge"]
     assert main(["bench"]) == 0 and "BENCHMARK" in capsys.readouterr().out  # a group alone prints its help

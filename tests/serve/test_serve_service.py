@@ -58,6 +58,8 @@ def test_stream_events_end_with_the_outcome(make_app):
     events = asyncio.run(collect())
     kinds = [e.kind for e in events]
     assert kinds[0] == "start" and kinds[-1] == "done" and set(kinds[1:-1]) == {"node"}
-    assert events[0].data == {"question": KO_Q, "method": "test_tree", "index": "demo"}
+    start = dict(events[0].data)
+    ids = (start.pop("trace_id"), start.pop("conversation_id"))
+    assert start == {"question": KO_Q, "method": "test_tree", "index": "demo"} and all(ids)
     assert events[-1].status == 200 and events[-1].data["answer"] == "1446년"
     service.shutdown()

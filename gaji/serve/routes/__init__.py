@@ -4,6 +4,8 @@
     info.py     GET /api/health, /api/methods, /api/metrics
     indexes.py  GET /api/indexes, /api/indexes/{name};  POST /api/indexes/{name}/documents
     ask.py      POST /api/ask, /api/ask/stream (server-sent events)
+    history.py  GET /api/traces/{id}, /api/conversations/{id};  POST /api/feedback
+    chat.py     POST /v1/chat/completions, GET /v1/models (the OpenAI-compatible API)
 
 Routes reach the server's parts through the dependencies below (set on `app.state` by `create_app`);
 an endpoint that answers questions calls the one `AskService`.
@@ -26,5 +28,11 @@ def index_set(request: Request) -> IndexSet:
     return request.app.state.indexes
 
 
+def client_name(request: Request) -> str | None:
+    """The API key's name (gaji/serve/auth.py); None when the server asks for no key."""
+    return getattr(request.state, "client", None)
+
+
 Service = Annotated[AskService, Depends(ask_service)]
 Indexes = Annotated[IndexSet, Depends(index_set)]
+Client = Annotated[str | None, Depends(client_name)]

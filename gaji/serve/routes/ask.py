@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from gaji.serve import schemas as S
 from gaji.serve.errors import ERRORS
-from gaji.serve.routes import Service
+from gaji.serve.routes import Client, Service
 from gaji.serve.service import AskStream
 
 router = APIRouter(tags=["ask"])
@@ -19,19 +19,23 @@ router = APIRouter(tags=["ask"])
 @router.post("/api/ask", response_model=S.AskResponse,
              responses={**ERRORS, 502: {"model": S.ErrorResponse}, 503: {"model": S.ErrorResponse},
                         504: {"model": S.ErrorResponse}})
-async def ask(req: S.AskRequest, service: Service) -> JSONResponse:
-    """Answer one question; the body holds the answer, the cited passages and the whole trace."""
-    status, body = await service.ask(req)
+async def ask(req: S.AskRequest, service: Service, client: Client) -> JSONResponse:
+    """Answer one question; the body holds the answer, the cited passages, the whole trace, the trace id
+    (GET /api/traces/{id}) and the conversation id (send it with a follow-up question)."""
+    status, body = await service.ask(await service.open(req, client=client))
     return JSONResponse(body, status_code=status)
 
 
 @router.post("/api/ask/stream", responses={**ERRORS, 503: {"model": S.ErrorResponse}},
              response_class=StreamingResponse)
-async def ask_stream(req: S.AskRequest, service: Service) -> StreamingResponse:
-    """Server-sent events: `start`, then one `node` per node created or updated (a node without
-    its children, with `child_ids` and the text of newly seen `passages`), then `final` (the
-    /api/ask body) or `error` (`{"error", "status"}`). Comment lines keep the connection alive."""
-    stream = service.stream(req)  # a bad request or a full queue is a JSON error, before any event
+async def ask_stream(req: S.AskRequest, service: Service, client: Client) -> StreamingResponse:
+    """Server-sent events: `start` (with the trace and conversation ids), then one `node` per node
+    created or updated (a node without its children, with `child_ids` and the text of newly seen
+    `passages`), `answer` pieces as the answer is written (`{"draft", "delta"}`; a new draft number
+    starts the text over), then `final` (the /api/ask body) or `error` (`{"error", "status"}`).
+    Comment lines keep the connection alive."""
+    # a bad request, an unknown conversation or a full queue is a JSON error, before any event
+    stream = service.stream(await service.open(req, client=client))
     return StreamingResponse(sse_events(stream), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

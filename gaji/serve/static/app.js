@@ -220,6 +220,8 @@
     const body = { question, method: $("method").value || null, options: collectOptions() };
     if ($("index").value) body.index = $("index").value;
     if ($("prompt-lang").value) body.lang = $("prompt-lang").value; // empty: the language follows the question
+    // hooks for conversation.js (the thread view): it may add a conversation_id, and it sees every event
+    document.dispatchEvent(new CustomEvent("gaji:ask", { detail: body }));
     state.controller = new AbortController();
     let finished = false;
     try {
@@ -227,7 +229,10 @@
         method: "POST", headers: headers(true), body: JSON.stringify(body), signal: state.controller.signal,
       });
       if (!res.ok) throw await httpError(res);
-      await readEvents(res.body, (name, data) => { if (onEvent(name, data)) finished = true; });
+      await readEvents(res.body, (name, data) => {
+        document.dispatchEvent(new CustomEvent("gaji:event", { detail: { name, data } }));
+        if (onEvent(name, data)) finished = true;
+      });
       if (!finished) throw new Error("the connection closed before the answer");
     } catch (e) {
       if (e.name === "AbortError") setStatus("failed", t("stopped"));
@@ -236,6 +241,7 @@
     } finally {
       state.controller = null;
       setRunning(false);
+      document.dispatchEvent(new CustomEvent("gaji:done", { detail: { finished } }));
     }
   }
 
@@ -669,6 +675,12 @@
       sessionStorage.setItem("gaji.key", state.key);
       $("key-panel").classList.add("hidden");
       loadLists();
+    });
+    // conversation.js asks to show a stored answer (one turn of the thread) with its tree
+    document.addEventListener("gaji:show", (e) => {
+      if (state.running) return;
+      resetRun();
+      renderFinal({ trace: e.detail.trace }, false);
     });
     applyI18n();
     loadLists();

@@ -1,0 +1,65 @@
+"""The follow-up rewrite prompt, English and Korean (the language follows the follow-up question).
+
+The model sees the last turns (questions as they were answered, answers cut short) and the follow-up,
+and writes the follow-up as a question that can be searched on its own: pronouns ("he", "there",
+"그 사람", "거기"), ordinals ("the second one", "두 번째") and a left-out subject replaced by what they
+refer to. The exemplars use entities that appear in no benchmark of this repository.
+"""
+from __future__ import annotations
+
+SYSTEM = {
+    "en": "You rewrite the last question of a conversation so that it can be understood without the conversation. "
+    "Replace pronouns (he, she, it, they, there, that), references such as \"the second one\" and a left-out "
+    "subject with the names they refer to in the conversation. Keep the question's meaning and language. "
+    "Do not answer it. If the question is already complete, repeat it unchanged. "
+    "Write only the rewritten question.",
+    "ko": "대화의 마지막 질문을 대화를 보지 않아도 이해할 수 있는 질문으로 다시 쓰세요. "
+    "대명사(그 사람, 그녀, 그것, 거기, 그곳), \"두 번째\" 같은 지칭, 생략된 주어를 대화에서 가리키는 이름으로 바꾸세요. "
+    "질문의 뜻과 언어는 그대로 두고, 질문에 답하지 마세요. 이미 완전한 질문이면 그대로 다시 쓰세요. "
+    "다시 쓴 질문만 쓰세요.",
+}
+
+LABELS = {
+    "en": {"conversation": "Conversation:", "q": "Q", "a": "A", "followup": "Last question", "out": "Rewritten question:"},
+    "ko": {"conversation": "대화:", "q": "질문", "a": "답", "followup": "마지막 질문", "out": "다시 쓴 질문:"},
+}
+
+# (turns [(question, answer)], follow-up, rewrite)
+SHOTS: dict[str, list[tuple[list[tuple[str, str]], str, str]]] = {
+    "en": [
+        ([("Who wrote the novel The Old Man and the Sea?", "Ernest Hemingway")],
+         "Where was he born?", "Where was Ernest Hemingway born?"),
+        ([("Which city hosted the 1992 Summer Olympics?", "Barcelona")],
+         "What is the tallest church there?", "What is the tallest church in Barcelona?"),
+        ([("Which two rivers meet at Khartoum?", "The Blue Nile and the White Nile")],
+         "How long is the second one?", "How long is the White Nile?"),
+        ([("When did Norway adopt its constitution?", "1814")],
+         "What about Denmark?", "When did Denmark adopt its constitution?"),
+        ([("Who painted The Starry Night?", "Vincent van Gogh")],
+         "What is the capital of Peru?", "What is the capital of Peru?"),
+    ],
+    "ko": [
+        ([("소설 『토지』를 쓴 작가는 누구야?", "박경리")],
+         "그 사람은 어디에서 태어났어?", "박경리는 어디에서 태어났어?"),
+        ([("2002년 월드컵 결승전은 어디에서 열렸어?", "요코하마 국제종합경기장")],
+         "거기는 몇 명을 수용할 수 있어?", "요코하마 국제종합경기장은 몇 명을 수용할 수 있어?"),
+        ([("백제의 수도였던 도시 두 곳은?", "공주와 부여")],
+         "그럼 두 번째는 언제 수도가 됐어?", "부여는 언제 백제의 수도가 됐어?"),
+        ([("석굴암은 누가 만들었어?", "김대성")],
+         "언제 완공됐어?", "석굴암은 언제 완공됐어?"),
+        ([("에펠탑은 어느 도시에 있어?", "파리")],
+         "독도의 면적은 얼마야?", "독도의 면적은 얼마야?"),
+    ],
+}
+
+
+def user_message(lang: str, turns: list[tuple[str, str]], question: str) -> str:
+    lab = LABELS[lang]
+    lines = [lab["conversation"]]
+    for i, (q, a) in enumerate(turns, 1):
+        lines.append(f"{lab['q']}{i}: {q}")
+        lines.append(f"{lab['a']}{i}: {a}")
+    lines.append("")
+    lines.append(f"{lab['followup']}: {question}")
+    lines.append(lab["out"])
+    return "\n".join(lines)

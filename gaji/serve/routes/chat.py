@@ -1,0 +1,131 @@
+"""The OpenAI-compatible API: `POST /v1/chat/completions` and `GET /v1/models` (wire format: serve/chat.py).
+
+Any OpenAI client or chat front end (Open WebUI, LibreChat, …) talks to gaji with
+`base_url=http://HOST:PORT/v1`, the server's API key as its OpenAI key, and a gaji model name. The
+question runs through the same AskService as /api/ask (queue, time limit, history, metrics);
+`stream: true` sends standard `chat.completion.chunk` events, the answer's text as the method writes
+it, ending with `data: [DONE]`. Errors come in OpenAI's error shape.
+"""
+from __future__ import annotations
+
+import json
+import time
+from contextlib import aclosing
+from typing import Any, AsyncIterator
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import ValidationError
+
+from gaji.serve import chat as C
+from gaji.serve.auth import openai_error
+from gaji.serve.errors import ApiError
+from gaji.serve.routes import Client, Service
+from gaji.serve.schemas import AskRequest
+from gaji.serve.service import AskStream
+
+router = APIRouter(tags=["openai"])
+CREATED = int(time.time())  # the models' "created": when this server started
+
+
+def default_model(request: Request) -> str:
+    service = request.app.state.ask
+    return C.default_model(getattr(request.app.state.config, "chat_model", ""), service.default_method)
+
+
+@router.get("/v1/models")
+async def list_models(request: Request) -> dict[str, Any]:
+    """The models this server answers with: gaji-<method> and gaji-<method>@<index>."""
+    return {"object": "list",
+            "data": C.offered_models(request.app.state.indexes, default_model(request), CREATED)}
+
+
+@router.get("/v1/models/{model_id}")
+async def get_model(model_id: str, request: Request) -> dict[str, Any]:
+    for m in C.offered_models(request.app.state.indexes, default_model(request), CREATED):
+        if m["id"] == model_id:
+            return m
+    raise ApiError(404, f"unknown model {model_id!r} (GET /v1/models lists them)")
+
+
+@router.post("/v1/chat/completions", response_model=None)
+async def chat_completions(request: Request, service: Service, client: Client) -> Any:
+    """OpenAI's chat completions: the last user message is the question, the turns before it its
+    conversation. The response's `gaji` object has the trace id, citations and conversation id."""
+    req = await read_request(request)
+    model = req.model if req.model != C.PREFIX else default_model(request)
+    method, index = C.parse_model(req.model, default_model(request))
+    if req.n not in (None, 1):
+        raise ApiError(400, "n: gaji gives one answer per request (n must be 1)")
+    question, history = C.conversation(req.messages)
+    extra = req.gaji or C.GajiChatOptions()
+    try:
+        ask = AskRequest(question=question, method=method, index=index, options=extra.options,
+                         retriever=extra.retriever, lang=extra.lang, include_prompts=extra.include_prompts)
+    except ValidationError as e:
+        raise ApiError(400, "bad request: " + "; ".join(str(x.get("msg")) for x in e.errors()[:3])) from None
+    cid = extra.conversation_id or C.conversation_id_of(client, req.messages)
+    asked = await service.open(ask, client=client, endpoint="chat", history=history, conversation_id=cid)
+    if not req.stream:
+        status, body = await service.ask(asked)
+        if status != 200:
+            return JSONResponse(openai_error(status, body.get("error") or f"HTTP {status}"), status_code=status)
+        return C.completion(body, model, method, index)
+    stream = service.stream(asked)  # a full queue is a JSON error, before any event
+    return StreamingResponse(chunks(stream, model, method, index, req.include_usage),
+                             media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def read_request(request: Request) -> C.ChatRequest:
+    raw = await request.body()
+    try:
+        data = json.loads(raw or b"")
+    except ValueError as e:
+        raise ApiError(400, f"the body is not valid JSON ({e})") from None
+    try:
+        return C.ChatRequest.model_validate(data)
+    except ValidationError as e:
+        parts = []
+        for err in e.errors()[:5]:
+            loc = ".".join(str(x) for x in err.get("loc", ()))
+            parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+        raise ApiError(400, "bad request: " + "; ".join(parts)) from None
+
+
+async def chunks(stream: AskStream, model: str, method: str, index: str | None,
+                 include_usage: bool) -> AsyncIterator[str]:
+    """The run as chat.completion.chunk events: the role, the answer's text as it is written, the finish
+    (with the `gaji` object), the usage when asked for, then [DONE]."""
+    cid = "chatcmpl-" + stream.asked.trace_id
+    created = int(time.time())
+    draft, sent = 0, False
+    async with aclosing(stream.events()) as events:  # closed with the response: a client gone cancels the run
+        async for ev in events:
+            if ev.kind == "start":
+                yield data(C.chunk(cid, model, created, {"role": "assistant", "content": ""}))
+            elif ev.kind == "keepalive":
+                yield ": keep-alive\n\n"
+            elif ev.kind == "answer" and ev.data:
+                text = ev.data["delta"]
+                if ev.data["draft"] != draft:
+                    if sent:
+                        text = C.REVISED + text
+                    draft = ev.data["draft"]
+                sent = True
+                yield data(C.chunk(cid, model, created, {"content": text}))
+            elif ev.kind == "done":
+                body = ev.data or {}
+                if ev.status != 200:
+                    yield data(openai_error(ev.status, body.get("error") or f"HTTP {ev.status}"))
+                else:
+                    if not sent and body.get("answer"):  # a method whose answer call was not streamed
+                        yield data(C.chunk(cid, model, created, {"content": body["answer"]}))
+                    yield data(C.chunk(cid, model, created, {}, "stop", gaji=C.gaji_extra(body, method, index)))
+                    if include_usage:
+                        yield data(C.chunk(cid, model, created, None, usage=C.usage_of(body)))
+                yield "data: [DONE]\n\n"
+
+
+def data(obj: dict[str, Any]) -> str:
+    return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"

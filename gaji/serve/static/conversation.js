@@ -1,0 +1,231 @@
+// gaji web page, the conversation view: the questions asked so far and their answers as a thread. A new
+// question continues the conversation (the server rewrites a follow-up into a standalone question); the
+// answer streams into its turn as the method writes it; each turn can show its own tree, and takes
+// feedback (up, down, the correct answer). The thread lives on the server (GET /api/conversations/{id});
+// this page keeps only the conversation's id, so a reload (or a server restart) shows it again.
+// It talks to app.js through DOM events: gaji:ask (add the conversation id), gaji:event (every server-sent
+// event), gaji:done (the request ended), gaji:show (show one turn's trace in the tree). Server data is
+// always inserted as text (textContent), never as HTML.
+"use strict";
+
+(() => {
+  const T = {
+    en: {
+      title: "Conversation", fresh: "New conversation", empty: "Ask a question below; follow-up questions "
+        + "(\u201cwhen was he born?\u201d) continue this conversation.",
+      rewritten: "read as", tree: "Tree", up: "✓ Right", down: "✗ Wrong", correct: "Correct answer…",
+      save: "Save", saved: "Thanks: feedback saved", writing: "writing…", failed: "failed", stopped: "stopped",
+      placeholder: "What should the answer have been?", sources: "Sources", waiting: "…",
+    },
+    ko: {
+      title: "대화", fresh: "새 대화", empty: "아래에 질문하세요. 이어지는 질문(\u201c그 사람은 언제 태어났어?\u201d)은 이 대화를 이어 갑니다.",
+      rewritten: "이렇게 이해함", tree: "트리", up: "✓ 맞음", down: "✗ 틀림", correct: "정답 입력…",
+      save: "저장", saved: "고맙습니다: 의견을 저장했습니다", writing: "작성 중…", failed: "실패", stopped: "중지됨",
+      placeholder: "정답은 무엇이어야 했나요?", sources: "출처", waiting: "…",
+    },
+  };
+  const KEY = "gaji.conversation";
+  const state = { id: sessionStorage.getItem(KEY) || null, turns: [], current: null };
+  const $ = (id) => document.getElementById(id);
+  const lang = () => (document.documentElement.lang === "ko" ? "ko" : "en");
+  const t = (k) => T[lang()][k] || T.en[k] || k;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function headers(json) {
+    const h = {};
+    if (json) h["Content-Type"] = "application/json";
+    const key = sessionStorage.getItem("gaji.key");
+    if (key) h["X-API-Key"] = key;
+    return h;
+  }
+
+  function setConversation(id) {
+    state.id = id || null;
+    if (state.id) sessionStorage.setItem(KEY, state.id);
+    else sessionStorage.removeItem(KEY);
+  }
+
+  // -- rendering ----------------------------------------------------------------------------------
+  function render() {
+    const box = $("thread");
+    if (!box) return;
+    box.classList.remove("hidden");
+    const head = el("div", "thread-head");
+    head.append(el("h2", null, t("title")), el("span", "spacer"));
+    const fresh = el("button", "ghost small", t("fresh"));
+    fresh.type = "button";
+    fresh.id = "new-conversation";
+    fresh.disabled = !!state.current;
+    fresh.addEventListener("click", () => { setConversation(null); state.turns = []; render(); });
+    head.append(fresh);
+    const list = el("ol", "turns");
+    for (const turn of state.turns) list.append(renderTurn(turn));
+    box.replaceChildren(head);
+    if (state.turns.length) box.append(list);
+    else box.append(el("p", "muted small", t("empty")));
+  }
+
+  function renderTurn(turn) {
+    const li = el("li", `turn turn-${turn.status}`);
+    turn.el = li;
+    li.append(el("div", "bubble q", turn.question));
+    if (turn.standalone && turn.standalone !== turn.question) {
+      const rw = el("div", "rewrite muted small");
+      rw.append(el("span", "label", `${t("rewritten")}: `), el("span", null, turn.standalone));
+      li.append(rw);
+    }
+    const a = el("div", "bubble a");
+    if (turn.status === "running") {
+      a.append(el("span", "live", turn.live || t("writing")));
+      if (!turn.live) a.classList.add("pending");
+    } else if (turn.status === "failed") {
+      a.append(el("span", "turn-error", turn.error || t("failed")));
+    } else {
+      a.append(el("span", "answer-text", turn.answer));
+    }
+    li.append(a);
+    if ((turn.citations || []).length) {
+      const src = el("div", "turn-sources muted small");
+      src.append(el("span", "label", `${t("sources")}: `));
+      turn.citations.forEach((c, i) => src.append(el("span", "src", `[${i + 1}] ${c.title || c.doc_id || c.id}`)));
+      li.append(src);
+    }
+    if (turn.traceId && turn.status !== "running") li.append(renderActions(turn));
+    return li;
+  }
+
+  function renderActions(turn) {
+    const row = el("div", "turn-actions");
+    const tree = button(t("tree"), "show-tree", () => showTree(turn));
+    const up = button(t("up"), "fb-up", () => sendFeedback(turn, "up"));
+    const down = button(t("down"), "fb-down", () => sendFeedback(turn, "down"));
+    const fb = turn.feedback && turn.feedback.rating;
+    up.classList.toggle("chosen", fb === "up");
+    down.classList.toggle("chosen", fb === "down");
+    const fix = button(t("correct"), "fb-correct", () => form.classList.toggle("hidden"));
+    const form = el("span", "correct-form hidden");
+    const input = el("input");
+    input.type = "text";
+    input.placeholder = t("placeholder");
+    input.value = (turn.feedback && turn.feedback.correct_answer) || "";
+    const save = button(t("save"), "fb-save", () => sendFeedback(turn, "down", input.value.trim()));
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.isComposing && e.keyCode !== 229) { e.preventDefault(); save.click(); }
+    });
+    form.append(input, save);
+    row.append(tree, up, down, fix, form);
+    if (turn.note) row.append(el("span", "note muted small", turn.note));
+    return row;
+  }
+
+  function button(text, cls, onClick) {
+    const b = el("button", `ghost small ${cls}`, text);
+    b.type = "button";
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function updateLive(turn) {
+    const live = turn.el && turn.el.querySelector(".bubble.a .live");
+    if (!live) { render(); return; }
+    live.textContent = turn.live;
+    live.parentElement.classList.remove("pending");
+  }
+
+  // -- talking to the server -----------------------------------------------------------------------
+  async function showTree(turn) {
+    let trace = turn.trace;
+    if (!trace) {
+      const res = await fetch(`/api/traces/${encodeURIComponent(turn.traceId)}`, { headers: headers(false) });
+      if (!res.ok) return;
+      trace = turn.trace = (await res.json()).trace;
+    }
+    if (trace) document.dispatchEvent(new CustomEvent("gaji:show", { detail: { trace } }));
+  }
+
+  async function sendFeedback(turn, rating, correct) {
+    const body = { trace_id: turn.traceId, rating };
+    if (correct) body.correct_answer = correct;
+    const res = await fetch("/api/feedback", { method: "POST", headers: headers(true), body: JSON.stringify(body) });
+    if (res.ok) {
+      turn.feedback = await res.json();
+      turn.note = t("saved");
+    } else {
+      try { turn.note = (await res.json()).error; } catch (_) { turn.note = `HTTP ${res.status}`; }
+    }
+    render();
+  }
+
+  async function load() {
+    if (!state.id) { render(); return; }
+    try {
+      const res = await fetch(`/api/conversations/${encodeURIComponent(state.id)}`, { headers: headers(false) });
+      if (res.status === 404 || res.status === 400) { setConversation(null); render(); return; }
+      if (!res.ok) { render(); return; }
+      const conv = await res.json();
+      state.turns = conv.turns.map((q) => ({
+        question: q.question, standalone: q.standalone, answer: q.answer, traceId: q.id,
+        status: q.status === "ok" ? "ok" : "failed", error: q.error, citations: q.citations || [],
+        feedback: q.feedback,
+      }));
+    } catch (_) { /* the thread stays empty; asking still works */ }
+    render();
+  }
+
+  // -- the app's events ------------------------------------------------------------------------------
+  document.addEventListener("gaji:ask", (e) => {
+    const body = e.detail;
+    if (state.id) body.conversation_id = state.id;
+    state.current = { question: body.question, status: "running", live: "", draft: 0 };
+    state.turns.push(state.current);
+    render();
+  });
+
+  document.addEventListener("gaji:event", (e) => {
+    const turn = state.current;
+    if (!turn) return;
+    const { name, data } = e.detail;
+    if (name === "start") {
+      turn.traceId = data.trace_id;
+      setConversation(data.conversation_id);
+    } else if (name === "node" && data.kind === "rewrite") {
+      turn.standalone = data.filled_question;
+      render();
+    } else if (name === "answer") {
+      if (data.draft !== turn.draft) { turn.draft = data.draft; turn.live = ""; }
+      turn.live += data.delta;
+      updateLive(turn);
+    } else if (name === "final") {
+      Object.assign(turn, { status: "ok", answer: data.answer, citations: data.citations || [], trace: data.trace,
+                            traceId: data.trace_id || turn.traceId });
+      state.current = null;
+      render();
+    } else if (name === "error") {
+      Object.assign(turn, { status: "failed", error: data.error, trace: data.trace || null });
+      state.current = null;
+      render();
+    }
+  });
+
+  document.addEventListener("gaji:done", () => {
+    const turn = state.current;
+    if (!turn) return;
+    state.current = null;
+    if (!turn.traceId) {  // refused before it started (the app shows why): not a turn of the conversation
+      state.turns = state.turns.filter((x) => x !== turn);
+      load();  // a conversation the server no longer knows is dropped
+      return;
+    }
+    Object.assign(turn, { status: "failed", error: t("stopped") });
+    render();
+  });
+
+  new MutationObserver(render).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
+  document.addEventListener("DOMContentLoaded", load);
+})();
