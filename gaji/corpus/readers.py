@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gaji.corpus.chunking import document_id_problem
 from gaji.errors import InputError
 from gaji.types import Document
 
@@ -359,11 +360,14 @@ def read_documents(
     *,
     skip_bad: bool = False,
     limit: int | None = None,
+    allow_empty: bool = False,
 ) -> tuple[list[Document], ReadReport]:
     """Read every source (paths and/or Document objects) into one list of Documents.
 
     Duplicate ids are an error naming both places (with ``skip_bad`` the later one is skipped).
-    An empty result is an error. `limit` keeps only the first N documents.
+    An empty result is an error (unless `allow_empty`: a folder synced after its last file went).
+    `limit` keeps only the first N documents. A document id of the form of a chunk id (``doc#3``) is a
+    bad record (gaji.corpus.chunking.document_id_problem).
     """
     if isinstance(sources, (str, Path)):
         sources = [sources]
@@ -374,6 +378,10 @@ def read_documents(
     ctx = _Ctx(skip_bad, report)
 
     def accept(doc: Document, where: str, path: str, line: int | None) -> bool:
+        problem = document_id_problem(doc.id)
+        if problem:
+            ctx.bad(problem, path, line, "id")
+            return False
         if doc.id in seen:
             ctx.bad(f"duplicate id {doc.id!r} (first at {seen[doc.id]})", path, line, "id")
             return False
@@ -401,7 +409,7 @@ def read_documents(
             if limit is not None and len(docs) >= limit:
                 break
     report.documents = len(docs)
-    if not docs:
+    if not docs and not allow_empty:
         detail = f" ({len(report.skipped)} bad record(s) skipped)" if report.skipped else ""
         raise InputError(f"empty corpus: no documents found{detail}", path=", ".join(names) or "<no sources>")
     return docs, report

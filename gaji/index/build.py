@@ -2,11 +2,14 @@
 
     idx = build_index(["corpus.jsonl", "notes/"], "runs/idx")        # or Documents, or "hotpotqa"
 
-Atomicity: a build writes into ``.<name>.building`` beside the target and swaps it into place when
-complete. An interrupted build leaves only that folder: rerunning the same build resumes it (embeddings
-are checkpointed every `checkpoint_rows` chunks and a finished BM25 part is kept; the chunk store is
-rewritten, it is cheap), while a build with different inputs or settings wipes it and starts clean. What
-a rerun may keep is recorded by `BuildState` in that folder.
+Atomicity: a build holds the target's writer lock (gaji.index.lock), writes into ``.<name>.building``
+beside the target and puts it in place when complete: renamed to the target when there is none, else
+committed as the target's next generation (gaji.index.generations), so that readers of the old index,
+a running server, switch on their next request. An interrupted build leaves only that folder:
+rerunning the same build resumes it (embeddings are checkpointed every `checkpoint_rows` chunks and a
+finished BM25 part is kept; the chunk store is rewritten, it is cheap), while a build with different
+inputs or settings empties it and starts clean. What a rerun may keep is recorded by `BuildState` in
+that folder.
 """
 from __future__ import annotations
 
@@ -29,10 +32,12 @@ from gaji.types import Chunk, Document
 
 from .chunkstore import ChunkStore
 from .dense import DenseIndex, choose_backend, get_embedder
-from .folders import check_target, swap_in
+from .folders import check_target, empty_build_dir
+from .generations import collect, install
 from .layout import DENSE_DIR, LEXICAL_DIR, PARTS_DIR, STATE, building_dir
-from .manifest import Manifest, current_versions, utc_now, write_manifest
-from .sources import chunk_all, resolve_sources, source_names
+from .lock import writer_lock
+from .manifest import Manifest, current_versions, utc_now
+from .sources import chunk_all, doc_record, resolve_sources, source_names, write_records
 from .steps import embed_rows, index_lexical
 from .store import Index, open_index
 from .texts import BuildExtension, ChunkTexts, Prepared
@@ -71,7 +76,7 @@ class BuildState:
         a new build starts there."""
         state = cls.load(work) if work.exists() else None
         if state is None or state.fingerprint != fingerprint:
-            shutil.rmtree(work, ignore_errors=True)
+            empty_build_dir(work)
             state = cls(fingerprint)
         work.mkdir(parents=True, exist_ok=True)
         state.save(work)
@@ -94,6 +99,7 @@ class _Inputs:
     sources: list[str]  # as the manifest lists them
     docs: int
     report: ReadReport
+    records: dict[str, dict[str, str]]  # documents.json
     prepared: Prepared
     stats: dict[str, Any]  # the manifest's stats, filled by every step
 
@@ -153,7 +159,8 @@ def _read(sources: Any, out: Path, chunking: Any, skip_bad: bool, limit: int | N
     stats["chunk_s"] = time.perf_counter() - t0
     prepared = extension.prepare(chunks, out, progress) if extension is not None else Prepared(chunks)
     stats.update(prepared.stats)
-    return _Inputs(cfg, source_names(resolved), len(docs), report, prepared, stats)
+    records = {d.id: doc_record(d) for d in docs}
+    return _Inputs(cfg, source_names(resolved), len(docs), report, records, prepared, stats)
 
 
 def _lexical_step(b: _Build, state: BuildState, prog: Bars) -> None:
@@ -230,13 +237,13 @@ def _manifest(b: _Build) -> Manifest:
 
 
 def _finish(b: _Build, extension: BuildExtension | None) -> Index:
-    """Write the manifest last, swap the folder into place, open it."""
+    """Write the manifest last, put the folder in place, open it."""
     manifest = _manifest(b)
     (b.work / STATE).unlink(missing_ok=True)
     if extension is not None:
         extension.finish(b.work, b.out)
-    write_manifest(b.work, manifest)
-    swap_in(b.work, b.out)
+    install(b.work, b.out, manifest)
+    collect(b.out)
     if extension is not None:
         extension.cleanup(b.out)
     idx = open_index(b.out)
@@ -259,6 +266,7 @@ def build_index(
     embedder: Any = None,
     extension: BuildExtension | None = None,
     dense_store: str | None = None,
+    wait_s: float | None = None,
 ) -> Index:
     """Build an index from documents, files, folders or shared dataset names into `out_dir`.
 
@@ -269,27 +277,40 @@ def build_index(
     `gaji.expand.index_hook.expansion_step`). `dense_store`: a vector-database URL (milvus://HOST:PORT,
     qdrant+local:DIR, see gaji/stores/) that receives the vectors; searches then go to it
     (dense/vectors.npy is still written, as the copy `gaji index attach-store` can reload a store from).
+    `wait_s`: how long to wait for another writer of `out_dir` (gaji.index.lock; IndexBusy after it).
     """
-    from gaji.text.analyzers import default_analyzer
-
     _check_parts(lexical, dense, dense_store)
     out = Path(out_dir)
-    check_target(out)
+    check_target(out)  # before the lock: a target that cannot be built fails without leaving a folder
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with writer_lock(out, wait_s, "build"):
+        check_target(out)
+        b = _prepare(documents_or_paths, out, chunking, skip_bad, limit, progress, extension, lexical, dense,
+                     korean_analyzer, embedder, dense_backend, dense_store, checkpoint_rows)
+        state = BuildState.begin(b.work, b.fingerprint)
+        b.stats["resumed"] = state.resumed
+        ChunkStore.write(b.work, b.chunks)
+        write_records(b.work, b.inputs.records)
+        with Bars(progress, lines=True) as prog:
+            _lexical_step(b, state, prog)
+            _dense_step(b, state, prog)
+        return _finish(b, extension)
+
+
+def _prepare(sources: Any, out: Path, chunking: Any, skip_bad: bool, limit: int | None, progress: bool,
+             extension: BuildExtension | None, lexical: bool, dense: bool, korean_analyzer: str, embedder: Any,
+             dense_backend: str, dense_store: str | None, checkpoint_rows: int) -> _Build:
+    """Read and chunk the inputs and resolve the build's settings."""
+    from gaji.text.analyzers import default_analyzer
+
     started = time.perf_counter()
-    inputs = _read(documents_or_paths, out, chunking, skip_bad, limit, progress, extension)
+    inputs = _read(sources, out, chunking, skip_bad, limit, progress, extension)
     chunks = inputs.prepared.chunks
     analyzer = default_analyzer(korean_analyzer) if lexical else None
     if dense and embedder is None:
         embedder = get_embedder()
     fp = fingerprint(chunks, inputs.chunking) + (f"/{inputs.prepared.fingerprint}" if extension is not None else "")
-    b = _Build(out, inputs, fp, analyzer, embedder if dense else None,
-               backend=choose_backend(dense_backend, len(chunks)) if dense else None, backend_requested=dense_backend,
-               dense_store=dense_store, checkpoint_rows=checkpoint_rows, started=started)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    state = BuildState.begin(b.work, fp)
-    b.stats["resumed"] = state.resumed
-    ChunkStore.write(b.work, chunks)
-    with Bars(progress, lines=True) as prog:
-        _lexical_step(b, state, prog)
-        _dense_step(b, state, prog)
-    return _finish(b, extension)
+    return _Build(out, inputs, fp, analyzer, embedder if dense else None,
+                  backend=choose_backend(dense_backend, len(chunks)) if dense else None,
+                  backend_requested=dense_backend, dense_store=dense_store, checkpoint_rows=checkpoint_rows,
+                  started=started)

@@ -3,31 +3,36 @@
     idx = open_index("runs/idx")
     idx.retriever("hybrid").search("질문", k=5)
     idx.add(["more.jsonl"])                                            # new chunks only are embedded
+    idx.remove(["guam"]); idx.sync("notes/")
 
-Building is gaji.index.build, the folder layout gaji.index.layout, updates gaji.index.update.
+An Index reads one committed generation of the folder (gaji.index.generations), pinned while it is
+open: a writer committing a newer one never changes what it reads. `is_current()` says whether a newer
+one exists, `reopen()` opens it. Building is gaji.index.build, the folder layout gaji.index.layout,
+changes gaji.index.writer.
 """
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from gaji.corpus.chunking import ChunkingConfig
-from gaji.corpus.readers import ReadReport, read_documents
+from gaji.corpus.readers import ReadReport
 from gaji.errors import IndexError_
 from gaji.registry import RETRIEVERS
 from gaji.stores.sync import open_store_index
 from gaji.types import Chunk, Document
 
-from . import update
+from . import writer
 from .chunkstore import ChunkStore
 from .dense import DenseIndex, get_embedder
-from .layout import DENSE_DIR, LEXICAL_DIR, MANIFEST, backup_dir, building_dir
-from .manifest import Manifest, check_compatible, read_manifest
-from .sources import chunk_all, resolve_sources, source_names
+from .folders import check_openable
+from .generations import Snapshot, signature, snapshot
+from .layout import DENSE_DIR, LEXICAL_DIR
+from .manifest import check_compatible, read_manifest
+from .session import collect_if_idle
 from .update import AddResult
+from .writer import WriteResult
 
 __all__ = ["Index", "open_index", "is_index"]
 
@@ -44,31 +49,47 @@ def is_index(path: str | Path) -> bool:
 def open_index(path: str | Path) -> "Index":
     """Open a built index; IndexError_ (saying what to do) when missing, incomplete or incompatible."""
     p = Path(path)
-    backup = backup_dir(p)
-    if not p.exists() and backup.exists() and is_index(backup):
-        os.rename(backup, p)  # a swap was interrupted between its two renames: restore the old index
-    building = building_dir(p)
-    if not (p / MANIFEST).exists() and building.exists():
-        raise IndexError_(
-            f"{p}: the build of this index was interrupted (partial work in {building}); "
-            "rerun the same `gaji index build` command to resume it"
-        )
-    if not p.exists():
-        raise IndexError_(f"{p}: no index here; build one with `gaji index build CORPUS --out {p}`")
-    m = read_manifest(p)
-    check_compatible(p, m)
-    return Index(p, m)
+    check_openable(p)
+    snap = snapshot(p)
+    try:
+        check_compatible(p, snap.manifest)
+    except BaseException:
+        snap.release()
+        raise
+    return Index(p, snap)
 
 
 class Index:
-    """An opened index folder. Parts (chunks, BM25, vectors, analyser, embedder) load on first use."""
+    """An opened generation of an index folder. Parts (chunks, BM25, vectors, analyser, embedder) load on
+    first use, all from that generation."""
 
-    def __init__(self, path: str | Path, manifest: Manifest | None = None):
+    def __init__(self, path: str | Path, snap: Snapshot | None = None):
         self.path = Path(path)
-        self.manifest = manifest or read_manifest(self.path)
+        self._snap = snap or snapshot(self.path)
         self.read_report: ReadReport | None = None
         self._lock = threading.RLock()
         self._reset()
+
+    @property
+    def manifest(self):
+        return self._snap.manifest
+
+    @property
+    def dir(self) -> Path:
+        """The folder of this generation's parts."""
+        return self._snap.dir
+
+    @property
+    def generation(self) -> int:
+        return self.manifest.generation
+
+    def is_current(self) -> bool:
+        """Whether this is still the index's committed generation (a cheap stat of its manifest)."""
+        return signature(self.path) == self._snap.signature
+
+    def reopen(self) -> "Index":
+        """The index's committed generation, newly opened (this one stays as it is)."""
+        return open_index(self.path)
 
     def _reset(self) -> None:
         self._store: ChunkStore | None = None
@@ -85,7 +106,7 @@ class Index:
     def store(self) -> ChunkStore:
         with self._lock:
             if self._store is None:
-                self._store = ChunkStore(self.path)
+                self._store = ChunkStore(self.dir)
             return self._store
 
     @property
@@ -105,7 +126,7 @@ class Index:
             if self._lexical is None:
                 from .lexical import LexicalIndex
 
-                self._lexical = LexicalIndex(self.path / LEXICAL_DIR)
+                self._lexical = LexicalIndex(self.dir / LEXICAL_DIR)
             return self._lexical
 
     @property
@@ -130,7 +151,7 @@ class Index:
                                                    int(self.manifest.config.get("embedding_dim") or 0),
                                                    int(self.manifest.counts.get("rows", 0)))
                     return self._dense
-                self._dense = DenseIndex(self.path / DENSE_DIR, str(self.manifest.config.get("dense_backend")), live)
+                self._dense = DenseIndex(self.dir / DENSE_DIR, str(self.manifest.config.get("dense_backend")), live)
             return self._dense
 
     @property
@@ -174,20 +195,10 @@ class Index:
 
     def info(self) -> dict[str, Any]:
         m = self.manifest
-        return {
-            "path": str(self.path),
-            "chunks": self.chunks,
-            "documents": m.counts.get("documents"),
-            "created": m.created,
-            "updated": m.updated,
-            "build_seconds": m.build_seconds,
-            "config": m.config,
-            "versions": m.versions,
-            "counts": m.counts,
-            "stats": m.stats,
-            "sources": m.sources,
-            "history": m.history,
-        }
+        keys = ("created", "updated", "build_seconds", "config", "versions", "counts", "stats", "sources", "history",
+                "generation")
+        return {"path": str(self.path), "chunks": self.chunks, "documents": m.counts.get("documents"),
+                **{k: getattr(m, k) for k in keys}}
 
     def close(self) -> None:
         with self._lock:
@@ -195,29 +206,34 @@ class Index:
                 self._store.close()
             self._reset()
 
-    # -- adding -----------------------------------------------------------------------------
-    def add(
-        self,
-        documents_or_paths: Iterable[Document | str | Path] | str | Path,
-        progress: bool = False,
-        skip_bad: bool = False,
-        checkpoint_rows: int = 256,
-    ) -> AddResult:
-        """Add documents (same chunking as the build). A document whose id is already indexed replaces
-        its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
-        chunks it no longer has are removed. Atomic: works on a copy, then swaps it in."""
-        m = self.manifest
-        sources = resolve_sources(documents_or_paths)
-        docs, report = read_documents(sources, skip_bad=skip_bad)
-        chunks = chunk_all(docs, ChunkingConfig.from_dict(m.config.get("chunking") or {}))
-        change = update.plan(self.store.rows(), {d.id for d in docs}, chunks, m)
-        change.result.report = report
-        analyzer = self.analyzer if m.has_lexical and change.touched else None
-        embedder = self.embedder if m.has_dense and change.touched else None
+    # -- changing (gaji.index.writer: the writer lock, the committed generation, a new one) ----
+    def _switch(self) -> None:
+        """Read the committed generation from now on (after this object's own change)."""
+        snap = snapshot(self.path)
         with self._lock:
             self.close()
-        update.apply(self.path, m, change, source_names(sources), analyzer, embedder, progress, checkpoint_rows)
-        with self._lock:
-            self.manifest = read_manifest(self.path)
-            self._reset()
-        return change.result
+            old, self._snap = self._snap, snap
+            old.release()
+        collect_if_idle(self.path)  # the generation this object read until now may be the last one pinned
+
+    def add(self, documents_or_paths: Iterable[Document | str | Path] | str | Path, progress: bool = False,
+            skip_bad: bool = False, checkpoint_rows: int = 256, wait_s: float | None = None) -> AddResult:
+        """Add documents (same chunking as the build). A document whose id is already indexed replaces
+        its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
+        chunks it no longer has are removed. Atomic; this object then reads the new generation."""
+        result = writer.add_documents(self.path, documents_or_paths, progress, skip_bad, checkpoint_rows, wait_s)
+        self._switch()
+        return result
+
+    def remove(self, ids: Iterable[str], missing_ok: bool = False, wait_s: float | None = None) -> WriteResult:
+        """Take documents out of the index (gaji.index.writer.remove_documents)."""
+        result = writer.remove_documents(self.path, list(ids), missing_ok=missing_ok, wait_s=wait_s)
+        self._switch()
+        return result
+
+    def sync(self, source: str | Path, progress: bool = False, skip_bad: bool = False,
+             wait_s: float | None = None) -> WriteResult:
+        """Make the index hold what `source` holds now (gaji.index.writer.sync_source)."""
+        result = writer.sync_source(self.path, source, progress, skip_bad, wait_s=wait_s)
+        self._switch()
+        return result

@@ -1,11 +1,12 @@
-"""Changing a built index in place: first `plan` what changes (pure: no file is touched), then `apply` it.
+"""Changing a built index: first `plan` what changes (pure: no file is touched), then `apply` it.
 
     change = plan(store.rows(), {"kimchi", "zebra"}, new_chunks, manifest)   # these documents now have these chunks
-    apply(index_dir, manifest, change, sources, analyzer, embedder)
+    apply(snapshot, change, sources, analyzer, embedder)                     # under the writer lock (gaji.index.writer)
 
 Rows never move: a changed chunk keeps its row, a new chunk gets a new row at the end, a removed chunk
 leaves an empty row (`null` in the chunk store, a zero vector, no BM25 entry). `apply` works on a copy
-(``.<name>.adding``) and swaps it in, so a failed update leaves the index as it was.
+of the snapshot's parts in a folder of its own and commits it as the next generation
+(gaji.index.generations), so a failed or killed update leaves the index as it was.
 """
 from __future__ import annotations
 
@@ -18,16 +19,19 @@ from typing import Any
 import numpy as np
 
 from gaji.corpus.readers import ReadReport
+from gaji.errors import InputError
 from gaji.progress import Bars
 from gaji.registry import COMPOSITIONS
 from gaji.stores.sync import sync_rows
 from gaji.types import Chunk
 
+from .journal import store_pending, store_synced
 from .chunkstore import ChunkStore
 from .dense import DenseIndex, choose_backend
-from .folders import swap_in
-from .layout import DENSE_DIR, LEXICAL_DIR, PARTS_DIR, VECTORS, adding_dir
-from .manifest import Manifest, current_versions, utc_now, write_manifest
+from .generations import Snapshot, commit, copy_parts, new_work_dir
+from .layout import DENSE_DIR, LEXICAL_DIR, PARTS_DIR, VECTORS
+from .manifest import Manifest, current_versions, utc_now
+from .sources import read_records, write_records
 from .steps import embed_rows, index_lexical
 from .texts import PLAIN, ChunkTexts
 
@@ -59,10 +63,12 @@ class Change:
     index: list[tuple[int, Chunk]] = field(default_factory=list)  # rows to (re)index and (re)embed
     deleted: list[int] = field(default_factory=list)  # rows that become empty
     replaced: list[int] = field(default_factory=list)  # rows whose content changes (old BM25 entry goes)
+    removed_ids: list[str] = field(default_factory=list)  # chunk ids of the deleted rows (they leave the index)
     result: AddResult = field(default_factory=AddResult)
     dense_backend: str | None = None  # the dense backend afterwards; None = the dense part is left alone
     patch_hnsw: bool = False  # add the new rows to the HNSW graph instead of rebuilding it
     action: str = "add"  # as the manifest's history records it
+    records: dict[str, dict[str, str] | None] = field(default_factory=dict)  # documents.json changes (None: gone)
 
     @property
     def touched(self) -> bool:
@@ -78,10 +84,19 @@ class Change:
         return np.array([r for r, _ in self.index], dtype=np.int64)
 
 
+def _check_owner(old: Chunk, new: Chunk) -> None:
+    """A chunk id belongs to one document: another document's chunk never replaces it."""
+    if old.doc_id != new.doc_id:
+        raise InputError(
+            f"chunk id {new.id!r} of document {new.doc_id!r} is the id of a chunk of document {old.doc_id!r} "
+            "already in the index; rename the document", field="id")
+
+
 def plan(rows: Sequence[Chunk | None], docs: Collection[str], chunks: Sequence[Chunk], manifest: Manifest) -> Change:
     """The change that makes the documents `docs` consist of exactly `chunks`, in an index whose chunk
     store holds `rows`: new chunk ids are appended, chunks whose title or text changed are replaced, unchanged
-    ones are kept (their metadata updated), and chunks of `docs` not among `chunks` are deleted."""
+    ones are kept (their metadata updated), and chunks of `docs` not among `chunks` are deleted. InputError
+    when a chunk id is taken by another document's chunk."""
     change = Change(list(rows))
     after, result = change.rows, change.result
     keep = {c.id for c in chunks}
@@ -89,20 +104,23 @@ def plan(rows: Sequence[Chunk | None], docs: Collection[str], chunks: Sequence[C
         if old is not None and old.doc_id in docs and old.id not in keep:
             after[r] = None
             change.deleted.append(r)
+            change.removed_ids.append(old.id)
     row_of = {c.id: r for r, c in enumerate(rows) if c is not None}
     for c in chunks:
         r = row_of.get(c.id)
-        if r is None:
+        old = rows[r] if r is not None else None
+        if old is None:
             after.append(c)
             change.index.append((len(after) - 1, c))
             result.added += 1
-        elif rows[r].title == c.title and rows[r].text == c.text:  # type: ignore[union-attr]
+            continue
+        _check_owner(old, c)
+        after[r] = c  # the metadata may differ
+        if old.title == c.title and old.text == c.text:
             result.unchanged += 1
-            after[r] = c  # the metadata may differ
         else:
-            after[r] = c
-            change.index.append((r, c))
-            change.replaced.append(r)
+            change.index.append((r, c))  # type: ignore[arg-type]
+            change.replaced.append(r)  # type: ignore[arg-type]
             result.replaced += 1
     result.removed = len(change.deleted)
     _plan_dense(change, manifest)
@@ -173,31 +191,48 @@ def _updated_manifest(m: Manifest, change: Change, sources: list[str]) -> Manife
     return m2
 
 
-def apply(index_dir: str | Path, m: Manifest, change: Change, sources: list[str], analyzer: Any = None,
-          embedder: Any = None, progress: bool = False, checkpoint_rows: int = 256) -> Manifest:
-    """Carry out `change` on the index at `index_dir` (manifest `m`; `sources` as the manifest lists
-    them). `analyzer`/`embedder` are needed when the change touches the BM25/dense part. Returns the
-    new manifest."""
-    path = Path(index_dir)
-    work = adding_dir(path)
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(path, work)
+def _change_parts(root: Path, work: Path, m: Manifest, change: Change, analyzer: Any, embedder: Any,
+                  progress: bool, checkpoint_rows: int) -> None:
+    """Carry out `change` on the copy of the parts in `work` (a vector database: in place, journalled)."""
+    ChunkStore.write(work, change.rows)
+    if change.records:
+        records = read_records(work)
+        for doc_id, rec in change.records.items():
+            if rec is None:
+                records.pop(doc_id, None)
+            else:
+                records[doc_id] = rec
+        write_records(work, records)
+    if not change.touched:
+        return
+    texts = texts_of(m)
+    stats: dict[str, Any] = {}
+    with Bars(progress, lines=True) as prog:
+        if m.has_lexical:
+            _update_lexical(work, change, analyzer, texts, prog, stats)
+        if m.has_dense:
+            vecs = _update_dense(work, change, embedder, texts, prog, checkpoint_rows, stats)
+            if m.config.get("dense_store"):  # keep the vector database in step; a crash from here on is redone
+                store_pending(root)
+                rows = change.index_rows
+                sync_rows(str(m.config["dense_store"]), rows, vecs[rows], np.array(change.deleted, dtype=np.int64))
+    if change.removed_ids and texts.prune is not None:
+        texts.prune(work, set(change.removed_ids))
+
+
+def apply(snap: Snapshot, change: Change, sources: list[str], analyzer: Any = None, embedder: Any = None,
+          progress: bool = False, checkpoint_rows: int = 256) -> Manifest:
+    """Carry out `change` on the generation `snap` (the caller holds the writer lock; `sources` as the
+    manifest lists them) and commit the result as the next generation. `analyzer`/`embedder` are needed
+    when the change touches the BM25/dense part. Returns the new manifest."""
+    m = snap.manifest
+    work = new_work_dir(snap.root)
     try:
-        ChunkStore.write(work, change.rows)
-        stats: dict[str, Any] = {}
-        texts = texts_of(m) if change.touched else None
-        with Bars(progress, lines=True) as prog:
-            if m.has_lexical and texts is not None:
-                _update_lexical(work, change, analyzer, texts, prog, stats)
-            if m.has_dense and texts is not None:
-                vecs = _update_dense(work, change, embedder, texts, prog, checkpoint_rows, stats)
-                if m.config.get("dense_store"):  # keep the vector database in step
-                    rows = change.index_rows
-                    sync_rows(str(m.config["dense_store"]), rows, vecs[rows], np.array(change.deleted, dtype=np.int64))
-        m2 = _updated_manifest(m, change, sources)
-        write_manifest(work, m2)
-        swap_in(work, path)
+        copy_parts(snap.dir, work, snap.root)
+        _change_parts(snap.root, work, m, change, analyzer, embedder, progress, checkpoint_rows)
+        m2 = commit(snap.root, work, _updated_manifest(m, change, sources), m.generation)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+    store_synced(snap.root)
     return m2
