@@ -31,6 +31,7 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_scale",  # llm-server, dense-store, ray-embed, ray-expand
         "gaji.cli.bench_toq_depth",  # toq-depth
         "gaji.cli.bench_probes",  # evaluator, decomposer, verifier
+        "gaji.cli.bench_durability",  # crash, concurrency
     )),
     "gaji.cli.serve_cmd",
     ("gaji.cli.expand_cmd", (  # run, show
