@@ -162,26 +162,25 @@ def _kill_child(spec: dict[str, Any], delay_s: float) -> float | None:
             proc.wait()
 
 
-def leftovers(target: Path) -> str:
+def leftovers(target: Path, op: str) -> str:
     """Where a kill landed, judged by what the writer left: its work folder ("work folder"), a generation
     folder it renamed but did not switch to ("uncommitted generation"), a build folder, or nothing."""
     from gaji.index.manifest import read_manifest
 
     building = target.parent / f".{target.name}.building"
+    built = op in ("build", "fresh") and building.exists() and any(p.name != "writer.lock" for p in building.iterdir())
     if not target.exists():
-        return "build folder" if building.exists() else "nothing"
+        return "build folder" if built else "nothing"
     if any(p.name.startswith(".tmp-") for p in target.iterdir()):
         return "work folder"
     try:
         current = read_manifest(target).data
     except IndexError_:
-        return "build folder" if building.exists() else "no manifest"
+        return "build folder" if built else "no manifest"
     gens = sorted(p.name for p in target.iterdir() if p.name.startswith("gen-"))
     if gens and gens[-1] > (current or ""):
         return "uncommitted generation"
-    if building.exists() and any(p.name != "writer.lock" for p in building.iterdir()):
-        return "build folder"
-    return "nothing"
+    return "build folder" if built else "nothing"
 
 
 # -- what an index holds and answers -----------------------------------------------------------
@@ -354,7 +353,7 @@ def _trial(kind: _Kind, op: str, n: int, rng: random.Random, work: Path, server:
             speed[(kind.name, op)] = max(1.0, took / max(ref_s, 1e-3))
     target = Path(spec["index"])
     before = None if op == "fresh" else kind.state
-    left = leftovers(target)
+    left = leftovers(target, op)
     state, problems = check(target, before, after)
     t = Trial(n, kind.name, op, round(delay, 4), killed, state, left, problems)
     if op == "fresh":

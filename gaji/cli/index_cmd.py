@@ -183,7 +183,7 @@ def _sync(args: argparse.Namespace) -> int:
           f"{len(res.unchanged)} unchanged document(s) from {args.source}"
           + (f"; kept {len(res.kept)} of files that could not be read" if res.kept else ""))
     _print_report(res.chunks.report)
-    return 0
+    return 1 if res.chunks.report.skipped and not args.skip_bad else 0  # unread files: say so by the exit code
 
 
 def _info(args: argparse.Namespace) -> int:

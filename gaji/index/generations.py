@@ -14,6 +14,7 @@ a running server, keeps its files until it lets go of them. Names: gaji.index.la
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import shutil
@@ -33,6 +34,7 @@ __all__ = ["Snapshot", "snapshot", "signature", "data_dir", "new_work_dir", "cop
            "commit_manifest", "install", "collect", "fsync_dir", "parts_dir"]
 
 OPEN_ATTEMPTS = 50  # a reader racing that many commits in a row gives up
+NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL)
 
 
 def fsync_dir(path: str | Path) -> None:
@@ -97,7 +99,11 @@ def _pin(d: Path) -> IO[bytes]:
     path = d / CHUNKS
     f = open(path, "rb")
     try:
-        fcntl.flock(f.fileno(), fcntl.LOCK_SH)  # waits while a writer deletes this generation
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_SH)  # waits while a writer deletes this generation
+        except OSError as e:
+            if e.errno not in NO_LOCKS:
+                raise  # else a filesystem without locks (read-only media): the generation is read unpinned
         if not _in_place(f, path):
             raise FileNotFoundError(path)
     except BaseException:

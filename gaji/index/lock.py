@@ -175,8 +175,12 @@ def _acquire(target: Path, wait_s: float, action: str) -> int:
     stale = _Stale()
     while True:
         path = lock_path(target)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError as e:
+            raise IndexError_(f"{target}: cannot open the writer lock {path} ({e.strerror}); "
+                              "a writer needs write access to the index folder") from None
         if _try_lock(fd):
             if _still_in_place(fd, path, target):
                 data = json.dumps(asdict(Owner.me(action)), ensure_ascii=False).encode("utf-8")

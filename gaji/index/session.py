@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .folders import check_openable
 from .generations import Snapshot, collect, snapshot
 from .journal import redo_store
 from .lock import IndexBusy, writer_lock
@@ -22,6 +23,7 @@ def writing(root: str | Path, action: str, wait_s: float | None = None) -> Itera
     """The writer lock of the index at `root` (gaji.index.lock), then its committed generation. A crashed
     writer's work folders are removed and its vector-database changes redone first (gaji.index.journal);
     generations nobody reads any more are deleted after the block."""
+    check_openable(Path(root))  # no index: say so, and leave no lock behind
     with writer_lock(root, wait_s, action):
         collect(root)
         snap = snapshot(root)

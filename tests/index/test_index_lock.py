@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gaji.errors import ConfigError
+from gaji.errors import ConfigError, IndexError_
 from gaji.index.lock import IndexBusy, lock_path, read_owner, wait_seconds, writer_lock
 from gaji.index.store import open_index
 from gaji.types import Document
@@ -167,3 +167,26 @@ def test_wait_seconds(monkeypatch):
         wait_seconds()
     with pytest.raises(ConfigError, match=">= 0"):
         wait_seconds(-1)
+
+
+def test_a_writer_of_a_missing_index_leaves_nothing(tmp_path):
+    from gaji.index.writer import remove_documents
+
+    with pytest.raises(IndexError_, match="no index here"):
+        remove_documents(tmp_path / "nope", ["a"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_read_only_index_folder_is_a_clear_error(tmp_path):
+    out = tmp_path / "idx"
+    build_small(out, dense=False)
+    (out / "writer.lock").unlink()
+    out.chmod(0o555)
+    try:
+        if os.access(out, os.W_OK):
+            pytest.skip("running as a user who can write anywhere")
+        with pytest.raises(IndexError_, match="cannot open the writer lock"):
+            open_index(out).add([Document(id="x", text="y")], wait_s=0)
+        assert open_index(out).chunks == 5  # reading needs no write access
+    finally:
+        out.chmod(0o755)
