@@ -33,3 +33,17 @@ def test_remove_reaches_the_store_and_a_dead_writers_change_is_redone(tmp_path):
     open_index(out).remove(["atlantis"], missing_ok=True)  # any writer redoes it first
     assert not (out / "store-pending.json").exists() and open_dense_store(loc).count() == 4
     assert open_index(out).retriever("dense").search("Battle of Guam 1944", 1)[0].id == "guam"
+
+
+def test_attach_store_in_place_is_a_new_generation(tmp_path):
+    from gaji.index.attach import attach_store
+
+    out = tmp_path / "idx"
+    build_small(out, lexical=False)
+    reader = open_index(out)
+    loc = attach_store(out, f"qdrant+local:{tmp_path / 'qdrant'}?collection=attached")
+    assert not reader.is_current() and "dense_store" not in reader.manifest.config
+    idx = reader.reopen()
+    assert idx.generation == 2 and idx.dir == reader.dir and idx.manifest.config["dense_store"] == loc
+    assert type(idx.dense).__name__ == "StoreDenseIndex" and open_dense_store(loc).count() == 5
+    assert idx.retriever("dense").search("Guido van Rossum programming language", 1)[0].id == "python"
