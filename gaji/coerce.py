@@ -35,9 +35,10 @@ def parse_pairs(items: Iterable[str]) -> dict[str, str]:
 
 def coerce(value: Any, ty: Any, what: str) -> Any:
     """A string from a flag, the environment or a file, read as type `ty` (bool, int, float, list[...], Optional);
-    other values pass through. A bad value is a ConfigError starting with `what`."""
+    a value that is already typed (JSON from the HTTP API, a config file) must fit `ty`. A bad value is a
+    ConfigError starting with `what`."""
     if not isinstance(value, str):
-        return value
+        return _typed(value, ty, what)
     origin = typing.get_origin(ty)
     args = typing.get_args(ty)
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
@@ -58,3 +59,47 @@ def coerce(value: Any, ty: Any, what: str) -> Any:
         return value
     except ValueError:
         raise ConfigError(f"{what}: cannot read {value!r} as {getattr(ty, '__name__', ty)}") from None
+
+
+def _typed(value: Any, ty: Any, what: str) -> Any:
+    """A non-string value checked against `ty`: ints for int (a whole float such as 5.0 or 1e9 becomes an int;
+    bool is not an int), numbers for float, bools for bool, lists item by item. Types this does not know pass."""
+    origin, args = typing.get_origin(ty), typing.get_args(ty)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for a in (a for a in args if a is not type(None)):
+            try:
+                return _typed(value, a, what)
+            except ConfigError as e:
+                errors.append(e)
+        if errors:
+            raise errors[0]
+        return value
+
+    def bad() -> ConfigError:
+        return ConfigError(f"{what}: cannot read {value!r} as {getattr(ty, '__name__', ty)}")
+
+    if ty is bool:
+        if not isinstance(value, bool):
+            raise bad()
+    elif ty is int:
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad()
+    elif ty is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad()
+        return float(value)
+    elif ty is str:
+        if not isinstance(value, str):
+            raise bad()
+    elif origin is list or ty is list:
+        if not isinstance(value, (list, tuple)):
+            raise bad()
+        inner = (args or (str,))[0]
+        return [coerce(x, inner, what) for x in value]
+    return value
+

@@ -45,14 +45,10 @@ class Settings:
     ctx_size: int = 8192  # total context of the embedded backend (shared by its slots)
     threads: int = 0  # 0 = all cores
     prompt_cache: bool = True  # embedded backend: reuse the KV cache of a shared prompt prefix (off: for cost A/B runs)
-    timeout_s: float = 120.0  # per LLM call (server backends)
+    timeout_s: float = 120.0  # per socket operation of a server backend (a stall between two reads)
+    deadline_s: float = 45.0  # total per LLM or store call, retries and slow reads included (GAJI_DEADLINE_S)
     retries: int = 2
     sources: dict[str, str] = field(default_factory=dict, repr=False)  # setting -> where its value came from
-
-    def as_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d.pop("sources")
-        return d
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings) if f.name != "sources"}

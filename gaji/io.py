@@ -1,10 +1,15 @@
-"""Atomic file writes: write a temp file in the same folder, fsync, rename. A crash never leaves half a file."""
+"""Files that survive crashes: atomic writes (a temp file in the same folder, fsync, rename, folder fsync),
+append-only JSONL logs whose torn last line is repaired before the next append, and the JSONL readers
+(strict `iter_jsonl` for inputs, `read_jsonl_tolerant` for gaji's own resumable logs)."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
+import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
@@ -36,6 +41,7 @@ def atomic_open(path: str | Path, suffix: str = ".tmp") -> Iterator[BinaryIO]:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+        fsync_dir(path.parent)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -57,24 +63,202 @@ def atomic_write_json(path: str | Path, obj: Any, indent: int | None = 2) -> Non
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=indent) + "\n")
 
 
-def append_jsonl(path: str | Path, obj: Any) -> None:
-    """Append one JSON line and fsync (for resumable logs: a torn last line is ignored by readers)."""
+def fsync_dir(path: str | Path) -> None:
+    """Flush a folder's entries to disk, so a rename or a new file inside it survives a power cut (a rename
+    is durable only once its folder is synced). Filesystems that cannot sync a folder are left alone."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # EINVAL on filesystems without directory fsync (some network and FUSE mounts)
+        pass
+    finally:
+        os.close(fd)
+
+
+def rename_durably(src: str | Path, dst: str | Path) -> None:
+    """os.replace(src, dst), then sync the folder(s) holding both names."""
+    os.replace(src, dst)
+    parents = {Path(dst).resolve().parent, Path(src).resolve().parent}
+    for d in parents:
+        fsync_dir(d)
+
+
+# -- append-only JSONL logs -------------------------------------------------------------------------
+# gaji resumes from its own JSONL logs (eval results and traces, expansions, synthesis chains, bench
+# partials). A crash can tear the last line; before the next append the tail is repaired, so a new
+# record never lands glued to a broken one.
+_append_locks: dict[str, threading.Lock] = {}
+_append_locks_guard = threading.Lock()
+log = logging.getLogger("gaji.io")
+TAIL_SCAN = 1 << 16
+
+
+def _lock_for(path: Path) -> threading.Lock:
+    key = os.path.abspath(path)
+    with _append_locks_guard:
+        return _append_locks.setdefault(key, threading.Lock())
+
+
+def _last_newline(f: BinaryIO, size: int) -> int:
+    """The offset just after the last b"\n" of an open file of `size` bytes (0 when there is none)."""
+    end = size
+    while end > 0:
+        start = max(0, end - TAIL_SCAN)
+        f.seek(start)
+        i = f.read(end - start).rfind(b"\n")
+        if i >= 0:
+            return start + i + 1
+        end = start
+    return 0
+
+
+def _is_record(raw: bytes) -> bool:
+    try:
+        return isinstance(json.loads(raw.decode("utf-8")), dict)
+    except (UnicodeDecodeError, ValueError):
+        return False
+
+
+def repair_jsonl_tail(path: str | Path) -> int:
+    """Make `path` end at a line boundary. A last line without its newline is a write torn by a crash:
+    it is cut off (one ftruncate, so a crash during the repair loses nothing complete), unless it is a
+    whole JSON object, which only gets its newline. Returns the number of bytes dropped."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    with _lock_for(path):
+        return _repair_tail(path)
+
+
+def _repair_tail(path: Path) -> int:
+    try:
+        f = open(path, "rb+")
+    except FileNotFoundError:
+        return 0
+    with f:
+        size = f.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        f.seek(size - 1)
+        if f.read(1) == b"\n":
+            return 0
+        keep = _last_newline(f, size)
+        f.seek(keep)
+        tail = f.read(size - keep)
+        if _is_record(tail):
+            f.seek(size)
+            f.write(b"\n")
+            dropped = 0
+        else:
+            f.truncate(keep)
+            dropped = size - keep
         f.flush()
         os.fsync(f.fileno())
+    if dropped:  # the torn line's number: the complete lines before it, plus one
+        log.warning("%s:%d: dropped a torn last line (%d bytes, no newline) left by an interrupted write",
+                    path, _count_lines(path) + 1, dropped)
+    return dropped
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line of a JSONL file (UTF-8, a BOM allowed). InputError naming
-    the file and line when the file is missing or unreadable, a line is not JSON or is not a JSON object."""
+def _count_lines(path: Path) -> int:
+    n = 0
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            n += chunk.count(b"\n")
+    return n
+
+
+def append_jsonl(path: str | Path, obj: Any) -> None:
+    """Append one JSON line and fsync. A torn last line (a crash mid-append) is repaired first, so the new
+    record starts on a line of its own; readers skip what cannot be read (`read_jsonl_tolerant`)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
+    with _lock_for(path):
+        _repair_tail(path)
+        with open(path, "ab") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+@dataclass
+class LineProblem:
+    """A line of a JSONL file that could not be read: where, and why."""
+
+    path: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+
+def _decode_line(raw: bytes, n: int, nfc: bool = True) -> str:
+    """One line as text (a BOM on line 1 dropped), in NFC unless `nfc` is off; UnicodeDecodeError when it is
+    not UTF-8."""
+    from gaji.text.normalize import normalize_text
+
+    if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    text = raw.decode("utf-8")
+    return normalize_text(text) if nfc else text
+
+
+def read_jsonl_tolerant(path: str | Path, problems: list[LineProblem] | None = None) -> list[dict]:
+    """The JSON objects of a (possibly interrupted or damaged) JSONL log, in file order. A line that is not
+    UTF-8, not JSON or not an object is skipped and reported (file:line) -- appended to `problems` when
+    given, else logged as a warning -- never raised."""
+    path = Path(path)
+    out: list[dict] = []
+    found: list[LineProblem] = []
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return out
+    with f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(_decode_line(raw, n))
+            except UnicodeDecodeError as e:
+                found.append(LineProblem(str(path), n, f"not UTF-8 (byte {e.start + 1} of the line); skipped"))
+                continue
+            except ValueError as e:
+                torn = "" if raw.endswith(b"\n") else ", a torn last line"
+                found.append(LineProblem(str(path), n, f"not valid JSON ({getattr(e, 'msg', e)}{torn}); skipped"))
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+            else:
+                found.append(LineProblem(str(path), n, "not a JSON object; skipped"))
+    if problems is not None:
+        problems.extend(found)
+    else:
+        for p in found[:5]:
+            log.warning("%s", p)
+        if len(found) > 5:
+            log.warning("%s: %d more unreadable line(s) skipped", path, len(found) - 5)
+    return out
+
+
+def iter_jsonl(path: str | Path, nfc: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSONL file (UTF-8, a BOM allowed, read in NFC;
+    `nfc=False` reads the text as stored, for checkers of the form itself). InputError naming the file and
+    line when the file is missing or unreadable, a line is not UTF-8, not JSON or not a JSON object."""
     from gaji.errors import InputError
 
     try:
-        with open(path, "r", encoding="utf-8-sig") as f:
-            for n, line in enumerate(f, 1):
+        with open(path, "rb") as f:
+            for n, raw in enumerate(f, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    line = _decode_line(raw, n, nfc)
+                except UnicodeDecodeError as e:
+                    raise InputError(f"not UTF-8 (line {n}, byte {e.start + 1})", str(path)) from None
                 if not line.strip():
                     continue
                 try:
@@ -86,7 +270,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield n, obj
     except FileNotFoundError:
         raise InputError("file not found", str(path)) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8", str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a folder, not a file", str(path)) from None
     except OSError as e:
         raise InputError(f"cannot read ({e.strerror or e})", str(path)) from None

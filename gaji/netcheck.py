@@ -4,7 +4,7 @@
 
 Client libraries wait a long time for a server that is down (pymilvus 60 s, the Ray client 30 s, a Ray
 driver on a stale address minutes); this check answers in at most `timeout_s`, so a wrong URL or a
-stopped server becomes a one-line error that names the address instead of a hang (issue 10).
+stopped server becomes a one-line error that names the address instead of a hang.
 """
 from __future__ import annotations
 

@@ -60,11 +60,7 @@ class Registry(Generic[T]):
             return
         self._loaded = True
         for m in self._modules:
-            try:
-                importlib.import_module(m)
-            except ModuleNotFoundError as e:
-                if not (e.name == m or m.startswith(f"{e.name}.")):  # a dependency is missing: a real error
-                    raise
+            importlib.import_module(m)
 
     def get(self, name: str) -> T:
         self._load()

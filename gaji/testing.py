@@ -1,10 +1,14 @@
-"""Test doubles for control-flow tests: a retriever over an in-memory list of passages.
+"""Test doubles for control-flow tests: a retriever over an in-memory list of passages, and a server that
+accepts connections and then stalls (for deadline tests).
 
 Answers in tests always come from `gaji.llm.scripted.ScriptedLLM`; this only stands in for an index.
 """
 from __future__ import annotations
 
 import re
+import socket
+import threading
+from typing import Any
 
 from gaji.index.base import Retriever
 from gaji.types import Passage
@@ -38,10 +42,54 @@ class ListRetriever(Retriever):
 
 def closed_port() -> int:
     """A loopback TCP port with nothing listening (bound, then released): for unreachable-server tests."""
-    import socket
-
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+class StallingServer:
+    """A TCP server on 127.0.0.1 that accepts connections and then never answers (`drip_s=None`), or
+    answers one byte of an endless HTTP response every `drip_s` seconds: what a hung or hostile LLM
+    server looks like to a client with only per-read timeouts."""
+
+    def __init__(self, drip_s: float | None = None) -> None:
+        self.drip_s = drip_s
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.connections = 0
+        self._stop = threading.Event()
+        self._conns: list[Any] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            self._conns.append(conn)
+            if self.drip_s is not None:
+                threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
+
+    def _drip(self, conn: Any) -> None:
+        reply = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+        i = 0
+        while not self._stop.wait(self.drip_s):
+            try:
+                conn.sendall(reply[i:i + 1] if i < len(reply) else b" ")
+            except OSError:
+                return
+            i += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        for c in [self.sock, *self._conns]:
+            try:
+                c.close()
+            except OSError:
+                pass

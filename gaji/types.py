@@ -19,6 +19,67 @@ def _pick(cls, d: dict) -> dict:
 
 
 @dataclass
+class Location:
+    """Where a piece of text sits in its source file: one shape for every format.
+
+    Only the parts a format has are set: ``page`` (PDF, 1-based), ``slide`` (PPTX, 1-based),
+    ``sheet`` + ``rows`` (XLSX: sheet name, first and last spreadsheet row numbers of a chunk),
+    ``section`` (the heading path below the document title: DOCX, HWP, HWPX, HTML). ``file`` is the
+    path relative to the folder that was read (or the file name), ``sha256`` the digest of the whole
+    file as read, so that a later sync can tell a changed file by its content.
+    """
+
+    file: str = ""
+    page: int | None = None
+    slide: int | None = None
+    sheet: str | None = None
+    rows: list[int] | None = None  # [first, last]
+    section: list[str] = field(default_factory=list)
+    sha256: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: "dict | Location | None") -> "Location | None":
+        if d is None or isinstance(d, Location):
+            return d
+        return cls(**_pick(cls, d))
+
+    def label(self) -> str:
+        """A short human-readable place: ``보고서.pdf · p. 3``, ``예산.xlsx · 부서별 · rows 2–5``."""
+        parts = [self.file] if self.file else []
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        if self.slide is not None:
+            parts.append(f"slide {self.slide}")
+        if self.sheet:
+            parts.append(self.sheet)
+        if self.rows:
+            a, b = self.rows[0], self.rows[-1]
+            parts.append(f"row {a}" if a == b else f"rows {a}\u2013{b}")
+        if self.section:
+            parts.append(" \u203a ".join(self.section))
+        return " \u00b7 ".join(parts)
+
+
+@dataclass
+class RowSpan:
+    """Characters ``[start, end)`` of a Document's text holding one table row, which a chunk never
+    cuts (unless the row alone exceeds the chunk size); ``row`` is the spreadsheet row number, if any."""
+
+    start: int
+    end: int
+    row: int | None = None
+
+
+def format_location(item: Any) -> str:
+    """The place label of a Passage, Chunk or Document (``""`` when it has no location)."""
+    loc = getattr(item, "location", None)
+    return loc.label() if isinstance(loc, Location) else ""
+
+
+@dataclass
 class Document:
     """A source document as ingested (one JSONL line, one .txt/.md file)."""
 
@@ -27,13 +88,18 @@ class Document:
     title: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # file it came from
+    location: Location | None = None  # where in that file (documents read from files; None for JSONL records)
+    table_rows: list[RowSpan] = field(default_factory=list)  # table rows in `text` the chunker keeps whole
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Document":
-        return cls(**_pick(cls, d))
+        base = _pick(cls, d)
+        base["location"] = Location.from_dict(base.get("location"))
+        base["table_rows"] = [r if isinstance(r, RowSpan) else RowSpan(**r) for r in base.get("table_rows") or []]
+        return cls(**base)
 
 
 @dataclass
@@ -48,13 +114,16 @@ class Chunk:
     start: int = 0  # character offsets in the document text
     end: int = 0
     metadata: dict[str, Any] = field(default_factory=dict)
+    location: Location | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Chunk":
-        return cls(**_pick(cls, d))
+        base = _pick(cls, d)
+        base["location"] = Location.from_dict(base.get("location"))
+        return cls(**base)
 
 
 @dataclass
@@ -69,13 +138,16 @@ class Passage:
     rank: int = 0  # 1-based rank in the result list that produced it
     source: str = ""  # retriever name: "bm25", "dense", "hybrid", ...
     metadata: dict[str, Any] = field(default_factory=dict)
+    location: Location | None = None  # the file and its page / slide / sheet+rows / section
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Passage":
-        return cls(**_pick(cls, d))
+        base = _pick(cls, d)
+        base["location"] = Location.from_dict(base.get("location"))
+        return cls(**base)
 
 
 @dataclass

@@ -24,3 +24,19 @@ def test_coerce_types_lists_optionals_and_errors():
     assert coerce(7, int, "w") == 7  # not text: passed through
     with pytest.raises(ConfigError, match="opt: cannot read 'x' as int"):
         coerce("x", int, "opt")
+
+
+def test_typed_values_must_fit_the_option_type():
+    """JSON values (the HTTP API) are checked like text: a float k is a ConfigError, not a crash mid-run."""
+    import pytest
+
+    from gaji.coerce import coerce
+    from gaji.errors import ConfigError
+
+    assert coerce(5, int, "k") == 5 and coerce(1e9, int, "k") == 1_000_000_000 and coerce(5.0, int, "k") == 5
+    assert coerce(2, float, "t") == 2.0 and isinstance(coerce(2, float, "t"), float)
+    assert coerce(None, int | None, "x") is None and coerce([1, 2.0], list[int], "l") == [1, 2]
+    for value, ty in [(1.5, int), (True, int), (float("inf"), int), (3, bool), (True, float), (3, str),
+                      ("a", list[int]), ([1.5], list[int]), ({}, int)]:
+        with pytest.raises(ConfigError, match="^opt: cannot read"):
+            coerce(value, ty, "opt")

@@ -66,3 +66,20 @@ def test_fact_tones_are_checked_and_an_unknown_stored_one_reads_as_a_note():
     with pytest.raises(ValueError, match="tone"):
         Fact("x", "y", "shout")
     assert Fact.from_dict({"label": "x", "text": "y", "tone": "shout"}).tone == "note"
+
+
+def test_location_round_trips_and_labels():
+    from gaji.types import Chunk, Location, Passage, Trace, format_location
+
+    loc = Location(file="예산.xlsx", sheet="2024년", rows=[2, 5], sha256="ab" * 32)
+    p = Passage(id="예산.xlsx#sheet1", doc_id="예산.xlsx#sheet1", text="부서: 모바일사업부", location=loc)
+    t = Trace(question="q", method="oner", passages={p.id: p}, citations=[p.id])
+    back = Trace.from_json(t.to_json())
+    assert back.passages[p.id].location == loc
+    assert format_location(back.passages[p.id]) == "예산.xlsx · 2024년 · rows 2–5"
+    assert Location(file="a.pdf", page=3).label() == "a.pdf · p. 3"
+    assert Location(file="d.docx", section=["1. 개요", "1.1 배경"]).label() == "d.docx · 1. 개요 › 1.1 배경"
+    old = Passage.from_dict({"id": "x", "doc_id": "x", "text": "t"})  # traces written before locations
+    assert old.location is None and format_location(old) == ""
+    c = Chunk.from_dict(Chunk(id="c", doc_id="d", text="t", location=Location(file="f.md")).to_dict())
+    assert c.location == Location(file="f.md")

@@ -124,7 +124,7 @@ def run_bench(data: str, settings: Any, *, offset: int = 50, limit: int = 60, ma
     name. decomposer: "paper" (Prompt B.2) or "routed" (the shape router, `router` a router file or "" for the
     shipped one, + one prompt per shape)."""
     from gaji.bench.probing import with_llm
-    from gaji.eval.datasets import load_dataset
+    from gaji.eval.sets import load_dataset
     from gaji.learn.shape_router import expected_shape
     from gaji.methods.toq.decomposer import QuestionDecomposer
 

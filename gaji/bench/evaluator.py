@@ -144,7 +144,7 @@ def run_bench(data: str, settings: Any, *, offset: int = 50, limit: int = 40,
     """Judge the labelled responses of questions offset+1 … offset+limit of `data` with the evaluator on the LLM
     the settings name (`concurrency` calls at once; default: the LLM's parallel slots)."""
     from gaji.bench.probing import with_llm
-    from gaji.eval.datasets import load_dataset
+    from gaji.eval.sets import load_dataset
     from gaji.methods.toq.evaluator import QueryEvaluator
 
     if offset < 0 or limit < 1:

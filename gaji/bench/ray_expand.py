@@ -1,4 +1,4 @@
-"""`gaji bench ray-expand`: chunk expansion in one process vs sharded over Ray workers (issue 10).
+"""`gaji bench ray-expand`: chunk expansion in one process vs sharded over Ray workers.
 
     gaji bench ray-expand --corpus hotpotqa --limit 12 --workers 2 --llm local:small --out benchmarks/scale
 

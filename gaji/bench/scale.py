@@ -1,4 +1,4 @@
-"""Scale-out benchmarks (issue 10).
+"""Scale-out benchmarks.
 
     gaji bench dense-store --index .gaji/bench/hotpotqa      # embedded vs Milvus vs Qdrant: recall@k, latency
     gaji bench ray-embed --limit 128 --workers 2             # embedding a corpus slice: 1 process vs Ray

@@ -4,10 +4,11 @@ from __future__ import annotations
 import sys
 
 from rich.console import Console
+from rich.markup import escape
 
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
 from gaji.registry import fill_display
-from gaji.types import Trace
+from gaji.types import Trace, format_location
 
 
 def register(sub) -> None:
@@ -55,7 +56,9 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
         for pid in trace.citations:
             p = trace.passages.get(pid)
             snippet = (p.text[:110] + "…") if p and len(p.text) > 110 else (p.text if p else "")
-            con.print(f"  - {pid}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
+            where = format_location(p)
+            where = f"  [cyan]({escape(where)})[/cyan]" if where else ""
+            con.print(f"  - {pid}{where}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
     con.print(f"[dim]{trace.method} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
 
 

@@ -92,7 +92,7 @@ def _say(msg: str) -> None:
 
 def cmd_make_data(args: argparse.Namespace) -> int:
     from gaji.api import Gaji
-    from gaji.eval.datasets import load_dataset
+    from gaji.eval.sets import load_dataset
     from gaji.learn.synth import ChainSampler, SynthConfig, make_data, make_split
     from gaji.llm.base import Request
     from gaji.llm.tracked import TrackedLLM

@@ -4,6 +4,7 @@
     gaji eval --data path/to/hotpot_dev_distractor_v1.json --method ircot -o max_steps=4 --out runs/ircot
     gaji eval --data koblex --method toq --toq-eval --judge --judge-llm openai:gpt-4o-mini
     gaji eval compare runs/eval/hotpotqa-oner-local runs/eval/hotpotqa-ircot-local
+    gaji eval check-set komultihop
 """
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def register(sub) -> None:
         help="evaluate a method on a question set (EM/F1, recall@k, ATC, …); `gaji eval compare DIR…`",
         description="Run a method over a question set, score every answer, write results as it goes "
         "(resumable), and print a summary. `gaji eval compare DIR…` puts runs side by side.",
-        epilog="Known datasets: hotpotqa, 2wikimultihopqa, musique, bamboogle, asqa, odsum_story, koblex, korquad; "
+        epilog="Known datasets: hotpotqa, 2wikimultihopqa, musique, bamboogle, asqa, odsum_story, koblex, korquad, "
+        "komultihop (parts komultihop-dev, komultihop-report); "
         "or a path to gaji JSONL, KorQuAD/SQuAD JSON, HotpotQA/2Wiki JSON or MuSiQue JSONL.",
     )
     p.add_argument("--data", help="dataset name or path to a question file")
@@ -66,7 +68,7 @@ def register(sub) -> None:
     p.add_argument("--retry-errors", action="store_true", help="on resume, redo questions that crashed")
     p.add_argument("--overwrite", action="store_true", help="start the run directory again")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--ray", metavar="ADDRESS", help="shard the questions over Ray: local | auto | ray://HOST:PORT (issue 10)")
+    p.add_argument("--ray", metavar="ADDRESS", help="shard the questions over Ray: local | auto | ray://HOST:PORT")
     p.add_argument("--workers", type=int, default=2, help="shards (Ray tasks) with --ray (default 2)")
     p.add_argument("--emit-corpus", metavar="PATH",
                    help="write the dataset's paragraphs (official HotpotQA/2Wiki/MuSiQue files carry them) as a "
@@ -97,16 +99,23 @@ def register(sub) -> None:
     add_settings_flags(sc, index=False)
     sc.set_defaults(func=score_cmd)
 
+    ck = esub.add_parser("check-set", help="check a question set of our own: schema, ids, paragraphs, spans, balance")
+    ck.add_argument("name", choices=["komultihop"], help="the set (komultihop: gaji/data/komultihop/*.jsonl)")
+    ck.add_argument("files", nargs="*", metavar="FILE", help="only these question files (no balance rules)")
+    ck.add_argument("--korquad", metavar="PATH", help="the KorQuAD 1.0 dev JSON (default: the shared data folder's)")
+    ck.set_defaults(func=check_set_cmd)
+
 
 def run_cmd(args: argparse.Namespace) -> int:
     from gaji.eval.runner import EvalConfig, EvalRun
 
     if not args.data:
-        from gaji.eval.datasets import known_names
+        from gaji.eval.sets import known_names
 
         raise ConfigError(f"gaji eval needs --data NAME_OR_PATH (known: {', '.join(known_names())})")
     if args.emit_corpus:
-        from gaji.eval.datasets import load_dataset, write_corpus
+        from gaji.eval.datasets import write_corpus
+        from gaji.eval.sets import load_dataset
 
         n = write_corpus(load_dataset(args.data), args.emit_corpus)
         print(f"wrote {n} passages to {args.emit_corpus}", file=sys.stderr)
@@ -134,7 +143,7 @@ def run_cmd(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         progress=not args.quiet,
     )
-    if getattr(args, "ray", None):  # issue 10: the same run, sharded over Ray (gaji/distributed/eval.py)
+    if getattr(args, "ray", None):  # the same run, sharded over Ray (gaji/distributed/eval.py)
         from gaji.distributed.eval import ShardedEval
 
         summary = ShardedEval(cfg, s, workers=args.workers, address=args.ray).run()
@@ -190,3 +199,9 @@ def score_cmd(args: argparse.Namespace) -> int:
     finally:
         judge.close()
     return 1 if failed else 0
+
+
+def check_set_cmd(args: argparse.Namespace) -> int:
+    from gaji.eval.komultihop import run_check
+
+    return run_check(args.files, args.korquad)

@@ -47,7 +47,7 @@ def expander_from_args(args: argparse.Namespace):
 
     flags = {k: getattr(args, k, None) for k in ("llm", "base_url", "parallel", "threads")}
     s = load_settings(flags)
-    if getattr(args, "ray", None):  # issue 10: the chunks sharded over Ray workers, one LLM each
+    if getattr(args, "ray", None):  # the chunks sharded over Ray workers, one LLM each
         from gaji.cli.scale_flags import ray_expander
 
         return ray_expander(args, s)
@@ -75,7 +75,7 @@ def register(sub):
     add_expand_flags(r)
     from gaji.cli.scale_flags import add_expand_ray_flags
 
-    add_expand_ray_flags(r)  # --ray ADDRESS --workers N (issue 10)
+    add_expand_ray_flags(r)  # --ray ADDRESS --workers N
     r.set_defaults(func=_run, expand=True)
 
     s = esub.add_parser("show", help="print expansions from a sidecar JSONL or an expanded index")

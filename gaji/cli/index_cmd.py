@@ -28,7 +28,8 @@ def register(sub) -> None:
     b = isub.add_parser(
         "build",
         help="build an index from corpus files, folders or shared dataset names",
-        description="CORPUS: a .jsonl / KorQuAD .json file, a folder of .txt/.md, or a shared dataset name "
+        description="CORPUS: a .jsonl / KorQuAD .json file, a document file or a folder of them (read "
+        "recursively: .txt .md .pdf .hwp .hwpx .docx .pptx .xlsx .html), or a shared dataset name "
         "(hotpotqa, 2wikimultihopqa, musique, asqa, odsum_story, koblex, korquad).",
     )
     b.add_argument("corpus", nargs="+", metavar="CORPUS")
@@ -43,18 +44,19 @@ def register(sub) -> None:
                    help="exact numpy search, or faiss HNSW (auto: HNSW above 100k chunks)")
     b.add_argument("--korean-analyzer", choices=["auto", "kiwi", "bigram"], default="auto",
                    help="Korean BM25 analyser (auto: kiwi when installed, else character bigrams)")
-    b.add_argument("--skip-bad", action="store_true", help="skip bad records (listed at the end) instead of failing")
+    b.add_argument("--skip-bad", action="store_true",
+                   help="skip bad records and unreadable files (listed at the end) instead of failing")
     b.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
     b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
     _wait_flag(b)
-    from gaji.cli.expand_cmd import add_expand_flags  # --expand / --expansions / --compose (issue 8)
+    from gaji.cli.expand_cmd import add_expand_flags  # --expand / --expansions / --compose
 
     add_expand_flags(b)
-    from gaji.cli.scale_flags import add_build_flags, register_actions  # --dense-store / --ray (issue 10)
+    from gaji.cli.scale_flags import add_build_flags, register_actions  # --dense-store / --ray
 
     add_build_flags(b)
     b.set_defaults(func=_build)
-    register_actions(isub)  # gaji index attach-store (issue 10)
+    register_actions(isub)  # gaji index attach-store
 
     a = isub.add_parser("add", help="add documents to an index (changed chunks re-indexed, new ones embedded)")
     a.add_argument("index", metavar="DIR")
@@ -105,10 +107,20 @@ def _wait_flag(p: argparse.ArgumentParser) -> None:
 
 
 def _print_report(report, limit: int = 20) -> None:
-    if report is None or not report.skipped:
+    if report is None:
         return
     out = sys.stderr
-    print(f"skipped {len(report.skipped)} bad record(s):", file=out)
+    for n in report.notices[:limit]:
+        print(f"note: {n}", file=out)
+    if len(report.notices) > limit:
+        print(f"note: ... and {len(report.notices) - limit} more", file=out)
+    if report.ignored:
+        kinds = ", ".join(f"{ext} {n}" for ext, n in sorted(report.ignored.items()))
+        print(f"note: ignored {sum(report.ignored.values())} file(s) no reader takes ({kinds})", file=out)
+    if not report.skipped:
+        return
+    what = "unreadable file(s)" if report.unreadable == len(report.skipped) else "bad record(s)"
+    print(f"skipped {len(report.skipped)} {what}:", file=out)
     for s in report.skipped[:limit]:
         print(f"  {s}", file=out)
     if len(report.skipped) > limit:
@@ -183,7 +195,7 @@ def _sync(args: argparse.Namespace) -> int:
           f"{len(res.unchanged)} unchanged document(s) from {args.source}"
           + (f"; kept {len(res.kept)} of files that could not be read" if res.kept else ""))
     _print_report(res.chunks.report)
-    return 1 if res.chunks.report.skipped and not args.skip_bad else 0  # unread files: say so by the exit code
+    return 0
 
 
 def _info(args: argparse.Namespace) -> int:
@@ -217,6 +229,7 @@ def _info(args: argparse.Namespace) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     from gaji.index.store import open_index
+    from gaji.types import format_location
 
     idx = open_index(args.index)
     r = idx.retriever(args.retriever)
@@ -231,7 +244,8 @@ def _search(args: argparse.Namespace) -> int:
         extra = ""
         if p.source == "hybrid":
             extra = f"  [bm25 #{p.metadata.get('bm25_rank') or '-'}, dense #{p.metadata.get('dense_rank') or '-'}]"
-        print(f"{p.rank:>2}. {p.score:.4f}  {p.id}  {p.title}{extra}")
+        where = format_location(p)
+        print(f"{p.rank:>2}. {p.score:.4f}  {p.id}  {p.title}{extra}" + (f"  ({where})" if where else ""))
         text = " ".join(p.text.split())
         short = text if len(text) <= args.width else text[: args.width].rstrip() + "..."
         print(textwrap.indent(textwrap.fill(short, width=100), "    "))

@@ -28,9 +28,11 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_sweep",  # sweep
         "gaji.cli.bench_serve",  # serve
         "gaji.cli.bench_injection",  # injection
+        "gaji.cli.bench_security",  # security
         "gaji.cli.bench_scale",  # llm-server, dense-store, ray-embed, ray-expand
         "gaji.cli.bench_toq_depth",  # toq-depth
         "gaji.cli.bench_probes",  # evaluator, decomposer, verifier
+        "gaji.cli.bench_documents",  # documents
         "gaji.cli.bench_durability",  # crash, concurrency
     )),
     "gaji.cli.serve_cmd",

@@ -1,4 +1,4 @@
-"""Scale-out flags for `gaji index build` (issue 10) and the `gaji index attach-store` action.
+"""Scale-out flags for `gaji index build` and the `gaji index attach-store` action.
 
     gaji index build hotpotqa --out runs/hp --dense-store milvus://127.0.0.1:19530
     gaji index build hotpotqa --out runs/hp --dense-store qdrant+local:runs/qdrant

@@ -31,6 +31,9 @@ def register(sub) -> None:
     p.add_argument("--max-body-kb", type=float, default=64.0, help="size limit of other request bodies (default 64 KiB)")
     p.add_argument("--cors-origin", action="append", metavar="ORIGIN",
                    help="allow cross-origin requests from this origin (repeatable; default: CORS off)")
+    p.add_argument("--allowed-host", action="append", metavar="NAME",
+                   help="also answer requests whose Host is NAME, e.g. a DNS name of this machine or a proxy's "
+                        "(repeatable; also GAJI_ALLOWED_HOSTS=a,b; default: the --host address and loopback names)")
     p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without GAJI_API_KEY")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     add_settings_flags(p, index=False)
@@ -44,6 +47,16 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def allowed_hosts(bind: str, extra: list[str] | None, env: dict[str, str] | None = None) -> list[str]:
+    """The Host names the server answers as: loopback names, the address it listens on (0.0.0.0 / :: mean
+    any IP literal), `--allowed-host` entries and GAJI_ALLOWED_HOSTS (comma-separated)."""
+    from gaji.serve.guard import LOOPBACK_NAMES
+
+    env = os.environ if env is None else env
+    from_env = [h.strip() for h in env.get("GAJI_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    return list(dict.fromkeys([*LOOPBACK_NAMES, bind, *(extra or []), *from_env]))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         cfg = ServeConfig(
             api_key=key,
             cors_origins=list(args.cors_origin or []),
+            allowed_hosts=allowed_hosts(args.host, args.allowed_host),
             timeout_s=args.timeout,
             slots=args.slots,
             queue_max=args.queue,
@@ -84,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"gaji serve: http://{args.host}:{args.port}/  indexes: {', '.join(indexes.names()) or '(none)'}  "
             f"llm: {backend.name} ({runner.slots} slot(s), queue {runner.queue_max})  "
-            f"auth: {'API key' if key else 'off'}  CORS: {', '.join(cfg.cors_origins) or 'off'}",
+            f"auth: {'API key' if key else 'off'}  CORS: {', '.join(cfg.cors_origins) or 'off'}  "
+            f"hosts: {', '.join(h or '*' for h in cfg.allowed_hosts)}",
             file=sys.stderr, flush=True,
         )
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=5)

@@ -13,6 +13,9 @@
 - ``by="chars"`` measures chunk text length in characters; ``by="tokens"`` counts whitespace words
   (English) or Kiwi morphemes (Korean; whitespace words without kiwipiepy).
 - Chunk text is always an exact slice ``doc.text[start:end]``.
+- A table row (`Document.table_rows`) is one unit: a chunk never cuts it unless the row alone is
+  longer than `size`. A chunk's `Location` is its document's, with ``rows`` narrowed to the
+  spreadsheet rows the chunk holds.
 
 The default size (10,000 characters) keeps every passage of the shared QA corpora (at most ~8,300
 characters; KorQuAD paragraphs at most ~3,000) as a single chunk, so their gold ``doc_id``s are chunk
@@ -28,7 +31,7 @@ from typing import Any
 from gaji.errors import ConfigError
 from gaji.text.lang import detect_lang
 from gaji.text.sentences import sentence_spans
-from gaji.types import Chunk, Document
+from gaji.types import Chunk, Document, Location, RowSpan
 
 __all__ = ["ChunkingConfig", "chunk_document", "chunk_documents", "token_spans", "document_id_problem",
            "DEFAULT_SIZE"]
@@ -136,11 +139,28 @@ def _hard_split(span: Span, size: int, overlap: int) -> list[Span]:
         pos += step
 
 
-def _spans(text: str, cfg: ChunkingConfig, lang: str) -> list[Span]:
+def _merge_rows(sents: list[Span], rows: list[RowSpan]) -> list[Span]:
+    """Sentence spans with every table row made one unit (a row may hold several "sentences")."""
+    if not rows:
+        return sents
+    out: list[Span] = []
+    bounds = sorted((r.start, r.end) for r in rows)
+    k = 0
+    for s, e in sents:
+        while k < len(bounds) and bounds[k][1] <= s:
+            k += 1
+        if k < len(bounds) and bounds[k][0] <= s and e <= bounds[k][1] and out and out[-1][0] >= bounds[k][0]:
+            out[-1] = (out[-1][0], e)  # same row as the previous unit
+        else:
+            out.append((s, e))
+    return out
+
+
+def _spans(text: str, cfg: ChunkingConfig, lang: str, rows: list[RowSpan] | None = None) -> list[Span]:
     size, overlap = int(cfg.size or 0), int(cfg.overlap or 0)
     if cfg.by == "chars" and len(text.strip()) <= size:
         return [(0, len(text))] if text.strip() else []
-    sents = sentence_spans(text)
+    sents = _merge_rows(sentence_spans(text), rows or [])
     if not sents:
         return []
     by_tokens = cfg.by == "tokens"
@@ -192,7 +212,7 @@ def chunk_document(doc: Document, cfg: ChunkingConfig | None = None) -> list[Chu
     """The chunks of one document (see the module docstring)."""
     cfg = cfg or ChunkingConfig()
     doc_lang = detect_lang(doc.text) if cfg.by == "tokens" else ""  # only token counting needs it
-    spans = _spans(doc.text, cfg, doc_lang)
+    spans = _spans(doc.text, cfg, doc_lang, doc.table_rows)
     chunks = []
     for n, (s, e) in enumerate(spans):
         text = doc.text[s:e]
@@ -209,9 +229,20 @@ def chunk_document(doc: Document, cfg: ChunkingConfig | None = None) -> list[Chu
                 start=s,
                 end=e,
                 metadata=meta,
+                location=_chunk_location(doc, s, e),
             )
         )
     return chunks
+
+
+def _chunk_location(doc: Document, start: int, end: int) -> Location | None:
+    if doc.location is None:
+        return None
+    loc = Location.from_dict(doc.location.to_dict())
+    numbers = [r.row for r in doc.table_rows if r.row is not None and r.start < end and r.end > start]
+    if numbers:
+        loc.rows = [min(numbers), max(numbers)]
+    return loc
 
 
 def chunk_documents(docs: Iterable[Document], cfg: ChunkingConfig | None = None) -> Iterator[Chunk]:

@@ -8,16 +8,31 @@ Formats (chosen by path):
   "qas"}]}]}``), converted in memory (never re-saved): one Document per paragraph with id
   ``korquad-{article_idx}-{paragraph_idx}`` (0-based) and the article title; or a JSON array of
   objects shaped like the JSONL lines.
-- a folder: every ``.txt`` / ``.md`` / ``.markdown`` file under it (hidden ones skipped), id = path
-  relative to the folder, title = first Markdown heading (or front-matter ``title``), else the file name.
-- a single ``.txt`` / ``.md`` file: one Document.
+- a folder: every document file under it, recursively (hidden ones skipped): ``.txt`` / ``.md`` /
+  ``.markdown`` and the formats of `gaji.corpus.formats` (PDF, HWP, HWPX, DOCX, PPTX, XLSX, HTML),
+  recognised by content as well as extension. Other files (images, JSONL, ...) are ignored and counted.
+  Ids are the path relative to the folder (``notes/a.md``), with a unit suffix where a file makes
+  several Documents (``report.pdf#page3``, ``deck.pptx#slide2``, ``budget.xlsx#sheet1``,
+  ``guide.docx#sec2``). A .txt/.md title is its first Markdown heading (or front-matter ``title``),
+  else the file name.
+- a single document file: its Documents, ids as above with the file name.
+
+Documents read from files carry a `Location` (file, sha256 of the file, page / slide / sheet / section).
+
+Text is read in NFC (`gaji.text.normalize`): a document decomposed into jamo (NFD) is stored, searched
+and shown like the same text typed on a keyboard.
 
 Bad input (malformed JSON, missing or empty ``text``, a file that is not UTF-8, duplicate ids, an
 empty corpus) raises `InputError`. With ``skip_bad=True`` bad records are skipped and listed in the
-returned `ReadReport` instead (an empty corpus is still an error).
+returned `ReadReport` instead (an empty corpus is still an error). A file that cannot be read
+(damaged, encrypted, empty, wrong content for its extension) does not stop the reading: every such
+file is listed with its reason, and `read_documents` then raises one `InputError` naming them all,
+unless ``skip_bad=True`` (then they are in ``report.skipped`` and the rest is returned).
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -27,7 +42,8 @@ from typing import Any
 
 from gaji.corpus.chunking import document_id_problem
 from gaji.errors import InputError
-from gaji.types import Document
+from gaji.text.normalize import normalize_keeping_offsets, normalize_text, surrogate_field
+from gaji.types import Document, Location
 
 __all__ = [
     "Skipped",
@@ -44,6 +60,7 @@ __all__ = [
 ]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+SURROGATE = "holds an unpaired surrogate (a \\ud800-\\udfff escape), which is not valid Unicode"
 
 
 @dataclass
@@ -70,11 +87,16 @@ class ReadReport:
     documents: int = 0
     files: dict[str, int] = field(default_factory=dict)  # source path -> documents read from it
     skipped: list[Skipped] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # read, but worth telling: "a.pdf: 2 scanned page(s) ..."
+    ignored: dict[str, int] = field(default_factory=dict)  # extension -> files in folders no reader takes
+    unreadable: int = 0  # files (not records) that could not be read; they are in `skipped` too
 
     def summary(self) -> str:
         s = f"{self.documents} documents from {len(self.files)} source(s)"
         if self.skipped:
             s += f"; skipped {len(self.skipped)} bad record(s)"
+            if self.unreadable:
+                s += f" ({self.unreadable} unreadable file(s))"
         return s
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,6 +104,8 @@ class ReadReport:
             "documents": self.documents,
             "files": dict(self.files),
             "skipped": [vars(s) for s in self.skipped],
+            "notices": list(self.notices),
+            "ignored": dict(self.ignored),
         }
 
 
@@ -97,6 +121,11 @@ class _Ctx:
         if not self.skip_bad:
             raise InputError(message + " (--skip-bad / skip_bad=True skips bad records)", path=str(path), line=line, field=field)
         self.report.skipped.append(Skipped(str(path), line, field, message, record_id))
+
+    def unreadable(self, message: str, path: Path | str, line: int | None = None) -> None:
+        """A whole file that cannot be read: recorded, and reading goes on (see `read_documents`)."""
+        self.report.unreadable += 1
+        self.report.skipped.append(Skipped(str(path), line, None, message))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,6 +148,11 @@ def _doc_from_record(
 
     def bad_text(message: str) -> None:  # the record is named in the report, so its gold references can be found
         ctx.bad(message, path, line, pre + "text", record_id=usable_id)
+
+    bad_field = surrogate_field(rec)
+    if bad_field is not None:
+        ctx.bad(SURROGATE, path, line, (pre + bad_field) or None, record_id=usable_id)
+        return None
 
     if "text" not in rec or rec["text"] is None:
         bad_text("missing 'text'")
@@ -161,7 +195,7 @@ def read_jsonl(path: str | Path, *, skip_bad: bool = False, report: ReadReport |
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             try:
-                line = raw.decode("utf-8")
+                line = normalize_text(raw.decode("utf-8"))
             except UnicodeDecodeError as e:
                 ctx.bad(f"not valid UTF-8 (byte {e.start + 1} of the line); convert the file to UTF-8", path, lineno)
                 continue
@@ -186,7 +220,7 @@ def _load_json(path: Path, ctx: _Ctx) -> Any:
             "not valid UTF-8; convert the file to UTF-8", path=str(path), line=data[: e.start].count(b"\n") + 1
         ) from None
     try:
-        return json.loads(text)
+        return json.loads(normalize_text(text))
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg} (column {e.colno})", path=str(path), line=e.lineno) from None
 
@@ -222,6 +256,9 @@ def read_korquad(
             context = para.get("context") if isinstance(para, dict) else None
             if not isinstance(context, str) or not context.strip():
                 ctx.bad("missing or empty 'context'", path, None, where)
+                continue
+            if surrogate_field([context, title]) is not None:
+                ctx.bad(SURROGATE, path, None, where)
                 continue
             yield Document(
                 id=f"korquad-{a_idx}-{p_idx}",
@@ -287,6 +324,7 @@ def read_text_file(
     except UnicodeDecodeError as e:
         ctx.bad("not valid UTF-8; convert the file to UTF-8", path, data[: e.start].count(b"\n") + 1)
         return None
+    text = normalize_text(text)
     meta: dict[str, Any] = {}
     title = ""
     if path.suffix.lower() in (".md", ".markdown"):
@@ -301,23 +339,92 @@ def read_text_file(
     if not text.strip():
         ctx.bad("empty file", path, None, "text")
         return None
-    doc_id = path.relative_to(root).as_posix() if root is not None else path.name
-    return Document(id=doc_id, text=text, title=title or path.stem, metadata=meta, source=str(path))
+    # file names from macOS are NFD: the id and the fallback title are normalised like the text
+    doc_id = normalize_text(path.relative_to(root).as_posix() if root is not None else path.name)
+    loc = Location(file=doc_id, sha256=hashlib.sha256(data).hexdigest())
+    return Document(id=doc_id, text=text, title=title or normalize_text(path.stem), metadata=meta, source=str(path),
+                    location=loc)
+
+
+def _read_document_file(path: Path, root: Path | None, ctx: _Ctx) -> Iterator[Document]:
+    """The Documents of one file in a folder (or named alone): read by its content's format.
+
+    A file no reader takes yields nothing (counted in ``report.ignored`` when in a folder); a file
+    that cannot be read is recorded with `_Ctx.unreadable` and yields nothing.
+    """
+    from gaji.corpus.formats import Unreadable, detect, read_file
+
+    rel = normalize_text(path.relative_to(root).as_posix() if root is not None else path.name)
+    try:
+        fmt, notice = detect(path)
+    except Unreadable as e:
+        ctx.unreadable(str(e), path)
+        return
+    except OSError as e:
+        ctx.unreadable(f"cannot be opened ({e.strerror or e})", path)
+        return
+    if fmt is None:
+        if root is None:
+            raise InputError(
+                f"unknown corpus format {path.suffix.lower() or '(no extension)'!r}; use .jsonl, .json (KorQuAD), "
+                ".txt, .md, .pdf, .hwp, .hwpx, .docx, .pptx, .xlsx, .html or a folder",
+                path=str(path),
+            )
+        ext = path.suffix.lower() or "(no extension)"
+        ctx.report.ignored[ext] = ctx.report.ignored.get(ext, 0) + 1
+        return
+    if notice:
+        ctx.report.notices.append(f"{path}: {notice}")
+    if fmt.name == "text":
+        scratch = ReadReport()
+        doc = read_text_file(path, root, skip_bad=True, report=scratch)
+        for s in scratch.skipped:
+            ctx.unreadable(s.reason, s.path, s.line)
+        if doc is not None:
+            yield doc
+        return
+    try:
+        docs, parsed = read_file(path, rel, fmt, rel=rel)
+    except Unreadable as e:
+        ctx.unreadable(str(e), path)
+        return
+    ctx.report.notices.extend(f"{path}: {n}" for n in parsed.notices)
+    for d in docs:  # PDF and HWP extractors often hand out decomposed (NFD) Hangul
+        yield _nfc_document(d)
+
+
+def _nfc_document(d: Document) -> Document:
+    """A Document read from a file, in NFC: its text (table-row spans moved with it), title and location labels."""
+    text, at = normalize_keeping_offsets(d.text, [x for r in d.table_rows for x in (r.start, r.end)])
+    rows = [dataclasses.replace(r, start=at[r.start], end=at[r.end]) for r in d.table_rows]
+    loc = d.location
+    if loc is not None:
+        loc = dataclasses.replace(loc, section=[normalize_text(s) for s in loc.section],
+                                  sheet=normalize_text(loc.sheet) if loc.sheet else loc.sheet)
+    return dataclasses.replace(d, text=text, title=normalize_text(d.title), table_rows=rows, location=loc)
+
+
+def _walk_folder(root: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
 
 
 def read_folder(path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None) -> Iterator[tuple[Document, int | None]]:
-    """Every .txt/.md file under a folder, in path order (hidden files and folders skipped)."""
+    """Every document file under a folder, in path order (hidden files and folders skipped).
+
+    Unreadable files are recorded in ``report.skipped`` (and ``report.unreadable``) and the rest is
+    read; `read_documents` turns them into an error unless ``skip_bad``.
+    """
     root = Path(path)
-    files = sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in TEXT_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
-    for p in files:
-        doc = read_text_file(p, root, skip_bad=skip_bad, report=report)
-        if doc is not None:
+    ctx = _Ctx(skip_bad, report if report is not None else ReadReport())
+    for p in _walk_folder(root):
+        if p.suffix.lower() in (".jsonl", ".json"):  # record corpora are named explicitly, never collected
+            ctx.report.ignored[p.suffix.lower()] = ctx.report.ignored.get(p.suffix.lower(), 0) + 1
+            continue
+        for doc in _read_document_file(p, root, ctx):
             yield doc, None
 
 
@@ -349,10 +456,23 @@ def iter_documents(
         if doc is not None:
             yield doc, None
     else:
-        raise InputError(
-            f"unknown corpus format {suffix or '(no extension)'!r}; use .jsonl, .json (KorQuAD), .txt, .md or a folder",
-            path=str(p),
-        )
+        ctx = _Ctx(skip_bad, report if report is not None else ReadReport())
+        for doc in _read_document_file(p, None, ctx):
+            yield doc, None
+
+
+def _unreadable_error(report: ReadReport, limit: int = 20) -> InputError:
+    files = [s for s in report.skipped if s.field is None and s.record_id is None]
+    if len(files) == 1:
+        s = files[0]
+        return InputError(s.reason + " (--skip-bad / skip_bad=True indexes the other files)", path=s.path, line=s.line)
+    lines = [f"  {s}" for s in files[:limit]]
+    if len(files) > limit:
+        lines.append(f"  ... and {len(files) - limit} more")
+    return InputError(
+        f"{len(files)} files could not be read (--skip-bad / skip_bad=True indexes the others and lists these):\n"
+        + "\n".join(lines)
+    )
 
 
 def read_documents(
@@ -409,6 +529,8 @@ def read_documents(
             if limit is not None and len(docs) >= limit:
                 break
     report.documents = len(docs)
+    if report.unreadable and not skip_bad:
+        raise _unreadable_error(report)
     if not docs and not allow_empty:
         detail = f" ({len(report.skipped)} bad record(s) skipped)" if report.skipped else ""
         raise InputError(f"empty corpus: no documents found{detail}", path=", ".join(names) or "<no sources>")

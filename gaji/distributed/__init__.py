@@ -1,4 +1,4 @@
-"""Distributed batch work over Ray (issue 10): sharded embedding for index builds, sharded `gaji eval`.
+"""Distributed batch work over Ray: sharded embedding for index builds, sharded `gaji eval`.
 
     gaji index build hotpotqa --out runs/hp --ray local --embed-workers 2
     gaji eval hotpotqa --method oner --ray local --workers 2

@@ -30,7 +30,7 @@ def corpus_index(ds: Dataset, cache_dir: str | Path, *, open_index: Callable[[Pa
                  say: Callable[[str], Any] = print) -> CorpusIndex:
     """The cached index of `ds`'s corpus, built (and cached) when there is none for this corpus yet."""
     fp = ds.corpus_fingerprint()
-    name = ds.name if ds.name in KNOWN_DATASETS else f"{ds.name}-{fp[:8]}"
+    name = ds.corpus_name or (ds.name if ds.name in KNOWN_DATASETS else f"{ds.name}-{fp[:8]}")
     root = Path(cache_dir)
     idx_dir = root / name
     marker = root / f"{name}.source.json"

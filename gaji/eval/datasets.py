@@ -92,6 +92,9 @@ class Dataset:
     corpus_path: Path | None = None  # a corpus JSONL on disk (gaji format)
     documents: list[Document] | None = None  # paragraphs carried by an official-format file
     long_form: bool = False
+    # a set asked over another known set's corpus (KoMultiHop over KorQuAD): its index is cached under that
+    # set's name, and its paragraphs are that set's (with that set's licence)
+    corpus_name: str | None = None
 
     @property
     def has_corpus(self) -> bool:
@@ -166,7 +169,7 @@ def _locate_known(name: str) -> tuple[Path, Path | None]:
     return q, (c if c and c.exists() else None)
 
 
-def resolve(name_or_path: str) -> tuple[str, Path, Path | None]:
+def resolve(name_or_path: str, known: list[str] | None = None) -> tuple[str, Path, Path | None]:
     """(dataset name, question file, corpus file or None). Unknown names list the known ones."""
     p = Path(name_or_path).expanduser()
     if p.is_file():
@@ -175,7 +178,8 @@ def resolve(name_or_path: str) -> tuple[str, Path, Path | None]:
     canon = canonical_name(name_or_path)
     if canon is None:
         hint = " (no such file either)" if ("/" in name_or_path or "." in name_or_path) else ""
-        raise ConfigError(f"unknown dataset {name_or_path!r}{hint}; known: {', '.join(known_names())}, or a path to a file")
+        names = known if known is not None else known_names()
+        raise ConfigError(f"unknown dataset {name_or_path!r}{hint}; known: {', '.join(names)}, or a path to a file")
     q, c = _locate_known(canon)
     return canon, q, c
 
@@ -199,8 +203,10 @@ def file_sha256(path: str | Path) -> str:
 
 
 # -- loading -------------------------------------------------------------------
-def load_dataset(name_or_path: str) -> Dataset:
-    name, qpath, cpath = resolve(name_or_path)
+def load_dataset(name_or_path: str, known: list[str] | None = None) -> Dataset:
+    """A shared set by name, or a question file in one of the formats above. gaji's own sets, which ship
+    inside the package, are loaded by name through `gaji.eval.sets.load_dataset`."""
+    name, qpath, cpath = resolve(name_or_path, known)
     fmt, items, docs = read_questions(qpath)
     spec = KNOWN_DATASETS.get(name)
     long_form = spec.long_form if spec else _looks_long_form(items)
@@ -462,7 +468,7 @@ def write_corpus(ds: Dataset, path: str | Path) -> int:
     `gaji index build` reads the official file directly."""
     from gaji.io import atomic_write_text
 
-    if ds.format == "korquad":
+    if ds.format == "korquad" or ds.corpus_name == "korquad":
         raise ConfigError("KorQuAD is converted at load time and never re-saved (CC BY-ND); "
                           "index the official file directly: gaji index build KorQuAD_v1.0_dev.json")
     docs = ds.documents if ds.documents is not None else (read_corpus(ds.corpus_path) if ds.corpus_path else [])

@@ -219,7 +219,9 @@ class RunRecord:
                 "format": ds.format,
                 "sha256": ds.sha256,
                 "questions": len(ds.items),
-                "corpus": str(ds.corpus_path) if ds.corpus_path else ("(paragraphs in the question file)" if ds.documents else None),
+                "corpus": str(ds.corpus_path) if ds.corpus_path else (
+                    f"(the {ds.corpus_name} paragraphs)" if ds.corpus_name
+                    else "(paragraphs in the question file)" if ds.documents else None),
                 "long_form": ds.long_form,
             },
             "method": s.method,

@@ -38,7 +38,8 @@ from typing import Any, Callable
 from gaji.config import Settings
 from gaji.errors import ConfigError
 from gaji.eval.corpus_index import corpus_index
-from gaji.eval.datasets import Dataset, EvalItem, load_dataset
+from gaji.eval.datasets import Dataset, EvalItem
+from gaji.eval.sets import load_dataset
 from gaji.eval.display import EvalProgress, print_summary
 from gaji.eval.metrics.retrieval import DEFAULT_KS
 from gaji.eval.record import Retrieval, RunRecord, RunSetup, Sittings, default_out_dir
@@ -117,15 +118,7 @@ class EvalRun:
         """The generator backend; the response cache is dropped (with a note) if not installed."""
         if self._built is not None:
             return self._built
-        g = self.gaji
-        try:
-            self._built = g.backend
-        except ModuleNotFoundError as e:
-            if e.name != "gaji.llm.cache":
-                raise
-            self.notes.append("LLM response cache unavailable (gaji.llm.cache missing): running without it")
-            g.settings.cache = False
-            self._built = g.backend
+        self._built = self.gaji.backend
         return self._built
 
     def _judge(self):

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
+from gaji.io import read_jsonl_tolerant  # noqa: F401 - the run readers import it from here
+
 # (regex on metric name, label template, kind); kind: pct (×100), int, f2 (2 decimals), f1 (1 decimal)
 _SPECS: list[tuple[str, str, str]] = [
     (r"em", "EM", "pct"),
@@ -105,24 +107,7 @@ def means(summary: dict) -> dict[str, float]:
 
 
 # -- run directories ---------------------------------------------------------
-def read_jsonl_tolerant(path: Path) -> list[dict]:
-    """JSON lines of a (possibly interrupted) run; a torn or bad line is skipped."""
-    out: list[dict] = []
-    if not path.exists():
-        return out
-    with open(path, "r", encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(obj, dict):
-                out.append(obj)
-    return out
-
-
+# read_jsonl_tolerant lives in gaji.io (every resumable log uses it); the run readers import it from here too
 def latest_by_id(records: list[dict]) -> dict[str, dict]:
     """The last line per question id (a retried question appends a new line)."""
     out: dict[str, dict] = {}

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from gaji.errors import ConfigError
 from gaji.llm.tracked import TrackedLLM
 from gaji.types import Node, Passage
 
 
 def _default_factory(llm: TrackedLLM) -> Any:
-    try:
-        from gaji.methods.toq.evaluator import QueryEvaluator
-    except ImportError as e:
-        raise ConfigError(f"--toq-eval needs the ToQ query evaluator (gaji.methods.toq.evaluator): {e}") from None
+    from gaji.methods.toq.evaluator import QueryEvaluator
+
     return QueryEvaluator(llm)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -34,6 +33,7 @@ from gaji.llm.base import LLMBackend
 from gaji.llm.tracked import TrackedLLM
 from gaji.progress import Bars, Task
 from gaji.text.lang import detect_lang
+from gaji.text.normalize import normalize_text
 from gaji.types import Chunk, Node
 
 from .prompts import EXPAND_SCHEMA, N_QUESTIONS, PROMPT_VERSION, expand_messages
@@ -97,51 +97,40 @@ def _clean_questions(qs: Sequence[str]) -> list[str]:
 
 class ExpansionStore:
     """Append-only JSONL of finished expansions (one per line, fsync'd). A torn last line (crash
-    mid-write) is ignored; a later line for the same chunk id wins."""
+    mid-write) is ignored, and repaired before the next append (gaji.io.append_jsonl); a later line for
+    the same chunk id wins."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self._lock = threading.Lock()
-        self._checked_tail = False
 
     def load(self) -> dict[str, Expansion]:
         out: dict[str, Expansion] = {}
         if not self.path.exists():
             return out
-        with open(self.path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        for i, line in enumerate(lines, 1):
-            if not line.strip():
+        lines = self.path.read_bytes().split(b"\n")
+        for i, raw in enumerate(lines, 1):
+            if not raw.strip():
                 continue
+            last = i >= len(lines) - 1
+            try:
+                line = normalize_text(raw.decode("utf-8"))
+            except UnicodeDecodeError as err:
+                if last:  # a multi-byte character cut by a crash
+                    continue
+                raise InputError(f"bad expansion record: not UTF-8 (byte {err.start + 1})", path=str(self.path),
+                                 line=i) from None
             try:
                 d = json.loads(line)
                 e = Expansion.from_dict(d)
-            except (json.JSONDecodeError, TypeError) as err:
-                if i >= len(lines) - 1 or _torn(line):  # a write torn by a crash (last line, or ended by a rerun)
+            except (json.JSONDecodeError, TypeError, AttributeError) as err:
+                if last or _torn(line):  # a write torn by a crash (last line, or ended by an older rerun)
                     continue
                 raise InputError(f"bad expansion record: {err}", path=str(self.path), line=i) from None
             out[e.chunk_id] = e
         return out
 
     def append(self, e: Expansion) -> None:
-        with self._lock:
-            if not self._checked_tail:
-                self._end_torn_line()
-            append_jsonl(self.path, e.to_dict())
-
-    def _end_torn_line(self) -> None:
-        """A crash mid-write leaves a last line without its newline: end it, so the next record starts
-        on a line of its own (`load` skips the torn line)."""
-        self._checked_tail = True
-        if self.path.exists() and self.path.stat().st_size:
-            with open(self.path, "rb+") as f:
-                f.seek(-1, 2)
-                if f.read(1) != b"\n":
-                    f.write(b"\n")
-
-    def extend_from(self, other: dict[str, Expansion]) -> None:
-        for e in other.values():
-            self.append(e)
+        append_jsonl(self.path, e.to_dict())
 
 
 def _torn(line: str) -> bool:

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Sequence
 from gaji.errors import GajiError
 from gaji.eval.metrics.cost import call_cost
 from gaji.expand.judge_prompts import JUDGE_SCHEMA, judge_messages, question_set
-from gaji.io import append_jsonl, iter_jsonl
+from gaji.io import append_jsonl, read_jsonl_tolerant
 from gaji.llm.tracked import TrackedLLM
 from gaji.text.lang import detect_lang
 from gaji.types import Node
@@ -153,7 +153,7 @@ def done_keys(path: str | Path) -> set[tuple[str, str]]:
     p = Path(path)
     if not p.exists():
         return set()
-    return {(r["kind"], r["id"]) for _, r in iter_jsonl(p) if r.get("verdict") in ("pass", "fail")}
+    return {(r["kind"], r["id"]) for r in read_jsonl_tolerant(p) if r.get("verdict") in ("pass", "fail")}
 
 
 def run_judge(judge: ExpansionJudge, tasks: Sequence[JudgeTask], out: str | Path, parallel: int = 1,
@@ -185,7 +185,7 @@ def run_judge(judge: ExpansionJudge, tasks: Sequence[JudgeTask], out: str | Path
 def summarize(path: str | Path) -> dict[str, Any]:
     """Pass rate per kind over the latest verdict of each (kind, id) in a verdicts file."""
     latest: dict[tuple[str, str], dict] = {}
-    for _, r in iter_jsonl(path):
+    for r in read_jsonl_tolerant(Path(path)):  # an interrupted run may have torn the last line
         key = (r["kind"], r["id"])
         if r.get("verdict") in ("pass", "fail") or key not in latest:
             latest[key] = r

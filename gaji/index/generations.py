@@ -25,25 +25,17 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 from gaji.errors import IndexError_
+from gaji.io import fsync_dir
 
 from .layout import CHUNKS, GEN_PREFIX, MANIFEST, TMP_PREFIX, generation_name, is_root_only
 from .manifest import (FORMAT_VERSION, FORMAT_VERSION_GENERATIONS, Manifest, read_manifest, rebuild_hint,
                        write_manifest)
 
 __all__ = ["Snapshot", "snapshot", "signature", "data_dir", "new_work_dir", "copy_parts", "commit",
-           "commit_manifest", "install", "collect", "fsync_dir", "parts_dir"]
+           "commit_manifest", "install", "collect", "parts_dir"]
 
 OPEN_ATTEMPTS = 50  # a reader racing that many commits in a row gives up
 NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL)
-
-
-def fsync_dir(path: str | Path) -> None:
-    """Make the renames inside a folder durable (a rename is only on disk once its folder is synced)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def signature(root: str | Path) -> tuple[int, int, int] | None:

@@ -35,7 +35,7 @@ def to_passage(chunk: Chunk, score: float, rank: int, source: str, **meta: Any) 
     md.update(meta)
     return Passage(
         id=chunk.id, doc_id=chunk.doc_id, text=chunk.text, title=chunk.title,
-        score=float(score), rank=rank, source=source, metadata=md,
+        score=float(score), rank=rank, source=source, metadata=md, location=chunk.location,
     )
 
 

@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gaji.errors import GajiError, InputError
-from gaji.eval.datasets import load_dataset
+from gaji.eval.sets import load_dataset
 from gaji.io import iter_jsonl
 from gaji.methods.toq.router import ShapeRouter, view_texts
 

@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable
 
 from gaji.errors import ConfigError, GajiError
 from gaji.eval.metrics.answer import answer_scores
-from gaji.io import append_jsonl, atomic_write_json, atomic_write_text
+from gaji.io import append_jsonl, atomic_write_json, atomic_write_text, read_jsonl_tolerant
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.chain import Chain, History
@@ -155,18 +155,9 @@ class ChainSampler:
 
 # -- the resumable run ------------------------------------------------------------------------
 def read_jsonl(path: Path) -> list[dict]:
-    out = []
-    if not path.exists():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a torn last line from an interrupted run
-    return out
+    """The records of a chains/instances file; a torn last line from an interrupted run (or any unreadable
+    line) is skipped and reported with its file:line (gaji.io.read_jsonl_tolerant)."""
+    return read_jsonl_tolerant(path)
 
 
 def downsample(records: list[dict], share: float, seed: int = 0) -> list[dict]:

@@ -63,6 +63,7 @@ class LLMBackend:
     name: str = "llm"  # the model name recorded in traces
     parallel_slots: int = 1
     context_size: int = 4096
+    deadline_s: float | None = None  # total time for one call, retries included (None: no limit; gaji.deadline)
 
     def generate(self, request: Request) -> Result:  # pragma: no cover - interface
         raise NotImplementedError

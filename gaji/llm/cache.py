@@ -39,6 +39,7 @@ class CachedLLM(LLMBackend):
         self.name = backend.name
         self.parallel_slots = backend.parallel_slots
         self.context_size = backend.context_size
+        self.deadline_s = getattr(backend, "deadline_s", None)
         self.model_id = model_identity(backend)
         root = Path(cache_dir) if cache_dir else default_home() / "llm-cache"
         self.dir = root / hashlib.sha256(self.model_id.encode("utf-8")).hexdigest()[:16]

@@ -33,9 +33,9 @@ def make_llm(spec: str = "local", *, cache: bool = False, cache_dir: str | None 
 
 
 def llm_from_settings(s: "Settings", spec: str | None = None, *, cache: bool | None = None) -> LLMBackend:
-    """The backend `spec` (default `s.llm`) built with the settings' server, slots, context, threads, timeout and
+    """The backend `spec` (default `s.llm`) built with the settings' server, slots, context, threads, timeout, deadline and
     prompt cache; `cache` (default `s.cache`) wraps it in the on-disk response cache. One place for the
     settings -> backend wiring the API, the CLI commands and the benches share."""
     return make_llm(spec or s.llm, cache=s.cache if cache is None else cache, cache_dir=s.cache_dir,
                     base_url=s.base_url, parallel=s.parallel, ctx_size=s.ctx_size, threads=s.threads,
-                    timeout_s=s.timeout_s, prompt_cache=s.prompt_cache)
+                    timeout_s=s.timeout_s, deadline_s=s.deadline_s, prompt_cache=s.prompt_cache)

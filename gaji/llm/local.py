@@ -33,6 +33,8 @@ from typing import Any
 
 from gaji.errors import ConfigError, LLMError
 from gaji.llm.base import LLMBackend, Request, Result
+from gaji.deadline import Deadline
+from gaji.llm.http import fetch
 from gaji.llm.openai_compat import DIRECT_OPENER, parse_response, request_body
 from gaji.registry import LLM_BACKENDS
 
@@ -109,8 +111,7 @@ class _Loaded:
             req = urllib.request.Request(
                 self.address.rstrip("/") + "/slots", headers={"Authorization": f"Bearer {self.api_key}"}
             )
-            with DIRECT_OPENER.open(req, timeout=60) as r:
-                r.read()
+            fetch(DIRECT_OPENER, req, Deadline.after(60.0))
             return
         except OSError:
             pass
@@ -310,8 +311,7 @@ class LocalLLM(LLMBackend):
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {loaded.api_key}"},
         )
         try:
-            with DIRECT_OPENER.open(req, timeout=30) as r:
-                return list(json.loads(r.read())["tokens"])
+            return list(json.loads(fetch(DIRECT_OPENER, req, Deadline.after(30.0)))["tokens"])
         except (OSError, ValueError, KeyError) as e:
             raise LLMError(f"local model {self.name}: tokenize failed: {e}") from None
 

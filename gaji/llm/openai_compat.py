@@ -6,8 +6,11 @@ Chat requests go to `<base>/v1/chat/completions`, raw prompts to `<base>/v1/comp
 `/v1` is added unless base_url already ends with it). The API key comes from GAJI_LLM_API_KEY, else
 OPENAI_API_KEY (none = no Authorization header). Connection errors, 408/429 and 5xx answers are
 retried with exponential backoff (honouring Retry-After); then the call fails with an LLMError
-that says what happened ("cannot reach http://...: connection refused"). A request that times out
-(`timeout_s`, per socket operation) is not retried here: TrackedLLM decides.
+that says what happened ("cannot reach http://...: connection refused"). The whole call -- attempts,
+backoffs and every byte of the answer -- ends by one deadline (`deadline_s`, setting GAJI_DEADLINE_S,
+or the caller's sooner one, gaji.deadline): a server that never answers, or drips its answer a byte at
+a time, fails the call with a message naming the server. `timeout_s` still bounds each single socket
+operation. A request that times out is not retried here: TrackedLLM decides.
 
 Only the standard library is used (urllib): one short-lived connection per call, so any number of
 threads may call at once. `parallel_slots` (default 4) tells methods how many calls to run at once.
@@ -26,8 +29,10 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
+from gaji.deadline import DEFAULT_DEADLINE_S, Deadline, within
 from gaji.errors import ConfigError, LLMError
 from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.http import deadline_opener, fetch
 from gaji.registry import LLM_BACKENDS
 
 API_KEY_ENV = ("GAJI_LLM_API_KEY", "GAJI_API_KEY_LLM", "OPENAI_API_KEY")  # the 2nd: as factory.py once spelt it
@@ -149,15 +154,13 @@ def api_base(base_url: str) -> str:
     return base if base.endswith("/v1") else base + "/v1"
 
 
-DIRECT_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+DIRECT_OPENER = deadline_opener("http://127.0.0.1")  # loopback: no proxy, deadlines honoured
 
 
 def opener_for(url: str) -> urllib.request.OpenerDirector:
-    """Loopback servers are reached directly, never through an HTTP(S)_PROXY from the environment."""
-    host = (urllib.parse.urlsplit(url).hostname or "").lower()
-    if host in ("localhost", "::1") or host.startswith("127."):
-        return DIRECT_OPENER
-    return urllib.request.build_opener()
+    """Loopback servers are reached directly, never through an HTTP(S)_PROXY from the environment; every
+    request through it can carry a total deadline (gaji.llm.http)."""
+    return deadline_opener(url)
 
 
 def _reason(e: BaseException) -> str:
@@ -192,11 +195,13 @@ class OpenAICompatLLM(LLMBackend):
         backoff_s: float = 0.5,
         parallel_slots: int = 4,
         context_size: int = 8192,
+        deadline_s: float | None = DEFAULT_DEADLINE_S,
     ):
         self.model = model
         self.base = api_base(base_url)
         self.api_key = api_key
         self.timeout_s = float(timeout_s)
+        self.deadline_s = float(deadline_s) if deadline_s else None
         self.retries = max(0, int(retries))
         self.backoff_s = float(backoff_s)
         self.name = model
@@ -216,17 +221,17 @@ class OpenAICompatLLM(LLMBackend):
         return h
 
     def post(self, path: str, body: dict) -> dict:
-        """POST JSON to `<base><path>` with retries; the decoded JSON answer or LLMError."""
+        """POST JSON to `<base><path>` with retries, all within one deadline; the decoded JSON answer or LLMError."""
         url = self.base + path
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        deadline = within(self.deadline_s)
         attempt = 0
         while True:
             attempt += 1
             delay = self.backoff_s * (2 ** (attempt - 1))
             try:
                 req = urllib.request.Request(url, data=data, headers=self._headers(), method="POST")
-                with self._opener.open(req, timeout=self.timeout_s) as r:
-                    raw = r.read()
+                raw = fetch(self._opener, req, deadline, self.timeout_s)
                 try:
                     return json.loads(raw)
                 except ValueError:
@@ -236,9 +241,10 @@ class OpenAICompatLLM(LLMBackend):
                     detail = error_text(json.loads(e.read() or b"{}"))
                 except (ValueError, OSError):
                     detail = e.reason
+                tries = f" after {attempt} attempts" if attempt > 1 else ""
+                failure = f"{url} answered HTTP {e.code}{tries}: {detail}"
                 if e.code not in RETRY_STATUS or attempt > self.retries:
-                    tries = f" after {attempt} attempts" if attempt > 1 else ""
-                    raise LLMError(f"{url} answered HTTP {e.code}{tries}: {detail}") from None
+                    raise LLMError(failure) from None
                 retry_after = e.headers.get("Retry-After") if e.headers else None
                 if retry_after:
                     try:
@@ -246,15 +252,28 @@ class OpenAICompatLLM(LLMBackend):
                     except ValueError:
                         pass
             except (TimeoutError, socket.timeout):
-                raise LLMError(f"{url}: no answer within {self.timeout_s:g} s (timeout_s)") from None
+                raise self._timed_out(url, deadline, attempt) from None
             except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
                 if isinstance(getattr(e, "reason", None), (TimeoutError, socket.timeout)):
-                    raise LLMError(f"cannot reach {url}: timed out after {self.timeout_s:g} s") from None
+                    raise self._timed_out(url, deadline, attempt, connecting=True) from None
+                tries = f" ({attempt} attempts)" if attempt > 1 else ""
+                failure = f"cannot reach {url}: {_reason(e)}{tries}; is the server running there? (check --base-url)"
                 if attempt > self.retries:
-                    tries = f" ({attempt} attempts)" if attempt > 1 else ""
-                    raise LLMError(f"cannot reach {url}: {_reason(e)}{tries}; is the server running there? "
-                                   "(check --base-url)") from None
-            time.sleep(min(delay, MAX_BACKOFF_S))
+                    raise LLMError(failure) from None
+            pause = min(delay, MAX_BACKOFF_S)
+            if deadline is not None and deadline.remaining() <= pause:
+                raise LLMError(f"{failure} (no time left for another attempt within the {deadline.budget_s:g} s "
+                               "deadline; GAJI_DEADLINE_S)") from None
+            time.sleep(pause)
+
+    def _timed_out(self, url: str, deadline: Deadline | None, attempts: int, connecting: bool = False) -> LLMError:
+        tries = f" ({attempts} attempts)" if attempts > 1 else ""
+        if deadline is not None and deadline.remaining() <= 0.05:  # a socket wait ended at the deadline
+            return LLMError(f"{url}: no complete answer within {deadline.budget_s:g} s{tries} (the deadline for one "
+                            "LLM call, retries included; raise it with GAJI_DEADLINE_S)")
+        if connecting:
+            return LLMError(f"cannot reach {url}: timed out after {self.timeout_s:g} s")
+        return LLMError(f"{url}: no answer within {self.timeout_s:g} s (timeout_s){tries}")
 
     def generate(self, request: Request) -> Result:
         body = request_body(request, self.model)
@@ -268,7 +287,8 @@ class OpenAICompatLLM(LLMBackend):
 
     def describe(self) -> dict[str, Any]:
         d = super().describe()
-        d.update(backend="openai", base_url=self.base, timeout_s=self.timeout_s, retries=self.retries)
+        d.update(backend="openai", base_url=self.base, timeout_s=self.timeout_s, deadline_s=self.deadline_s,
+                 retries=self.retries)
         return d
 
 
@@ -288,6 +308,7 @@ def make_openai(
     timeout_s: float = 120.0,
     parallel_slots: int = 4,
     retries: int = 2,
+    deadline_s: float | None = DEFAULT_DEADLINE_S,
     **_: Any,
 ) -> OpenAICompatLLM:
     """Factory for `openai:MODEL`; needs base_url. Embedded-only settings (parallel, ctx_size, threads) are ignored."""
@@ -305,4 +326,5 @@ def make_openai(
         timeout_s=timeout_s or 120.0,
         retries=retries,
         parallel_slots=parallel_slots,
+        deadline_s=deadline_s,
     )

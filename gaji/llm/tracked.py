@@ -17,17 +17,21 @@ import threading
 import time
 from typing import Any
 
+from gaji.deadline import Deadline, deadline_scope
 from gaji.errors import LLMError
 from gaji.llm.base import LLMBackend, Request, Result
 from gaji.types import LLMCall, Node
 
 
 class TrackedLLM:
-    def __init__(self, backend: LLMBackend, retries: int = 2, backoff_s: float = 0.5, keep_prompts: bool = True):
+    def __init__(self, backend: LLMBackend, retries: int = 2, backoff_s: float = 0.5, keep_prompts: bool = True,
+                 deadline_s: float | None = None):
+        """`deadline_s`: total time for one call with its retries (default: the backend's `deadline_s`)."""
         self.backend = backend
         self.retries = retries
         self.backoff_s = backoff_s
         self.keep_prompts = keep_prompts
+        self.deadline_s = deadline_s if deadline_s is not None else getattr(backend, "deadline_s", None)
         self._lock = threading.Lock()
 
     @property
@@ -43,6 +47,12 @@ class TrackedLLM:
 
     # -- core -------------------------------------------------------------
     def call(self, node: Node, purpose: str, request: Request) -> Result:
+        """One call with its retries, all within one deadline (`deadline_s`, or an enclosing sooner one): a
+        server that hangs costs the deadline once, not once per attempt."""
+        with deadline_scope(self.deadline_s) as deadline:
+            return self._call(node, purpose, request, deadline)
+
+    def _call(self, node: Node, purpose: str, request: Request, deadline: Deadline | None) -> Result:
         attempts = 0
         t0 = time.perf_counter()
         last_err: Exception | None = None
@@ -58,7 +68,10 @@ class TrackedLLM:
                 self._record(node, purpose, request, res, attempts, t0)
                 return res
             if attempts <= self.retries:
-                time.sleep(self.backoff_s * (2 ** (attempts - 1)))
+                pause = self.backoff_s * (2 ** (attempts - 1))
+                if deadline is not None and deadline.remaining() <= pause:
+                    break  # no time left for another attempt: report the last failure now
+                time.sleep(pause)
         call = LLMCall(
             model=self.backend.name,
             purpose=purpose,

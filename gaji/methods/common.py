@@ -16,6 +16,12 @@ DATA_NOTE = {
 _FENCE_TAG = re.compile(r"</?\s*documents\s*>", re.I)
 
 
+def defuse_fence(text: str) -> str:
+    """`text` with every <documents> / </documents> tag made harmless (‹documents›), so retrieved data
+    cannot close the fence it is quoted in."""
+    return _FENCE_TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
+
+
 def few_shot_messages(system: str, shots: list[tuple[str, str]], user: str) -> list[dict]:
     """Chat messages: the fixed system turn and (user, assistant) exemplar turns first, the variable user turn
     last, so every call of one prompt shares its long prefix in llama.cpp's prompt cache."""
@@ -37,11 +43,13 @@ def format_passages(
     labels = numbers if numbers is not None else range(1, len(passages) + 1)
     for i, p in zip(labels, passages):
         text = p.text if len(p.text) <= max_chars else p.text[:max_chars] + " …"
-        text = _FENCE_TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
+        text = defuse_fence(text)
+        # a title is one line of data too: no fence tags, and no newline to start a fake "[n]" block with
+        title = defuse_fence(" ".join(p.title.split()))
         if style == "wiki":
-            blocks.append(f"Wikipedia Title: {p.title}\n{text}")
+            blocks.append(f"Wikipedia Title: {title}\n{text}")
         else:
-            title = f" ({p.title})" if p.title else ""
+            title = f" ({title})" if title else ""
             blocks.append(f"[{i}]{title} {text}")
     body = "\n\n".join(blocks)
     return body if style == "wiki" else f"<documents>\n{body}\n</documents>"

@@ -4,10 +4,12 @@
     routes/     one router per concern: page, info (health, methods, metrics), indexes, ask (JSON and SSE)
     service.py  AskService: the ask pipeline every answering endpoint shares (checks, queue, time limit,
                 outcome -> status and body, metrics)
-    errors.py   exceptions -> HTTP status and `{"error": ...}` bodies
+    errors.py   exceptions -> HTTP status and `{"error": ...}` bodies; request ids
     runner.py   per-request runs: queue onto the LLM's slots, time limit, cancellation, SSE events
     auth.py     API key (GAJI_API_KEY), constant-time compare
+    guard.py    Host, Origin and Content-Type checks (DNS rebinding, cross-site writes)
     limits.py   request-body size limit
+    asgi.py     small ASGI helpers the middleware share (an error response, added headers)
     metrics.py  request counts, latency percentiles, tokens, errors
     indexes.py  indexes by name (never by path), their status and document uploads
     schemas.py  the JSON bodies (pydantic), shown in /openapi.json

@@ -7,8 +7,9 @@
     POST /api/indexes/{name}/documents JSONL upload (size-limited, validated per line)
     GET  /api/health, /api/metrics, /openapi.json;  GET / the web page
 
-Errors are `{"error": message}`: 400 bad input, 401 API key, 404 unknown index/method, 413 too
-large, 503 queue full, 504 time limit, 502 the LLM failed, 500 anything else (never a traceback).
+Errors are `{"error": message}`: 400 bad input, 401 API key, 403 cross-origin write, 404 unknown
+index/method, 413 too large, 415 not JSON/NDJSON, 421 unknown Host, 503 queue full, 504 time limit,
+502 the LLM failed, 500 anything else (a generic message and a request id, never a traceback).
 
 The routes live in routes/ (one router per concern), the ask pipeline in service.py (`AskService`),
 the error mapping in errors.py; this module puts them together with the middleware.
@@ -23,7 +24,8 @@ from fastapi import FastAPI
 
 from gaji import __version__
 from gaji.serve.auth import ApiKeyMiddleware, SecurityHeadersMiddleware
-from gaji.serve.errors import add_error_handlers
+from gaji.serve.errors import RequestIdMiddleware, add_error_handlers
+from gaji.serve.guard import LOOPBACK_NAMES, RequestGuardMiddleware
 from gaji.serve.indexes import IndexSet
 from gaji.serve.limits import BodyLimitMiddleware
 from gaji.serve.metrics import Metrics, MetricsMiddleware
@@ -35,6 +37,9 @@ from gaji.serve.service import AskService
 class ServeConfig:
     api_key: str | None = None  # GAJI_API_KEY; None = no authentication
     cors_origins: list[str] = field(default_factory=list)  # empty = CORS off
+    # Host names the server answers as (guard.py): the address it listens on (0.0.0.0 / :: = any IP
+    # literal), loopback names and --allowed-host entries; "*" turns the check off
+    allowed_hosts: list[str] = field(default_factory=lambda: list(LOOPBACK_NAMES))
     timeout_s: float = 300.0  # per question, queue wait included
     slots: int | None = None  # questions run at once; None = the backend's parallel slots
     queue_max: int = 8  # questions that may wait for a slot
@@ -60,7 +65,8 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
     app.state.metrics, app.state.runner, app.state.indexes, app.state.config = metrics, service.runner, indexes, cfg
     app.state.ask = service
 
-    # middleware: the last added runs first (metrics see every request, also refused ones)
+    # middleware: the last added runs first (metrics see every request, also refused ones; the guard
+    # refuses foreign hosts, cross-origin writes and non-JSON bodies before CORS, the key or any route)
     app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body_bytes, max_upload=cfg.max_upload_bytes)
     app.add_middleware(ApiKeyMiddleware, key=cfg.api_key)
     if cfg.cors_origins:
@@ -68,8 +74,10 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
 
         app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "X-API-Key", "Content-Type"])
+    app.add_middleware(RequestGuardMiddleware, allowed_hosts=cfg.allowed_hosts, cors_origins=cfg.cors_origins)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(RequestIdMiddleware)
 
     add_error_handlers(app)
     page.mount_static(app)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gaji.serve.asgi import AddHeadersMiddleware, send_error
 
 OPEN_PATHS = frozenset({"/api/health"})
 
@@ -55,41 +56,17 @@ class ApiKeyMiddleware:
             await self.app(scope, receive, send)
             return
         msg = "missing API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'" if given is None else "bad API key"
-        body = json.dumps({"error": msg}).encode("utf-8")
-        await send({
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer realm="gaji"'),
-            ],
-        })
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, 401, msg, [(b"www-authenticate", b'Bearer realm="gaji"')])
 
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
 
-class SecurityHeadersMiddleware:
+class SecurityHeadersMiddleware(AddHeadersMiddleware):
     """Adds a strict Content-Security-Policy (no inline or third-party script: retrieved text can
     never run in the page), nosniff and no-referrer to every response."""
 
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(msg: dict) -> None:
-            if msg["type"] == "http.response.start":
-                msg["headers"] = [*msg.get("headers", []),
-                                  (b"content-security-policy", CSP.encode()),
-                                  (b"x-content-type-options", b"nosniff"),
-                                  (b"referrer-policy", b"no-referrer")]
-            await send(msg)
-
-        await self.app(scope, receive, send_with_headers)
+    def headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        return [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
+                (b"referrer-policy", b"no-referrer")]

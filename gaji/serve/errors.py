@@ -1,22 +1,63 @@
 """Errors as the HTTP API sends them: always `{"error": message}` with a status, never a traceback.
 
-    400 bad input (also a body that is not valid JSON or does not fit the schema)
-    401 API key (auth.py)   404 unknown index/method   413 too large (limits.py)
-    500 anything else (the server's own index or code)   502 the LLM failed
-    503 queue full or cancelled   504 time limit
+    400 bad input (also a body that is not valid JSON or does not fit the schema, and a bad option or
+        retriever the run itself found)
+    401 API key (auth.py)   403 cross-origin write   404 unknown index/method   413 too large (limits.py)
+    415 not JSON/NDJSON   421 a Host this server does not answer as (guard.py)
+    500 anything else (the server's own index or code): a generic message and a request id; the
+        server log has the exception and traceback under that id, the client never sees them
+    502 the LLM failed   503 queue full or cancelled   504 time limit
+
+Every response carries `X-Request-ID` (RequestIdMiddleware).
 """
 from __future__ import annotations
 
+import contextvars
+import logging
+import secrets
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
 
 from gaji.errors import GajiError, IndexError_, LLMError
+from gaji.serve.asgi import AddHeadersMiddleware
 from gaji.serve.indexes import UnknownIndex, scrub_text
 from gaji.serve.schemas import ErrorResponse
+
+log = logging.getLogger("gaji.serve")
+_request_id: contextvars.ContextVar[str] = contextvars.ContextVar("gaji_request_id", default="-")
+
+
+def current_request_id() -> str:
+    return _request_id.get()
+
+
+class RequestIdMiddleware(AddHeadersMiddleware):
+    """Gives every request an id: in `request.state.request_id`, the `X-Request-ID` response header and
+    the server log lines about it (a 500's body names it, so a user's report finds the traceback)."""
+
+    def headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        rid = secrets.token_hex(6)
+        scope.setdefault("state", {})["request_id"] = rid
+        _request_id.set(rid)
+        return [(b"x-request-id", rid.encode())]
+
+
+def internal_error(exc: BaseException | str, request_id: str | None = None) -> dict[str, str]:
+    """The body of a 500: a message and the request id; the exception itself goes to the server log only."""
+    rid = request_id or current_request_id()
+    if isinstance(exc, BaseException):
+        log.error("request %s failed: %s: %s", rid, type(exc).__name__, exc,
+                  exc_info=(type(exc), exc, exc.__traceback__))
+    else:
+        log.error("request %s failed: %s", rid, exc)
+    return {"error": f"internal error: the server could not complete this request (request id {rid}; "
+                     "the server log has the details)", "request_id": rid}
+
 
 # the error responses most routes document in /openapi.json
 ERRORS: dict[int | str, dict[str, Any]] = {c: {"model": ErrorResponse} for c in (400, 401, 404, 500)}
@@ -61,13 +102,20 @@ def add_error_handlers(app: FastAPI) -> None:
         return error_response(400, "bad request: " + validation_message(e))
 
     @app.exception_handler(GajiError)
-    async def _gaji_error(_: Request, e: GajiError) -> JSONResponse:
-        return error_response(error_status(e), scrub_text(str(e), None))
+    async def _gaji_error(request: Request, e: GajiError) -> JSONResponse:
+        status = error_status(e)
+        if status == 500:
+            return JSONResponse(internal_error(e, _rid(request)), status_code=500)
+        return error_response(status, scrub_text(str(e), None))
 
     @app.exception_handler(Exception)
-    async def _internal_error(_: Request, e: Exception) -> JSONResponse:
-        # the server logs the traceback (Starlette re-raises after this response); the client gets a message
-        return error_response(500, f"internal error ({type(e).__name__}): {scrub_text(str(e), None)}")
+    async def _internal_error(request: Request, e: Exception) -> JSONResponse:
+        # the client gets a message and the request id; the log gets the exception under that id
+        return JSONResponse(internal_error(e, _rid(request)), status_code=500)
+
+
+def _rid(request: Request) -> str | None:
+    return getattr(request.state, "request_id", None)
 
 
 def validation_message(e: RequestValidationError) -> str:

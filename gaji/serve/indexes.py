@@ -25,6 +25,7 @@ from gaji.config import Settings
 from gaji.corpus.chunking import document_id_problem
 from gaji.errors import ConfigError, InputError
 from gaji.llm.base import LLMBackend
+from gaji.text.normalize import normalize_text, surrogate_field
 from gaji.types import Document
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -292,7 +293,7 @@ def parse_documents_jsonl(data: bytes, max_errors: int = MAX_UPLOAD_ERRORS) -> l
         if not raw.strip():
             continue
         try:
-            text = raw.decode("utf-8")
+            text = normalize_text(raw.decode("utf-8"))
         except UnicodeDecodeError as e:
             bad(n, f"not UTF-8 (byte {e.start + 1})")
             continue
@@ -303,6 +304,10 @@ def parse_documents_jsonl(data: bytes, max_errors: int = MAX_UPLOAD_ERRORS) -> l
             continue
         if not isinstance(obj, dict):
             bad(n, "a line must be a JSON object")
+            continue
+        where = surrogate_field(obj)
+        if where is not None:
+            bad(n, "holds an unpaired surrogate (a \\ud800-\\udfff escape), which is not valid Unicode", where or None)
             continue
         doc = _document(obj, n, bad)
         if doc is None:

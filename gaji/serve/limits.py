@@ -7,10 +7,10 @@ crosses the limit. Either way the client gets 413 `{"error": ...}`.
 """
 from __future__ import annotations
 
-import json
-
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gaji.serve.asgi import send_error
 
 
 class BodyTooLarge(HTTPException):
@@ -65,11 +65,4 @@ class BodyLimitMiddleware:
 
 
 async def _send_413(send: Send, limit: int) -> None:
-    body = json.dumps({"error": BodyTooLarge(limit).detail}).encode("utf-8")
-    await send({
-        "type": "http.response.start",
-        "status": 413,
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close")],
-    })
-    await send({"type": "http.response.body", "body": body})
+    await send_error(send, 413, BodyTooLarge(limit).detail, [(b"connection", b"close")])

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from gaji.api import Gaji
-from gaji.errors import ConfigError, IndexError_
+from gaji.deadline import deadline_scope
+from gaji.errors import ConfigError, GajiError, IndexError_, InputError
 from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend, Request, Result
 from gaji.methods.base import EventSink
@@ -37,6 +38,9 @@ class CancelToken:
     def __init__(self, timeout_s: float | None = None):
         self.deadline = time.monotonic() + timeout_s if timeout_s else None
         self.reason = ""
+        # a bad option or input the index refused during the run (k=-5): the method reports the run failed,
+        # the service answers 400 with this error instead of 502
+        self.usage_error: GajiError | None = None
         self._event = threading.Event()
 
     def cancel(self, reason: str) -> None:
@@ -68,10 +72,12 @@ class CancellableLLM(LLMBackend):
         self.name = inner.name
         self.parallel_slots = inner.parallel_slots
         self.context_size = inner.context_size
+        self.deadline_s = getattr(inner, "deadline_s", None)
 
     def generate(self, request: Request) -> Result:
         self.token.check()
-        return self.inner.generate(request)
+        with deadline_scope(self.token.remaining()):  # a call never outlives its request's time limit
+            return self.inner.generate(request)
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
@@ -101,13 +107,19 @@ class RecordingRetriever(Retriever):
                 self._seen.setdefault(p.id, p)
         return passages
 
-    def search(self, query: str, k: int = 5) -> list[Passage]:
+    def _searched(self, fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
         self.token.check()
-        return self._keep(self.inner.search(query, k))
+        try:
+            return fn(*a, **kw)
+        except (ConfigError, InputError) as e:
+            self.token.usage_error = e
+            raise
+
+    def search(self, query: str, k: int = 5) -> list[Passage]:
+        return self._keep(self._searched(self.inner.search, query, k))
 
     def search_many(self, queries: list[str], k: int = 5) -> list[list[Passage]]:
-        self.token.check()
-        return [self._keep(ps) for ps in self.inner.search_many(queries, k)]
+        return [self._keep(ps) for ps in self._searched(self.inner.search_many, queries, k)]
 
     def describe(self) -> dict:
         return self.inner.describe()
@@ -124,8 +136,7 @@ class TracedRecordingRetriever(RecordingRetriever):
     """The same, for retrievers that call the LLM themselves (ConTRe's `search_traced`)."""
 
     def search_traced(self, query: str, k: int, node: Any = None, llm: Any = None) -> list[Passage]:
-        self.token.check()
-        return self._keep(self.inner.search_traced(query, k, node=node, llm=llm))  # type: ignore[attr-defined]
+        return self._keep(self._searched(self.inner.search_traced, query, k, node=node, llm=llm))  # type: ignore[attr-defined]
 
 
 def recording(inner: Retriever, token: CancelToken) -> RecordingRetriever:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gaji.text.normalize import surrogate_field
 
 OptionValue = str | int | float | bool | list[str] | list[int] | list[float] | None
 
@@ -26,12 +28,22 @@ class AskRequest(BaseModel):
     lang: Literal["auto", "ko", "en"] | None = Field(None, description="prompt language; default follows the question")
     include_prompts: bool = Field(False, description="keep each LLM call's prompt in the trace (large)")
 
+    @model_validator(mode="after")
+    def _valid_unicode(self) -> "AskRequest":
+        # "\ud800" is valid JSON but no character: it could not even be written back in the answer
+        where = surrogate_field(self.model_dump())
+        if where is not None:
+            raise ValueError(f"{where}: holds an unpaired surrogate (a \\ud800-\\udfff escape), which is not valid Unicode")
+        return self
+
 
 class Citation(BaseModel):
     id: str
     doc_id: str
     title: str = ""
     text: str = ""
+    location: dict[str, Any] | None = Field(
+        None, description="where in the source file: {file, page, slide, sheet, rows, section, sha256} (gaji.types.Location)")
 
 
 class AskResponse(BaseModel):

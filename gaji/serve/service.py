@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from gaji.registry import METHODS, RETRIEVERS
-from gaji.serve.errors import ApiError, error_status
+from gaji.serve.errors import ApiError, error_status, internal_error
 from gaji.serve.indexes import IndexSet
 from gaji.serve.metrics import Metrics
 from gaji.serve.runner import CancelToken, Cancelled, Question, QueueFull, RecordingRetriever, Runner, run_question
@@ -120,15 +120,18 @@ class AskService:
         if exc is not None:
             status = error_status(exc)
             if status == 500:
-                log.error("question failed", exc_info=exc)
-                msg = f"internal error ({type(exc).__name__}): {exc}"
-            else:
-                msg = str(exc)
-            msg = self.indexes.scrub(asked.index, msg)
+                body = internal_error(exc)
+                self.metrics.record_ask(method, "error", ms, error=body["error"])
+                return 500, body
+            msg = self.indexes.scrub(asked.index, str(exc))
             self.metrics.record_ask(method, "bad_request" if status < 500 else "error", ms, error=msg)
             return status, {"error": msg}
         trace: Trace = fut.result()
         body = ask_body(trace, asked.include_prompts)
+        if trace.status != "ok" and token.usage_error is not None:  # e.g. k out of range: the client's mistake
+            msg = self.indexes.scrub(asked.index, str(token.usage_error))
+            self.metrics.record_ask(method, "bad_request", ms, trace, error=msg)
+            return 400, {**body, "error": msg}
         if trace.status != "ok":
             msg = self.indexes.scrub(asked.index, f"the method failed: {trace.error}")
             self.metrics.record_ask(method, "failed", ms, trace, error=msg)
@@ -231,7 +234,8 @@ def ask_body(trace: Trace, prompts: bool) -> dict[str, Any]:
     if not prompts:
         for node in _walk(d["root"]):
             _drop_prompts(node)
-    cites = [{"id": p.id, "doc_id": p.doc_id, "title": p.title, "text": p.text}
+    cites = [{"id": p.id, "doc_id": p.doc_id, "title": p.title, "text": p.text,
+              "location": p.location.to_dict() if p.location else None}
              for p in (trace.passages.get(i) for i in trace.citations) if p is not None]
     return {"answer": trace.answer, "citations": cites, "status": trace.status, "error": trace.error,
             "usage": d["usage"], "trace": d}

@@ -18,18 +18,35 @@ Ids in a store are index rows (int64); a deleted row is deleted from the store.
 """
 from __future__ import annotations
 
+import concurrent.futures as cf
+import contextvars
 import re
+import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from gaji.deadline import default_deadline_s, within
 from gaji.errors import ConfigError
 
 __all__ = ["StoreURL", "DenseStore", "StoreDenseIndex", "parse_store_url", "collection_name"]
 
 INSERT_BATCH = 1000
+# calls over a whole collection (building its index, loading it into memory) may take minutes on a big one
+SLOW_CALLS = frozenset({"create_collection", "load_collection", "flush", "drop_collection", "delete_collection"})
+SLOW_CALL_FACTOR = 10
+_POOL: cf.ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> cf.ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = cf.ThreadPoolExecutor(max_workers=8, thread_name_prefix="gaji-store")
+        return _POOL
 
 
 @dataclass
@@ -89,11 +106,13 @@ class DenseStore:
     Backends implement `create`, `insert`, `delete`, `search`, `count`, `drop`, `close`."""
 
     name = "store"
+    remote = True  # behind a network server (calls get the store deadline); False: in-process
 
     def __init__(self, url: StoreURL, collection: str):
         self.url = url
         self.collection = collection
         self.dim = 0
+        self.deadline_s = default_deadline_s()  # per call, the client's own retries included
 
     @property
     def location(self) -> str:
@@ -136,11 +155,25 @@ class DenseStore:
     where = ""  # the server URL or local folder errors name; set by each backend
 
     def _call(self, what: str, fn, *a, **kw):
-        """Run one client call; any client error becomes an IndexError_ naming the engine, server and collection."""
+        """Run one client call within the store deadline (`deadline_s`; collection-wide operations get
+        SLOW_CALL_FACTOR times it); any client error, or no answer in time, becomes an IndexError_ naming
+        the engine, server and collection. The call runs on a worker thread so that a client stuck in its
+        own retries or reads cannot hold the caller past the deadline."""
         from gaji.errors import ConfigError, IndexError_
 
+        deadline = within(self.deadline_s * (SLOW_CALL_FACTOR if what in SLOW_CALLS else 1))
+        assert deadline is not None
+        fut = None
         try:
-            return fn(*a, **kw)
+            if not self.remote:  # an in-process engine: no server to hang, and its handles may be per-thread
+                return fn(*a, **kw)
+            fut = _pool().submit(contextvars.copy_context().run, fn, *a, **kw)
+            return fut.result(timeout=deadline.remaining())
+        except cf.TimeoutError:  # (also a client's own TimeoutError: the same story for the caller)
+            if fut is not None:
+                fut.cancel()
+            raise IndexError_(f"{self.title} {self.where} collection {self.collection!r}: {what}: no answer within "
+                              f"{deadline.budget_s:g} s (the store deadline; raise it with GAJI_DEADLINE_S)") from None
         except Exception as e:  # noqa: BLE001 - client libraries raise their own types
             if isinstance(e, (ConfigError, IndexError_)):
                 raise

@@ -82,6 +82,7 @@ class QdrantStore(DenseStore):
             folder = Path(url.path).expanduser().resolve()
             folder.mkdir(parents=True, exist_ok=True)
             self.where = f"local:{folder}"
+            self.remote = False
             self.client = _client(self.where, path=str(folder))
         else:
             if not url.host:

@@ -28,6 +28,9 @@ here). Hangul words inside English text go to the Korean analyser.
 `BigramAnalyzer` is the Korean fallback when kiwipiepy is not installed: Hangul runs become
 overlapping character bigrams, other words are lower-cased.
 
+Every analyser reads its input in NFC (`gaji.text.normalize.normalize_text`): a Korean text decomposed
+into conjoining jamo (NFD, as macOS and some PDFs write it) gives the same terms as the precomposed one.
+
 Every analyser has a `name` recorded in the index manifest: an index is only searched with the
 analyser that built it (see gaji.index.manifest).
 """
@@ -41,6 +44,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
 from gaji.text.lang import detect_lang
+from gaji.text.normalize import normalize_text
 
 __all__ = [
     "Analyzer",
@@ -241,7 +245,7 @@ class EnglishAnalyzer:
 
     def words(self, text: str) -> list[str]:
         """Folded words before stopword removal and stemming."""
-        return _WORD_RE.findall(fold(_POSSESSIVE_RE.sub("", text)))
+        return _WORD_RE.findall(fold(_POSSESSIVE_RE.sub("", normalize_text(text))))
 
     def term(self, word: str) -> str | None:
         if word in self.stopwords:
@@ -325,14 +329,14 @@ class KiwiAnalyzer:
             return []
         kiwi = get_kiwi()
         with _kiwi_call_lock:
-            tokens = kiwi.tokenize(text)
+            tokens = kiwi.tokenize(normalize_text(text))
         return self._terms(tokens)
 
     def analyze_many(self, texts: Iterable[str]) -> Iterator[list[str]]:
         kiwi = get_kiwi()
         batch: list[str] = []
         for t in texts:
-            batch.append(t)
+            batch.append(normalize_text(t))
             if len(batch) >= 64:
                 yield from self._batch(kiwi, batch)
                 batch = []
@@ -355,7 +359,7 @@ class BigramAnalyzer:
 
     def analyze(self, text: str) -> list[str]:
         out: list[str] = []
-        for word in _WORD_RE.findall(fold(text)):
+        for word in _WORD_RE.findall(fold(normalize_text(text))):
             pos = 0
             for m in _HANGUL_RUN_RE.finditer(word):
                 if m.start() > pos:
@@ -393,10 +397,8 @@ class MultiAnalyzer:
         if isinstance(self.korean, KiwiAnalyzer):
             get_kiwi()
 
-    def lang_of(self, text: str) -> str:
-        return detect_lang(text)
-
     def analyze(self, text: str, lang: str | None = None) -> list[str]:
+        text = normalize_text(text)
         lang = lang or detect_lang(text)
         if lang == "ko":
             return self.korean.analyze(text)
@@ -418,6 +420,7 @@ class MultiAnalyzer:
 
     def analyze_many(self, texts: Sequence[str], langs: Sequence[str] | None = None) -> Iterator[list[str]]:
         """Analyse many texts (batched for Korean); results in input order."""
+        texts = [normalize_text(t) for t in texts]
         langs = list(langs) if langs is not None else [detect_lang(t) for t in texts]
         ko_idx = [i for i, l in enumerate(langs) if l == "ko"]
         ko_terms = dict(zip(ko_idx, self.korean.analyze_many(texts[i] for i in ko_idx)))

@@ -39,3 +39,15 @@ def test_a_single_call_answer_has_no_tree():
     t = Trace(question="Which battle came first?", method="oner", answer="Guam")
     out = rendered(t)
     assert "Answer: Guam" in out and "L0" not in out and "scores" not in out
+
+
+def test_sources_say_where_in_the_file():
+    from gaji.types import Location, Passage
+
+    t = Trace(question="두루미 습지는 어디에 있나?", method="oner", answer="철원 평야")
+    p = Passage(id="보고서.pdf#page2", doc_id="보고서.pdf#page2", title="보고서", text="두루미 습지 보호구역은 철원 평야에 있다.",
+                location=Location(file="보고서.pdf", page=2))
+    t.passages[p.id] = p
+    t.citations = [p.id]
+    out = rendered(t)
+    assert "보고서.pdf#page2  (보고서.pdf · p. 2)" in out

@@ -91,7 +91,7 @@ def test_folder_of_txt_and_md(tmp_path):
     (root / "sub" / "b.md").write_text("intro\n\n# 제목입니다\n\n본문이다.", encoding="utf-8")
     (root / "c.md").write_text("---\ntitle: Front Title\ntags: [x]\n---\nbody here", encoding="utf-8")
     (root / ".hidden.txt").write_text("secret", encoding="utf-8")
-    (root / "skip.pdf").write_bytes(b"%PDF")
+    (root / "skip.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")  # no reader takes images (PDFs are read now)
     docs, _ = read_documents([root])
     by_id = {d.id: d for d in docs}
     assert sorted(by_id) == ["a.txt", "c.md", "sub/b.md"]
@@ -149,3 +149,41 @@ def test_limit(tmp_path):
     p = _jsonl(tmp_path / "c.jsonl", [{"id": str(i), "text": f"t{i}"} for i in range(10)])
     docs, _ = read_documents([p], limit=3)
     assert [d.id for d in docs] == ["0", "1", "2"]
+
+
+def test_folder_of_mixed_documents_lists_every_unreadable_file(tmp_path):
+    from gaji.bench.docgen import write_docx, write_xlsx
+
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    write_docx(root / "sub" / "정책.docx", "정책", [("h1", "1. 목적"), ("p", "문서를 보호한다.")])
+    write_xlsx(root / "예산.xlsx", {"예산": [["부서", "예산"], ["모바일사업부", "48억 원"]]})
+    (root / "메모.txt").write_text("짧은 메모", encoding="utf-8")
+    (root / "broken.pptx").write_bytes(b"PK\x03\x04 not really a zip")
+    (root / "empty.pdf").write_bytes(b"")
+    (root / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00")
+    (root / "data.jsonl").write_text('{"text": "records are named explicitly"}\n', encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        read_documents([root])
+    msg = str(e.value)
+    assert "2 files could not be read" in msg and "broken.pptx" in msg and "empty.pdf: empty file" in msg
+    assert "--skip-bad" in msg
+    docs, rep = read_documents([root], skip_bad=True)
+    assert sorted(d.id for d in docs) == ["sub/정책.docx", "메모.txt", "예산.xlsx#sheet1"]
+    assert rep.unreadable == 2 and sorted(s.path.rsplit("/", 1)[-1] for s in rep.skipped) == ["broken.pptx", "empty.pdf"]
+    assert rep.ignored == {".png": 1, ".jsonl": 1}
+    by_id = {d.id: d for d in docs}
+    assert by_id["sub/정책.docx"].location.file == "sub/정책.docx" and by_id["sub/정책.docx"].location.section == ["1. 목적"]
+    assert by_id["메모.txt"].location.file == "메모.txt"
+
+
+def test_text_files_carry_a_content_hash(tmp_path):
+    import hashlib
+
+    p = tmp_path / "a.md"
+    p.write_text("# 제목\n\n본문", encoding="utf-8")
+    (doc,), _ = read_documents([p])
+    assert doc.location.sha256 == hashlib.sha256(p.read_bytes()).hexdigest()
+    p.write_text("# 제목\n\n바뀐 본문", encoding="utf-8")
+    (doc2,), _ = read_documents([p])
+    assert doc2.location.sha256 != doc.location.sha256 and doc2.id == doc.id

@@ -5,7 +5,7 @@ import pytest
 
 from evalfakes import DOCS, QUESTIONS, RULES, write_jsonl
 from gaji.errors import ConfigError
-from gaji.eval.summary import read_jsonl_tolerant
+from gaji.eval.summary import latest_by_id, read_jsonl_tolerant
 from gaji.llm.scripted import ScriptedLLM
 
 
@@ -93,6 +93,29 @@ def test_resume_tolerates_a_torn_last_line_and_retries_errors(make_run, qfile, t
     assert summary["questions_this_session"] == 0 and len(llm.requests) == 0
     summary = make_run(qfile, llm=llm, retry_errors=True).run()
     assert summary["questions_this_session"] == 1 and summary["errors"] == 1  # q4 crashes again
+
+
+def test_resume_after_a_partial_utf8_character_runs_the_rest_without_a_traceback(make_run, qfile, tmp_path):
+    make_run(qfile, limit=2).run()
+    results = tmp_path / "run" / "results.jsonl"
+    with open(results, "ab") as f:  # killed while writing q3's line, inside a Korean character
+        f.write('{"id": "q3", "prediction": "훈민'.encode("utf-8")[:-1])
+    summary = make_run(qfile).run()
+    on_disk = latest_by_id(read_jsonl_tolerant(results))
+    assert set(on_disk) == {"q1", "q2", "q3", "q4"} and summary["questions"] == 4
+    assert results.read_bytes().endswith(b"\n") and len(lines(results)) == 4
+
+
+def test_a_torn_last_line_does_not_swallow_the_next_result(make_run, qfile, tmp_path):
+    make_run(qfile, limit=2).run()
+    results = tmp_path / "run" / "results.jsonl"
+    with open(results, "a", encoding="utf-8") as f:
+        f.write('{"id": "q3", "status": "ok", "predic')  # no newline: the process died here
+    summary = make_run(qfile).run()
+    on_disk = latest_by_id(read_jsonl_tolerant(results))
+    written = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert len(on_disk) == summary["questions"] == written["questions"] == 4
+    assert len(lines(results)) == 4  # the torn bytes are gone, every complete line is kept
 
 
 def test_other_configuration_in_the_same_dir_is_refused(make_run, qfile):

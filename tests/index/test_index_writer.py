@@ -2,6 +2,7 @@
 file by content hash, and ids that can never collide."""
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -92,6 +93,7 @@ def test_sync_follows_a_folder(tmp_path):
     assert {"guam", "manila"} <= {c.doc_id for c in idx.iter_chunks()}  # not from the folder: left alone
     rec = read_records(idx.dir)["a.txt"]
     assert rec["source"] == str((notes / "a.txt").resolve()) and len(rec["sha256"]) == 64
+    assert rec["file_sha256"] == hashlib.sha256((notes / "a.txt").read_bytes()).hexdigest()  # the reader's Location
 
 
 def test_sync_keeps_documents_of_unreadable_files_and_empties_an_empty_folder(tmp_path):
@@ -151,3 +153,35 @@ def test_plan_refuses_to_give_a_chunk_id_to_another_document():
     rows = [Chunk(id="x#0", doc_id="x", text="a"), Chunk(id="x#1", doc_id="x", text="b")]
     with pytest.raises(InputError, match="chunk id 'x#1' of document 'y'.*document 'x'"):
         plan(rows, {"y"}, [Chunk(id="x#1", doc_id="y", text="c")], Manifest(config={"lexical": True}))
+
+
+def test_sync_follows_office_documents_edited_and_deleted(tmp_path):
+    """Documents read from office files (several per file: one per slide) follow the file: an edited deck
+    loses the slide it no longer has, a deleted file takes its documents along, a damaged one keeps them."""
+    from gaji.bench.docgen import write_docx, write_pptx
+
+    notes = tmp_path / "문서함"
+    notes.mkdir()
+    write_pptx(notes / "발표.pptx", [("현황", ["올해 목표를 정리했다."], None),
+                                   ("성과", ["반딧불 앱의 월간 사용자는 340만 명이다."], None),
+                                   ("계획", ["내년에는 두 배로 늘린다."], None)])
+    write_docx(notes / "연구.docx", "연구 계획", [("h1", "1. 목표"), ("p", "백두 연구소의 양자 센서 시제품.")])
+    write_docx(notes / "예산.docx", "예산", [("h1", "1. 예산"), ("p", "등대사업부 예산은 77억 원이다.")])
+    out = tmp_path / "idx"
+    build_small(out, docs=DOCS[:1], dense=False)
+    first = sync_source(out, notes)
+    slides = sorted(i for i in first.added if i.startswith("발표.pptx"))
+    assert len(slides) == 3 and any(i.startswith("연구.docx") for i in first.added)
+    write_pptx(notes / "발표.pptx", [("현황", ["올해 목표를 새로 정리했다."], None),
+                                   ("성과", ["반딧불 앱의 월간 사용자는 340만 명이다."], None)])
+    (notes / "연구.docx").unlink()
+    (notes / "예산.docx").write_bytes(b"PK\x03\x04 not a real docx any more")
+    res = sync_source(out, notes, skip_bad=True)
+    idx = open_index(out)
+    assert slides[2] in res.removed and slides[0] in res.changed and slides[1] in res.unchanged
+    assert all(i in res.removed for i in first.added if i.startswith("연구.docx"))
+    assert res.kept and all(i.startswith("예산.docx") for i in res.kept) and all(i in idx for i in res.kept)
+    assert [p.doc_id for p in idx.retriever("bm25").search("새로 정리", 1)] == [slides[0]]
+    assert all(not p.doc_id.startswith("연구.docx") for p in idx.retriever("bm25").search("양자 센서", 5))
+    rec = read_records(idx.dir)[slides[0]]
+    assert rec["file_sha256"] == hashlib.sha256((notes / "발표.pptx").read_bytes()).hexdigest()

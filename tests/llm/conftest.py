@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gaji.config import default_home
+from gaji.testing import StallingServer
 
 REAL_HOME = default_home()  # read before any test points GAJI_HOME at a temp dir
 
@@ -81,6 +82,20 @@ def fake_openai():
     srv = FakeOpenAI()
     yield srv
     srv.close()
+
+
+@pytest.fixture
+def stalling_server():
+    """Factory: stalling_server(drip_s=None) -> a StallingServer, closed after the test."""
+    made: list[StallingServer] = []
+
+    def make(drip_s: float | None = None) -> StallingServer:
+        made.append(StallingServer(drip_s))
+        return made[-1]
+
+    yield make
+    for s in made:
+        s.close()
 
 
 @pytest.fixture(autouse=True)

@@ -167,3 +167,61 @@ def test_server_closing_the_connection_is_retried_then_reported(fake_openai):
     fake_openai.replies = [hang_up]
     with pytest.raises(LLMError, match=r"cannot reach .*: .*\(3 attempts\)"):
         llm_for(fake_openai.url).generate(Request(prompt="x"))
+
+
+# -- one total deadline per call: a hung or dripping server cannot hold a question ----------------------
+@pytest.mark.parametrize("drip_s", [None, 0.5], ids=["never-answers", "drips-a-byte-every-0.5s"])
+def test_a_stalling_server_fails_the_call_within_its_deadline(stalling_server, drip_s):
+    srv = stalling_server(drip_s)
+    llm = llm_for(srv.url, timeout_s=120, retries=2, deadline_s=1.5)  # 120 s per read would never trip
+    t0 = time.perf_counter()
+    with pytest.raises(LLMError) as e:
+        llm.generate(Request(messages=[{"role": "user", "content": "hi"}]))
+    took = time.perf_counter() - t0
+    assert 1.4 < took < 3.0, took
+    assert str(e.value).startswith(f"{srv.url}/v1/chat/completions: no complete answer within 1.5 s")
+    assert "GAJI_DEADLINE_S" in str(e.value)
+
+
+def test_tracked_retries_share_one_deadline(stalling_server):
+    from gaji.llm.tracked import TrackedLLM
+    from gaji.types import Node
+
+    srv = stalling_server(0.5)
+    tracked = TrackedLLM(llm_for(srv.url, timeout_s=120, deadline_s=1.5), retries=2, backoff_s=0.01)
+    assert tracked.deadline_s == 1.5  # the backend's, by default
+    node = Node()
+    t0 = time.perf_counter()
+    with pytest.raises(LLMError, match=r"no complete answer within 1.5 s"):
+        tracked.chat(node, "answer", [{"role": "user", "content": "hi"}])
+    assert time.perf_counter() - t0 < 3.0  # not 3 attempts x 1.5 s
+    assert node.calls[-1].ok is False and srv.url in node.calls[-1].error
+
+
+def test_an_enclosing_deadline_shortens_the_call(stalling_server):
+    from gaji.deadline import deadline_scope
+
+    srv = stalling_server()
+    t0 = time.perf_counter()
+    with deadline_scope(0.5), pytest.raises(LLMError, match=r"within 0.5 s"):
+        llm_for(srv.url, deadline_s=30).generate(Request(prompt="x"))
+    assert time.perf_counter() - t0 < 2.0
+
+
+def test_no_time_for_another_attempt_reports_the_last_failure(fake_openai):
+    fake_openai.replies = [(503, {"error": {"message": "loading model"}})]
+    with pytest.raises(LLMError, match=r"HTTP 503: loading model \(no time left for another attempt within the 0.3 s"):
+        llm_for(fake_openai.url, retries=5, backoff_s=0.5, deadline_s=0.3).generate(Request(prompt="x"))
+    assert len(fake_openai.requests) == 1
+
+
+def test_the_deadline_setting_reaches_the_backend(fake_openai, monkeypatch):
+    from gaji.config import load_settings
+    from gaji.llm.factory import llm_from_settings
+
+    monkeypatch.setenv("GAJI_DEADLINE_S", "12.5")
+    s = load_settings(flags={"llm": "openai:m", "base_url": fake_openai.url}, env=dict(__import__("os").environ))
+    assert s.deadline_s == 12.5 and s.sources["deadline_s"] == "env GAJI_DEADLINE_S"
+    llm = llm_from_settings(s, cache=False)
+    assert llm.deadline_s == 12.5 and llm.describe()["deadline_s"] == 12.5
+    assert make_llm("openai:m", base_url=fake_openai.url).deadline_s == 45.0  # the default: under a minute

@@ -26,6 +26,7 @@ from gaji.methods.contregen.method import ConTReGen
 from gaji.registry import METHODS
 from gaji.testing import ListRetriever
 from gaji.types import Document, Fact, Node, Passage, Trace
+from servefakes import TEST_HOSTS
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -146,10 +147,11 @@ def _make_app(llm: Any = None, names: tuple[str, ...] = ("demo",), **cfg: Any):
 
     llm = llm or _scripted()
     cfg.setdefault("default_method", "oner")
+    cfg.setdefault("allowed_hosts", TEST_HOSTS)
     return create_app(make_indexes(llm, names), ServeConfig(**cfg))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def make_app():
     """Factory: make_app(llm=None, names=("demo",), **ServeConfig fields) -> FastAPI app."""
     return _make_app
@@ -185,7 +187,7 @@ def _live_server(app: Any) -> Iterator[str]:
         sock.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def live_server():
     """Context manager: `with live_server(app) as url:` serves app on loopback for the block."""
     return _live_server

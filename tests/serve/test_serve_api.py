@@ -6,6 +6,8 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+from servefakes import NDJSON
+
 EN_Q = "Which battle occurred first, the Battle of Manila or the Battle of Guam?"
 KO_Q = "훈민정음은 언제 반포되었나?"
 
@@ -72,7 +74,7 @@ def test_unknown_index_and_method_are_404(client):
     r = client.post("/api/ask", json={"question": "q", "method": "nope"})
     assert r.status_code == 404 and "unknown method" in r.json()["error"]
     assert client.get("/api/indexes/nope").status_code == 404
-    assert client.post("/api/indexes/nope/documents", content=b'{"id":"a","text":"b"}').status_code == 404
+    assert client.post("/api/indexes/nope/documents", content=b'{"id":"a","text":"b"}', headers=NDJSON).status_code == 404
 
 
 def test_bad_input_is_400_with_a_message(client):
@@ -139,10 +141,10 @@ def test_body_size_limits(make_app):
             for _ in range(10):
                 yield b'{"id": "a", "text": "' + b"y" * 300 + b'"}\n'
 
-        r = c.post("/api/indexes/demo/documents", content=chunks())
+        r = c.post("/api/indexes/demo/documents", content=chunks(), headers=NDJSON)
         assert r.status_code == 413 and "2 KiB" in r.json()["error"]
         ok = b'{"id": "a", "text": "small"}\n'
-        assert c.post("/api/indexes/demo/documents", content=ok).status_code == 200
+        assert c.post("/api/indexes/demo/documents", content=ok, headers=NDJSON).status_code == 200
 
 
 def test_upload_documents_then_ask_finds_them(client):
@@ -159,7 +161,7 @@ def test_upload_documents_then_ask_finds_them(client):
 
 def test_bad_upload_is_400_with_line_numbers(client):
     data = b'{"id": "a", "text": "fine"}\n\n{"id": "b"}\nnot json\n{"id": "a", "text": "dup"}\n[1]\n{"id": "c", "text": "x", "title": 3}\n'
-    r = client.post("/api/indexes/demo/documents", content=data)
+    r = client.post("/api/indexes/demo/documents", content=data, headers=NDJSON)
     assert r.status_code == 400
     body = r.json()
     assert body["line"] == 3 and body["field"] == "text"
@@ -167,9 +169,9 @@ def test_bad_upload_is_400_with_line_numbers(client):
     assert [(e["line"], e["field"]) for e in body["errors"]] == [(3, "text"), (4, None), (5, "id"), (6, None), (7, "title")]
     assert "first on line 1" in body["errors"][2]["message"]
     assert client.get("/api/indexes/demo").json()["chunks"] == 4  # nothing was added
-    r = client.post("/api/indexes/demo/documents", content=b"\xff\xfe\n")
+    r = client.post("/api/indexes/demo/documents", content=b"\xff\xfe\n", headers=NDJSON)
     assert r.status_code == 400 and "not UTF-8" in r.json()["error"]
-    assert client.post("/api/indexes/demo/documents", content=b"\n\n").status_code == 400
+    assert client.post("/api/indexes/demo/documents", content=b"\n\n", headers=NDJSON).status_code == 400
 
 
 def test_metrics_count_requests_outcomes_and_tokens(client):

@@ -1,6 +1,8 @@
 """Slow, failing and overloaded backends: each request fails with a message, the server stays up."""
 from __future__ import annotations
 
+import json
+
 import threading
 import time
 
@@ -56,18 +58,28 @@ def test_failing_llm_is_an_error_json_and_the_server_stays_up(make_app, scripted
         assert m["llm"]["failed_calls"] == 1 and "backend exploded" in m["errors"]["recent"][0]["error"]
 
 
-def test_unexpected_exception_is_500_with_a_message_not_a_traceback(make_app):
+def test_unexpected_exception_is_500_with_a_message_not_a_traceback(make_app, caplog):
+    """The body says what happened in general and carries a request id; the exception class, its message
+    and the traceback go to the server log under that id, never to the client."""
     app = make_app()
     bad = app.state.indexes.gaji("demo").index.retr
 
     def boom(query, k=5):
-        raise ZeroDivisionError("oops")
+        raise ZeroDivisionError("numpy: operands could not be broadcast together with shapes (3,) (4,)")
 
     bad.search = boom
-    with TestClient(app, raise_server_exceptions=False) as c:
-        r = c.post("/api/ask", json={"question": EN_Q})
-        assert r.status_code == 500
-        assert r.json() == {"error": "internal error (ZeroDivisionError): oops"}
+    with caplog.at_level("ERROR", logger="gaji.serve"), TestClient(app, raise_server_exceptions=False) as c:
+        for path in ("/api/ask", "/api/ask/stream"):
+            r = c.post(path, json={"question": EN_Q})
+            assert r.status_code == 200 if path.endswith("stream") else 500
+            body = r.json() if r.status_code == 500 else json.loads(r.text.split("event: error\ndata: ")[1].split("\n")[0])
+            rid = body["request_id"]
+            assert body["error"] == (f"internal error: the server could not complete this request (request id {rid}; "
+                                     "the server log has the details)")
+            assert r.headers["x-request-id"] == rid and len(rid) == 12
+            assert "ZeroDivisionError" not in r.text and "broadcast" not in r.text and "numpy" not in r.text
+            assert f"request {rid} failed: ZeroDivisionError: numpy: operands" in caplog.text
+        assert "Traceback" in caplog.text and "in boom" in caplog.text  # the log has the whole story
         assert c.get("/api/health").status_code == 200
 
 

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
+from servefakes import NDJSON, TEST_HOSTS
 
 build = pytest.importorskip("gaji.index.build")
 
@@ -32,7 +33,7 @@ def served(tmp_path):
         build.build_index([str(corpus)], out, dense=False, progress=False, korean_analyzer="bigram")
     llm = ScriptedLLM(default="Answer: 1446년\nSources: [1]")
     indexes = IndexSet.from_specs([f"demo={out}"], Settings(retriever="bm25", retries=0), llm)
-    with TestClient(create_app(indexes, ServeConfig())) as c:
+    with TestClient(create_app(indexes, ServeConfig(allowed_hosts=TEST_HOSTS))) as c:
         c.index_dir = out
         yield c
 
@@ -54,7 +55,8 @@ def test_an_outside_add_is_seen_and_a_later_upload_keeps_it(served, tmp_path):
     # the next request sees the outside documents
     assert _ask_ids(served, "펭귄3은 어디에 사나요?", k=1) == ["outside-3"]
     doc = {"id": "hangul-day", "title": "한글날", "text": "한글날은 10월 9일로, 훈민정음 반포를 기념하는 날이다."}
-    r = served.post("/api/indexes/demo/documents", content=json.dumps(doc, ensure_ascii=False).encode())
+    r = served.post("/api/indexes/demo/documents", content=json.dumps(doc, ensure_ascii=False).encode(),
+                    headers=NDJSON)
     assert r.status_code == 200 and r.json()["status"]["chunks"] == 16 + 5 + 1
     from gaji.index.store import open_index
 
@@ -77,11 +79,14 @@ def test_remove_over_http(served):
     assert "ko-hunminjeongeum" not in _ask_ids(served, "훈민정음은 몇 년에 반포되었나요?", k=5)
     assert served.delete("/api/indexes/demo/documents").status_code in (400, 422)
     assert served.delete("/api/indexes/nope/documents", params={"id": ["a"]}).status_code == 404
+    cross = served.delete("/api/indexes/demo/documents", params={"id": ["ko-sejong"]},
+                          headers={"Origin": "https://evil.example"})
+    assert cross.status_code == 403  # a page on another site cannot remove documents
 
 
 def test_an_id_of_the_form_of_a_chunk_id_is_400_naming_the_line(served):
     data = b'{"id": "fine", "text": "ok"}\n{"id": "ko-hunminjeongeum#1", "text": "no"}\n'
-    r = served.post("/api/indexes/demo/documents", content=data)
+    r = served.post("/api/indexes/demo/documents", content=data, headers=NDJSON)
     assert r.status_code == 400 and r.json()["line"] == 2 and r.json()["field"] == "id"
     assert "form of chunk ids" in r.json()["error"]
 
@@ -96,7 +101,7 @@ def test_a_busy_index_is_503_with_retry_after(served, monkeypatch):
                               env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        r = served.post("/api/indexes/demo/documents", content=b'{"id": "x", "text": "y"}\n')
+        r = served.post("/api/indexes/demo/documents", content=b'{"id": "x", "text": "y"}\n', headers=NDJSON)
         assert r.status_code == 503 and r.headers["retry-after"] == "5"
         assert f"pid {holder.pid}" in r.json()["error"] and str(served.index_dir) not in r.text
         assert _ask_ids(served, "훈민정음은 몇 년에 반포되었나요?")  # questions go on meanwhile

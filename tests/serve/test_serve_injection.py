@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gaji.bench.injection import load_jsonl, run_injection
+from servefakes import NDJSON
 from gaji.llm.scripted import ScriptedLLM
 from gaji.methods.common import DATA_NOTE
 from gaji.serve.indexes import parse_documents_jsonl
@@ -31,7 +32,7 @@ def client(make_app):
     data = (HERE / "injection_docs.jsonl").read_bytes()
     with TestClient(app) as c:
         app.state.indexes.gaji("inj").index.retr.passages.clear()
-        assert c.post("/api/indexes/inj/documents", content=data).json()["added"] == len(DOCS)
+        assert c.post("/api/indexes/inj/documents", content=data, headers=NDJSON).json()["added"] == len(DOCS)
         yield c
 
 

@@ -10,7 +10,7 @@ from gaji.errors import GajiError
 from gaji.index.lock import IndexBusy
 from gaji.index.writer import UnknownDocuments
 from gaji.serve import schemas as S
-from gaji.serve.errors import ERRORS, ApiError, error_response, error_status
+from gaji.serve.errors import ERRORS, ApiError, error_response, error_status, internal_error
 from gaji.serve.indexes import UploadInvalid, parse_documents_jsonl
 from gaji.serve.routes import Indexes
 
@@ -70,4 +70,8 @@ async def _write(indexes: Indexes, name: str, fn: Any, arg: Any) -> dict:
     except UnknownDocuments as e:
         raise ApiError(404, indexes.scrub(name, str(e)), ids=e.ids) from None
     except GajiError as e:
-        raise ApiError(error_status(e), indexes.scrub(name, str(e))) from None
+        status = error_status(e)
+        if status == 500:  # the index itself failed: its message may name files and libraries
+            body = internal_error(e)
+            raise ApiError(500, body["error"], request_id=body["request_id"]) from None
+        raise ApiError(status, indexes.scrub(name, str(e))) from None

@@ -557,11 +557,30 @@
         const p = state.passages.get(pid) || { title: pid, text: "" };
         const li = el("li", "source");
         li.append(citeButton(pid), el("span", "p-title", p.title || p.doc_id || pid));
+        const where = formatLocation(p);
+        if (where) li.append(el("span", "p-loc", ` (${where})`));
         li.append(el("span", "muted", ` — ${(p.text || "").slice(0, 140)}${(p.text || "").length > 140 ? "…" : ""}`));
         src.append(li);
       }
     }
     renderCost(trace.usage || {}, trace.wall_ms, countNodes(trace.root));
+  }
+
+  // Where a source passage sits in its file, as gaji.types.Location.label() says it: "보고서.pdf · p. 3".
+  function formatLocation(p) {
+    const l = p && p.location;
+    if (!l) return "";
+    const parts = [];
+    if (l.file) parts.push(l.file);
+    if (l.page != null) parts.push(`p. ${l.page}`);
+    if (l.slide != null) parts.push(`slide ${l.slide}`);
+    if (l.sheet) parts.push(l.sheet);
+    if (l.rows && l.rows.length) {
+      const [a, b] = [l.rows[0], l.rows[l.rows.length - 1]];
+      parts.push(a === b ? `row ${a}` : `rows ${a}\u2013${b}`);
+    }
+    if (l.section && l.section.length) parts.push(l.section.join(" \u203a "));
+    return parts.join(" \u00b7 ");
   }
 
   function citeButton(pid) {

@@ -1,0 +1,28 @@
+"""`gaji bench documents`: parse speed per document format and folder indexing time (gaji/bench/documents.py)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["register"]
+
+
+def register(bsub) -> None:
+    p = bsub.add_parser("documents", help="parse speed per document format and folder indexing time")
+    p.add_argument("--folder", default=None, metavar="DIR", help="documents to measure (default: generate them)")
+    p.add_argument("--files", type=int, default=50, metavar="N", help="files to generate (default 50)")
+    p.add_argument("--extra", nargs="*", default=[], metavar="FILE", help="more files copied into the generated folder")
+    p.add_argument("--repeat", type=int, default=3, metavar="N", help="parse passes to time (default 3)")
+    p.add_argument("--dense", action="store_true", help="also time an index build with E5 vectors")
+    p.add_argument("--work", default=".gaji/bench/documents", metavar="DIR")
+    p.add_argument("--out", default="benchmarks/documents", metavar="DIR")
+    p.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from gaji.bench.documents import run
+
+    res = run(folder=args.folder, files=args.files, extra=args.extra, repeat=args.repeat, dense=args.dense,
+              work=args.work, out=args.out, command="gaji " + " ".join(sys.argv[1:]))
+    print(f"\nresults: {res['json_path']}", file=sys.stderr)
+    return 0
