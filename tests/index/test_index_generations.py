@@ -103,3 +103,14 @@ def test_an_index_from_before_generations_opens_and_moves_on(tmp_path):
     assert idx.generation == 0 and idx.chunks == 5
     idx.add([Document(id="zebra", text="Zebras live in Africa.")])
     assert idx.generation == 1 and idx.dir == out / "gen-000001" and idx.chunks == 6
+
+
+def test_an_index_put_in_place_syncs_its_parent_folder(tmp_path, monkeypatch):
+    from gaji.index import generations
+    from gaji.index.manifest import Manifest
+
+    synced: list[str] = []
+    monkeypatch.setattr(generations, "fsync_dir", lambda d: synced.append(str(d)))
+    (tmp_path / ".idx.building").mkdir()
+    generations.install(tmp_path / ".idx.building", tmp_path / "idx", Manifest(complete=True))
+    assert (tmp_path / "idx").is_dir() and synced[-1] == str(tmp_path)
