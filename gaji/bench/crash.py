@@ -13,7 +13,10 @@ the index: that copy is the state "after". After the kill the index must
 - open (a new index being built may instead be absent: the state "before");
 - have parts that agree with each other (gaji.index.verify);
 - hold exactly the documents and chunks of the state before or of the state after;
-- answer a fixed query (BM25, and dense where it has vectors) exactly as that state's index does.
+- answer a fixed query (BM25, and dense where it has vectors) exactly as that state's index does;
+- or, killed between a commit and the fill of its vectors ("after+fill"), hold the state after with its
+  vectors pending and BM25 answering as after; `gaji.index.fill` then completes them, and the index is
+  checked again.
 
 The next writer then works on the index as the kill left it: cleaning up after a dead writer is part of
 the test. Three kinds of index take turns: BM25 only (Korean character bigrams: fast), BM25 + E5 vectors
@@ -184,8 +187,9 @@ def leftovers(target: Path, op: str) -> str:
 
 
 # -- what an index holds and answers -----------------------------------------------------------
-def fingerprint(path: Path) -> tuple[str, list]:
-    """(digest of the chunks: ids, documents, titles, texts; the answer to QUERY), of an index that opens."""
+def fingerprint(path: Path, dense: bool = True) -> tuple[str, list]:
+    """(digest of the chunks: ids, documents, titles, texts; the answer to QUERY), of an index that opens.
+    `dense=False`: the BM25 answer only (while the vectors are pending)."""
     from gaji.index.store import open_index
 
     idx = open_index(path)
@@ -193,31 +197,47 @@ def fingerprint(path: Path) -> tuple[str, list]:
     for c in sorted(idx.iter_chunks(), key=lambda c: c.id):
         h.update(json.dumps([c.id, c.doc_id, c.title, c.text], ensure_ascii=False).encode("utf-8"))
     answer: list = []
-    for name, on in (("bm25", idx.has_lexical), ("dense", idx.has_dense)):
+    for name, on in (("bm25", idx.has_lexical), ("dense", idx.has_dense and dense)):
         if on:
             answer.append([name, [(p.id, round(p.score, 3)) for p in idx.retriever(name).search(QUERY, 5)]])
     return h.hexdigest(), answer
 
 
-def check(path: Path, before: tuple | None, after: tuple) -> tuple[str, list[str]]:
-    """Which state the index at `path` is in ("before"/"after") and what is wrong with it."""
+def _state(path: Path, before: tuple | None, after: tuple) -> tuple[str, list[str], bool]:
+    """(state, problems, whether the vectors were pending) of an index that opens."""
     from gaji.index.store import open_index
     from gaji.index.verify import verify
 
+    idx = open_index(path)
+    problems, pending = verify(idx), idx.vectors_pending
+    del idx
+    got = fingerprint(path, dense=not pending)
+    state = "before" if before is not None and got[0] == before[0] else "after" if got[0] == after[0] else ""
+    if not state:
+        return "", problems + ["its chunks are neither those before nor those after the write"], pending
+    want = before if state == "before" else after
+    if got[1] != [a for a in want[1] if a[0] == "bm25" or not pending]:
+        problems.append(f"its answer {got[1]} is not the answer of the state {state}: {want[1]}")
+    return state, problems, pending
+
+
+def check(path: Path, before: tuple | None, after: tuple) -> tuple[str, list[str]]:
+    """Which state the index at `path` is in ("before"/"after") and what is wrong with it. A kill between
+    a commit and the fill of its vectors leaves them pending (BM25 answers): they are filled then, as
+    `gaji index fill` would, and the index checked again."""
+    from gaji.index.fill import fill_vectors
+
     try:
-        idx = open_index(path)
+        state, problems, pending = _state(path, before, after)
     except IndexError_ as e:
         ok = before is None and ("interrupted" in str(e) or "no index" in str(e))
         return ("before", []) if ok else ("", [f"the index does not open: {e}"])
-    problems = verify(idx)
-    del idx
-    got = fingerprint(path)
-    state = "before" if before is not None and got[0] == before[0] else "after" if got[0] == after[0] else ""
-    if not state:
-        return "", problems + ["its chunks are neither those before nor those after the write"]
-    want = before if state == "before" else after
-    if got[1] != want[1]:
-        problems.append(f"its answer {got[1]} is not the answer of the state {state}: {want[1]}")
+    if pending and not problems:
+        fill_vectors(path)
+        state2, problems, _ = _state(path, before, after)
+        if state2 != state:
+            problems.append(f"filling the pending vectors moved the index from the state {state} to {state2}")
+        state += "+fill"
     return state, problems
 
 
@@ -367,7 +387,7 @@ def _trial(kind: _Kind, op: str, n: int, rng: random.Random, work: Path, server:
         server.stop()
         kind.reset()  # a broken index: start again from a new one, so later trials still test something
     else:
-        kind.state = before if state == "before" else after
+        kind.state = before if state == "before" else after  # ("after+fill": the state after, filled)
     Path(spec.get("corpus", work / "none")).unlink(missing_ok=True)
     return t
 

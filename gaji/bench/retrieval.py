@@ -98,7 +98,7 @@ def _get_index(name: str, corpus: Path, work: Path, dense: bool, rebuild: bool, 
         try:
             idx = open_index(path)
             m = idx.manifest
-            if m.sources == [str(corpus)] and (m.has_dense or not dense) and m.has_lexical:
+            if m.sources == [str(corpus)] and (m.has_dense and not idx.vectors_pending or not dense) and m.has_lexical:
                 return idx, True
         except GajiError:
             pass

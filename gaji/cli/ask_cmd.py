@@ -62,6 +62,15 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
     con.print(f"[dim]{trace.method} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
 
 
+def _vectors_note(g, trace: Trace) -> str | None:
+    """While the index's vectors are being computed, the run searched with BM25: say so."""
+    if trace.retriever != "bm25" or g.given_retriever is not None or g.index is None:
+        return None
+    from gaji.index.pending import BM25UntilVectors, vectors_note
+
+    return vectors_note(g.index) if isinstance(g.retriever(), BM25UntilVectors) else None
+
+
 def run(args) -> int:
     from gaji.api import Gaji
 
@@ -69,8 +78,11 @@ def run(args) -> int:
     g = Gaji(settings=s)
     try:
         trace = g.ask(args.question, method=args.method, options=parse_kv(args.opt))
+        note = _vectors_note(g, trace)
     finally:
         g.close()
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     if args.json:
         sys.stdout.write(trace.to_json(indent=2) + "\n")
     else:

@@ -1,8 +1,9 @@
-"""`gaji index build|add|remove|sync|info|search`: build, change and inspect on-disk indexes (gaji.index).
+"""`gaji index build|add|fill|remove|sync|info|search`: build, change and inspect on-disk indexes (gaji.index).
 
     gaji index build hotpotqa --out runs/hotpot                  # a shared dataset name or any path
     gaji index build notes/ more.jsonl --out runs/notes --chunk-size 1500 --no-dense
     gaji index add runs/notes new.jsonl
+    gaji index fill runs/hotpot                                  # vectors of a build or add that was stopped
     gaji index remove runs/notes notes/old.md guam
     gaji index sync notes/ --index runs/notes                    # new files added, changed re-indexed, gone removed
     gaji index info runs/notes
@@ -47,12 +48,16 @@ def register(sub) -> None:
     b.add_argument("--skip-bad", action="store_true",
                    help="skip bad records and unreadable files (listed at the end) instead of failing")
     b.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
-    b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                   help="stage, passages/s and ETA on stderr (a bar on a terminal, a line per 10%% elsewhere)")
+    b.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
+                   help="compute the vectors once BM25 is published (default); --no-fill leaves them to "
+                        "`gaji index fill`")
     _wait_flag(b)
     from gaji.cli.expand_cmd import add_expand_flags  # --expand / --expansions / --compose
 
     add_expand_flags(b)
-    from gaji.cli.scale_flags import add_build_flags, register_actions  # --dense-store / --ray
+    from gaji.cli.scale_flags import add_build_flags, add_embed_workers_flag, register_actions  # --dense-store, --ray
 
     add_build_flags(b)
     b.set_defaults(func=_build)
@@ -63,6 +68,9 @@ def register(sub) -> None:
     a.add_argument("corpus", nargs="+", metavar="CORPUS")
     a.add_argument("--skip-bad", action="store_true")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    a.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
+                   help="compute the new vectors right away (default); --no-fill leaves them to `gaji index fill`")
+    add_embed_workers_flag(a)
     _wait_flag(a)
     a.set_defaults(func=_add)
 
@@ -83,6 +91,12 @@ def register(sub) -> None:
     y.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
     _wait_flag(y)
     y.set_defaults(func=_sync)
+
+    f = isub.add_parser("fill", help="compute the vectors an index still lacks (resumes a stopped build or add)")
+    f.add_argument("index", metavar="DIR")
+    f.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    add_embed_workers_flag(f)
+    f.set_defaults(func=_fill)
 
     i = isub.add_parser("info", help="what an index holds and how it was built")
     i.add_argument("index", metavar="DIR")
@@ -135,40 +149,79 @@ def _build(args: argparse.Namespace) -> int:
     from gaji.index.build import build_index
 
     cfg = ChunkingConfig(size=args.chunk_size, overlap=args.chunk_overlap, by=args.chunk_by)
+    scale = scale_build_kwargs(args)
     idx = build_index(
         args.corpus,
         args.out,
         lexical=args.lexical,
         dense=args.dense,
         chunking=cfg,
-        progress=args.progress and sys.stderr.isatty(),
+        progress=args.progress,
         skip_bad=args.skip_bad,
         dense_backend=args.dense_backend,
         limit=args.limit,
         korean_analyzer=args.korean_analyzer,
         extension=expansion_step(expander_from_args(args), args.expansions, args.compose),
+        fill=False,
         wait_s=args.wait,
-        **scale_build_kwargs(args),
+        **{k: v for k, v in scale.items() if k != "embed_workers"},
     )
+    report = idx.read_report
+    if idx.manifest.vectors_pending:
+        idx = _fill_now(idx, args.fill, args.progress, scale.get("embedder"), "build", scale.get("embed_workers"))
+        if idx is None:
+            _print_report(report)
+            return 130
     m = idx.manifest
     parts = [p for p, on in (("bm25", m.has_lexical), (f"dense/{m.config.get('dense_backend')}", m.has_dense)) if on]
     print(
         f"built {idx.path}: {m.counts.get('documents')} documents -> {idx.chunks} chunks "
         f"({' + '.join(parts)}) in {m.build_seconds:.1f} s"
-        + (" (resumed)" if m.stats.get("resumed") else "")
+        + (" (resumed)" if m.stats.get("resumed") or m.stats.get("resumed_rows") else "")
+        + (f"; searchable with BM25 after {m.stats['searchable_s']:.1f} s" if m.has_dense and "searchable_s" in m.stats
+           else "")
         + (f"; composition {m.config['compose']}, {m.stats.get('expanded_chunks', 0)} chunks expanded"
            if m.config.get("compose") else "")
     )
-    _print_report(idx.read_report)
+    _print_report(report)
     return 0
+
+
+def _fill_now(idx, fill: bool, progress: bool, embedder, action: str, workers: int | None = None):
+    """Say that BM25 answers now, then fill the vectors (unless `fill` is off); the reopened index, or
+    None when the fill was interrupted (the index stays searchable with BM25)."""
+    from gaji.index.fill import fill_vectors
+    from gaji.index.store import open_index
+
+    n = int(idx.manifest.vectors.get("pending", 0))
+    print(f"{idx.path}: searchable with BM25 now; {n:,} passage{'' if n == 1 else 's'} to embed for hybrid search",
+          file=sys.stderr)
+    if not fill:
+        print(f"vectors left for later: gaji index fill {idx.path}", file=sys.stderr)
+        return idx
+    try:
+        res = fill_vectors(idx.path, embedder, progress=progress, action=action, workers=workers)
+    except KeyboardInterrupt:
+        print(f"interrupted: BM25 answers meanwhile; `gaji index fill {idx.path}` goes on from the last checkpoint",
+              file=sys.stderr)
+        return None
+    if res.busy:
+        print(f"another process is filling the vectors of {idx.path}; hybrid search switches on when it is done",
+              file=sys.stderr)
+    report = idx.read_report
+    idx = open_index(idx.path)
+    idx.read_report = report
+    return idx
 
 
 def _add(args: argparse.Namespace) -> int:
     from gaji.index.store import open_index
 
     idx = open_index(args.index)
-    res = idx.add(args.corpus, progress=args.progress and sys.stderr.isatty(), skip_bad=args.skip_bad,
-                  wait_s=args.wait)
+    res = idx.add(args.corpus, progress=args.progress, skip_bad=args.skip_bad, fill=False, wait_s=args.wait)
+    if idx.manifest.vectors_pending and _fill_now(idx, args.fill, args.progress, None, "add", args.embed_workers) is None:
+        _print_report(res.report)
+        return 130
     print(
         f"{idx.path}: added {res.added}, replaced {res.replaced}, unchanged {res.unchanged}, "
         f"removed {res.removed} chunk(s); now {idx.chunks} chunks"
@@ -189,8 +242,7 @@ def _remove(args: argparse.Namespace) -> int:
 def _sync(args: argparse.Namespace) -> int:
     from gaji.index.writer import sync_source
 
-    res = sync_source(args.index, args.source, progress=args.progress and sys.stderr.isatty(),
-                      skip_bad=args.skip_bad, wait_s=args.wait)
+    res = sync_source(args.index, args.source, progress=args.progress, skip_bad=args.skip_bad, wait_s=args.wait)
     print(f"{args.index}: {len(res.added)} added, {len(res.changed)} changed, {len(res.removed)} removed, "
           f"{len(res.unchanged)} unchanged document(s) from {args.source}"
           + (f"; kept {len(res.kept)} of files that could not be read" if res.kept else ""))
@@ -198,10 +250,34 @@ def _sync(args: argparse.Namespace) -> int:
     return 0
 
 
-def _info(args: argparse.Namespace) -> int:
+def _fill(args: argparse.Namespace) -> int:
+    from gaji.index.fill import fill_vectors
     from gaji.index.store import open_index
 
     idx = open_index(args.index)
+    if not idx.vectors_pending:
+        print(f"{idx.path}: the vectors are complete" if idx.has_dense else f"{idx.path}: this index has no dense part")
+        return 0
+    try:
+        res = fill_vectors(idx.path, progress=args.progress, workers=args.embed_workers)
+    except KeyboardInterrupt:
+        print(f"interrupted: run `gaji index fill {idx.path}` again to go on from the last checkpoint", file=sys.stderr)
+        return 130
+    if res.busy:
+        print(f"{idx.path}: another process is filling the vectors; hybrid search switches on when it is done")
+        return 0
+    print(f"{idx.path}: embedded {res.embedded:,} passages ({res.resumed:,} kept from before) in {res.seconds:.1f} s"
+          f" ({res.rate():.1f}/s); hybrid search is on")
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    from gaji.index.store import open_index
+
+    from gaji.index.pending import vectors_note
+
+    idx = open_index(args.index)
+    note = vectors_note(idx)
     info = idx.info()
     if args.json:
         print(json.dumps(info, ensure_ascii=False, indent=2))
@@ -217,6 +293,7 @@ def _info(args: argparse.Namespace) -> int:
         ("chunking", f"{ch.get('size')} {ch.get('by')}, overlap {ch.get('overlap')}"),
         ("bm25", c.get("analyzer") if c.get("lexical") else "no"),
         ("dense", f"{c.get('embedding_model')} ({c.get('dense_backend')})" if c.get("dense") else "no"),
+        *((("vectors", note or "complete"),) if c.get("dense") else ()),
         *((("expansion", f"{c.get('compose')} ({info['stats'].get('expanded_chunks', 0)} chunks expanded by "
                           f"{c.get('expansion_model')})"),) if c.get("compose") else ()),
         ("sources", ", ".join(info["sources"])),
@@ -231,9 +308,13 @@ def _search(args: argparse.Namespace) -> int:
     from gaji.index.store import open_index
     from gaji.types import format_location
 
+    from gaji.index.pending import BM25UntilVectors, vectors_note
+
     idx = open_index(args.index)
     r = idx.retriever(args.retriever)
     passages = r.search(args.query, args.k)
+    if isinstance(r, BM25UntilVectors) and r.name == "bm25":
+        print(f"note: {vectors_note(idx)}", file=sys.stderr)
     if args.json:
         for p in passages:
             print(json.dumps(p.to_dict(), ensure_ascii=False))

@@ -33,6 +33,7 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_toq_depth",  # toq-depth
         "gaji.cli.bench_probes",  # evaluator, decomposer, verifier
         "gaji.cli.bench_documents",  # documents
+        "gaji.cli.bench_build",  # build, embed-workers
         "gaji.cli.bench_durability",  # crash, concurrency
     )),
     "gaji.cli.serve_cmd",

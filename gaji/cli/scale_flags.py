@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_build_flags", "add_expand_ray_flags", "build_kwargs", "ray_expander", "register_actions"]
+__all__ = ["add_build_flags", "add_embed_workers_flag", "add_expand_ray_flags", "build_kwargs", "ray_expander", "register_actions"]
 
 
 def add_build_flags(b: argparse.ArgumentParser) -> None:
@@ -22,11 +22,16 @@ def add_build_flags(b: argparse.ArgumentParser) -> None:
     b.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="shard the embedding over a Ray cluster: 'local' (start one here), 'auto' "
                         "(the cluster `ray start` made) or ray://HOST:PORT")
-    b.add_argument("--embed-workers", type=int, default=2, metavar="N",
-                   help="embedding workers (Ray actors, one E5 model each) with --ray (default 2)")
+    add_embed_workers_flag(b)
     b.add_argument("--expand-workers", type=int, default=2, metavar="N",
                    help="chunk-expansion workers (Ray actors, one LLM each, 1 thread unless --threads) with "
                         "--ray --expand (default 2)")
+
+
+def add_embed_workers_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--embed-workers", type=int, default=None, metavar="N",
+                   help="embedding workers, one E5 model each: Ray actors with --ray (default 2), else worker "
+                        "processes here (default 1: this process, which measured faster; see gaji bench embed-workers)")
 
 
 def add_expand_ray_flags(r: argparse.ArgumentParser) -> None:
@@ -70,7 +75,9 @@ def build_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
         check_address(args.ray)  # a cluster that is not there fails now, in seconds
 
-        kw["embedder"] = RayEmbedder(workers=args.embed_workers, address=args.ray)
+        kw["embedder"] = RayEmbedder(workers=args.embed_workers or 2, address=args.ray)
+    elif getattr(args, "embed_workers", None) is not None:
+        kw["embed_workers"] = args.embed_workers
     return kw
 
 

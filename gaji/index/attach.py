@@ -31,6 +31,8 @@ __all__ = ["attach_store"]
 def _push(parts: Path, m: Manifest, url: str, name: str) -> str:
     if not m.has_dense:
         raise ConfigError(f"{name}: this index has no dense part to put in a store")
+    if m.vectors_pending:
+        raise ConfigError(f"{name}: its vectors are still being computed; finish them first: gaji index fill {name}")
     vectors = np.load(parts / DENSE_DIR / VECTORS, mmap_mode="r")
     fp = str(m.created or "") + str(m.counts.get("rows"))
     return push_vectors(url, name, hashlib.sha256(fp.encode()).hexdigest(), vectors, live_rows(parts, m))

@@ -1,15 +1,22 @@
-"""Building an index folder: read -> chunk -> (extension) -> lexical -> dense -> manifest.
+"""Building an index folder: read -> chunk -> (extension) -> lexical -> publish -> dense vectors.
 
     idx = build_index(["corpus.jsonl", "notes/"], "runs/idx")        # or Documents, or "hotpotqa"
+    idx = build_index(corpus, "runs/idx", fill=False)   # back as soon as BM25 answers; then gaji.index.fill
 
-Atomicity: a build holds the target's writer lock (gaji.index.lock), writes into ``.<name>.building``
-beside the target and puts it in place when complete: renamed to the target when there is none, else
-committed as the target's next generation (gaji.index.generations), so that readers of the old index,
-a running server, switch on their next request. An interrupted build leaves only that folder:
-rerunning the same build resumes it (embeddings are checkpointed every `checkpoint_rows` chunks and a
-finished BM25 part is kept; the chunk store is rewritten, it is cheap), while a build with different
-inputs or settings empties it and starts clean. What a rerun may keep is recorded by `BuildState` in
-that folder.
+BM25 first: the index is published (swapped into place, searchable with BM25) as soon as its chunks and
+BM25 part are written, with a manifest saying its vectors are pending and a plan of them
+(gaji.index.fillplan). The vectors are filled afterwards (gaji.index.fill: checkpointed, resumable) and
+hybrid search switches on when they are complete.
+
+Atomicity: a build holds the target's writer lock (gaji.index.lock) until it is published, and writes
+into ``.<name>.building`` beside the target; publishing renames that folder to the target when there is
+none, else commits it as the target's next generation (gaji.index.generations), so that readers of the
+old index, a running server, switch on their next request. A build interrupted before that leaves only
+that folder: rerunning the same build resumes it (a finished BM25 part
+is kept; the chunk store is rewritten, it is cheap), while a build with different inputs or settings
+wipes it and starts clean; what a rerun may keep is recorded by `BuildState` in that folder. A build
+interrupted while filling vectors leaves a published index: rerunning the same build (or
+`gaji index fill`) goes on filling from the last checkpoint.
 """
 from __future__ import annotations
 
@@ -24,21 +31,23 @@ from typing import Any
 
 from gaji.corpus.chunking import ChunkingConfig
 from gaji.corpus.readers import ReadReport, read_documents
-from gaji.errors import ConfigError
+from gaji.errors import ConfigError, IndexError_
 from gaji.io import atomic_write_json
-from gaji.progress import Bars
-from gaji.stores.sync import check_store, push_vectors
+from gaji.stores.sync import check_store
 from gaji.types import Chunk, Document
 
 from .chunkstore import ChunkStore
-from .dense import DenseIndex, choose_backend, get_embedder
+from .dense import choose_backend, get_embedder
+from .fill import fill_vectors
+from .fillplan import FillPlan, pending_state
 from .folders import check_target, empty_build_dir
 from .generations import collect, install
-from .layout import DENSE_DIR, LEXICAL_DIR, PARTS_DIR, STATE, building_dir
+from .layout import DENSE_DIR, FILL_DIR, LEXICAL_DIR, LOCK, PARTS_DIR, STATE, building_dir
 from .lock import writer_lock
-from .manifest import Manifest, current_versions, utc_now
+from .manifest import Manifest, current_versions, read_manifest, utc_now
+from .progress_file import FileBars, ProgressFile
 from .sources import chunk_all, doc_record, resolve_sources, source_names, write_records
-from .steps import embed_rows, index_lexical
+from .steps import index_lexical
 from .store import Index, open_index
 from .texts import BuildExtension, ChunkTexts, Prepared
 
@@ -52,7 +61,7 @@ class BuildState:
     fingerprint: str  # of the inputs and settings: another build never resumes this one
     lexical_done: str | None = None  # the analyser the finished BM25 part was made with
     lexical_stats: dict[str, Any] = field(default_factory=dict)  # its timings, reported again on resume
-    dense_model: str | None = None  # the embedder of the checkpoints in dense-parts/
+    dense_model: str | None = None  # set by builds that embedded before publishing (dense-parts/); read back only
 
     @property
     def resumed(self) -> bool:
@@ -118,6 +127,7 @@ class _Build:
     dense_store: str | None
     checkpoint_rows: int
     started: float
+    report: ProgressFile | None = None
 
     @property
     def work(self) -> Path:
@@ -146,24 +156,28 @@ def _check_parts(lexical: bool, dense: bool, dense_store: str | None) -> None:
 
 
 def _read(sources: Any, out: Path, chunking: Any, skip_bad: bool, limit: int | None, progress: bool,
-          extension: BuildExtension | None) -> _Inputs:
+          extension: BuildExtension | None, progress_file: ProgressFile) -> _Inputs:
     """Read and chunk the sources, then let the extension rewrite the chunks."""
     cfg = chunking if isinstance(chunking, ChunkingConfig) else ChunkingConfig.from_dict(chunking or {})
     stats: dict[str, Any] = {}
     resolved = resolve_sources(sources)
     t0 = time.perf_counter()
+    progress_file.stage("read")
     docs, report = read_documents(resolved, skip_bad=skip_bad, limit=limit)
     stats["read_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
+    progress_file.stage("chunk", total=len(docs))
     chunks = chunk_all(docs, cfg)
     stats["chunk_s"] = time.perf_counter() - t0
+    if extension is not None:
+        progress_file.stage("extension", total=len(chunks))
     prepared = extension.prepare(chunks, out, progress) if extension is not None else Prepared(chunks)
     stats.update(prepared.stats)
     records = {d.id: doc_record(d) for d in docs}
     return _Inputs(cfg, source_names(resolved), len(docs), report, records, prepared, stats)
 
 
-def _lexical_step(b: _Build, state: BuildState, prog: Bars) -> None:
+def _lexical_step(b: _Build, state: BuildState, prog: FileBars) -> None:
     """BM25 over the chunks' lexical texts, unless an interrupted run of this build finished it."""
     work = b.work
     if b.analyzer is None:
@@ -173,6 +187,8 @@ def _lexical_step(b: _Build, state: BuildState, prog: Bars) -> None:
         state.lexical_done = None
         state.save(work)
         lex_stats: dict[str, Any] = {}
+        if prog.file is not None:
+            prog.file.stage("bm25", total=len(b.chunks))
         index_lexical(work / LEXICAL_DIR, list(enumerate(b.chunks)), b.analyzer, prog, lex_stats, create=True,
                       text=b.texts.lexical)
         state.lexical_done, state.lexical_stats = b.analyzer.name, lex_stats
@@ -180,25 +196,18 @@ def _lexical_step(b: _Build, state: BuildState, prog: Bars) -> None:
     b.stats.update(state.lexical_stats)  # measured by whichever run did it
 
 
-def _dense_step(b: _Build, state: BuildState, prog: Bars) -> None:
-    """Embed the chunks' dense texts (resuming from checkpoints), write the vectors, fill a dense store."""
-    work, embedder = b.work, b.embedder
-    if embedder is None:
-        shutil.rmtree(work / DENSE_DIR, ignore_errors=True)
-        return
-    parts = work / PARTS_DIR
-    if state.dense_model != embedder.model_id and parts.exists():
-        shutil.rmtree(parts)
-    state.dense_model = embedder.model_id
-    state.save(work)
-    texts = [b.texts.dense(c) for c in b.chunks]
-    vectors = embed_rows(texts, embedder, parts, prog, b.checkpoint_rows, b.stats)
-    t0 = time.perf_counter()
-    DenseIndex.write(work / DENSE_DIR, vectors, str(b.backend))
-    b.stats["dense_write_s"] = time.perf_counter() - t0
-    if b.dense_store:
-        b.dense_store = push_vectors(b.dense_store, b.out.resolve().name, b.fingerprint, vectors, stats=b.stats)
-    shutil.rmtree(parts, ignore_errors=True)
+def _plan_vectors(b: _Build) -> FillPlan | None:
+    """The plan of every row's vector, for the fill after publishing (the build itself embeds nothing)."""
+    work = b.work
+    shutil.rmtree(work / PARTS_DIR, ignore_errors=True)  # checkpoints of builds that embedded before publishing
+    shutil.rmtree(work / DENSE_DIR, ignore_errors=True)
+    shutil.rmtree(work / FILL_DIR, ignore_errors=True)
+    if b.embedder is None:
+        return None
+    plan = FillPlan(list(range(len(b.chunks))), b.embedder.model_id, int(b.embedder.dim), str(b.backend),
+                    fingerprint=b.fingerprint)
+    plan.save(work)
+    return plan
 
 
 def _config(b: _Build) -> dict[str, Any]:
@@ -218,9 +227,10 @@ def _config(b: _Build) -> dict[str, Any]:
     }
 
 
-def _manifest(b: _Build) -> Manifest:
+def _manifest(b: _Build, plan: FillPlan | None) -> Manifest:
     now = utc_now()
     n, docs = len(b.chunks), b.inputs.docs
+    b.stats["searchable_s"] = time.perf_counter() - b.started
     return Manifest(
         complete=True,
         created=now,
@@ -233,19 +243,44 @@ def _manifest(b: _Build) -> Manifest:
         sources=b.inputs.sources,
         history=[{"time": now, "action": "build", "documents": docs, "chunks": n,
                   "skipped": len(b.inputs.report.skipped)}],
+        vectors=pending_state(plan, n) if plan is not None else {},
     )
 
 
-def _finish(b: _Build, extension: BuildExtension | None) -> Index:
-    """Write the manifest last, put the folder in place, open it."""
-    manifest = _manifest(b)
+def _publish(b: _Build, extension: BuildExtension | None) -> Index:
+    """Plan the vectors, write the manifest last, put the folder in place, open it: BM25 answers now."""
+    plan = _plan_vectors(b)
+    manifest = _manifest(b, plan)
     (b.work / STATE).unlink(missing_ok=True)
     if extension is not None:
         extension.finish(b.work, b.out)
     install(b.work, b.out, manifest)
     collect(b.out)
+    if b.report is not None:
+        b.report.moved(b.out)
+        b.report.stage("searchable" if plan is not None else "done", total=len(b.chunks), done=len(b.chunks))
     if extension is not None:
         extension.cleanup(b.out)
+    idx = open_index(b.out)
+    idx.read_report = b.inputs.report
+    return idx
+
+
+def _published(b: _Build) -> Index | None:
+    """The index this same build published before it was interrupted while filling vectors, if that is
+    what is at `b.out` (same chunks, settings and embedder): the rerun goes on filling it."""
+    if b.embedder is None:
+        return None
+    try:
+        m = read_manifest(b.out)
+        plan = FillPlan.load(b.out) if m.vectors_pending else None
+    except IndexError_:
+        return None
+    if plan is None or plan.joined or plan.fingerprint != b.fingerprint or plan.model != b.embedder.model_id:
+        return None
+    if {k: v for k, v in m.config.items() if k != "dense_store"} != {k: v for k, v in _config(b).items()
+                                                                     if k != "dense_store"}:
+        return None
     idx = open_index(b.out)
     idx.read_report = b.inputs.report
     return idx
@@ -266,12 +301,17 @@ def build_index(
     embedder: Any = None,
     extension: BuildExtension | None = None,
     dense_store: str | None = None,
+    fill: bool = True,
+    embed_workers: int | None = None,
     wait_s: float | None = None,
 ) -> Index:
     """Build an index from documents, files, folders or shared dataset names into `out_dir`.
 
-    The result replaces an existing index at `out_dir` only once complete. The read report (skipped
-    records) is on the returned index as `index.read_report`. `embedder` (default: E5) must be
+    The result replaces an existing index at `out_dir` once its BM25 part is complete; its vectors are
+    then filled (`fill`, default) before this returns, or left pending (`fill=False`: BM25 answers, hybrid
+    waits for `gaji.index.fill.fill_vectors(out_dir)`). `embed_workers`: worker processes of the fill
+    (None: automatic, gaji.index.workers.fill_embedder; not used with a given `embedder`). The read report
+    (skipped records) is on the returned index as `index.read_report`. `embedder` (default: E5) must be
     obtainable again by `gaji.index.dense.get_embedder(embedder.model_id)` for the index to open.
     `extension` changes the chunks and their texts after chunking (chunk expansion:
     `gaji.expand.index_hook.expansion_step`). `dense_store`: a vector-database URL (milvus://HOST:PORT,
@@ -283,28 +323,47 @@ def build_index(
     out = Path(out_dir)
     check_target(out)  # before the lock: a target that cannot be built fails without leaving a folder
     out.parent.mkdir(parents=True, exist_ok=True)
-    with writer_lock(out, wait_s, "build"):
+    with writer_lock(out, wait_s, "build"):  # until published; the vectors are filled outside it
         check_target(out)
-        b = _prepare(documents_or_paths, out, chunking, skip_bad, limit, progress, extension, lexical, dense,
-                     korean_analyzer, embedder, dense_backend, dense_store, checkpoint_rows)
-        state = BuildState.begin(b.work, b.fingerprint)
-        b.stats["resumed"] = state.resumed
-        ChunkStore.write(b.work, b.chunks)
-        write_records(b.work, b.inputs.records)
-        with Bars(progress, lines=True) as prog:
-            _lexical_step(b, state, prog)
-            _dense_step(b, state, prog)
-        return _finish(b, extension)
+        b = _prepare(documents_or_paths, out, lexical, dense, chunking, progress, skip_bad, dense_backend, limit,
+                     checkpoint_rows, korean_analyzer, embedder, extension, dense_store)
+        idx = _published(b)
+        if idx is None:
+            state = BuildState.begin(b.work, b.fingerprint)
+            b.stats["resumed"] = state.resumed
+            ChunkStore.write(b.work, b.chunks)
+            write_records(b.work, b.inputs.records)
+            with FileBars(progress, b.report) as prog:
+                _lexical_step(b, state, prog)
+            idx = _publish(b, extension)
+        else:  # this build was published already: only its vectors are left to fill
+            shutil.rmtree(b.work, ignore_errors=True)
+    if fill and idx.manifest.vectors_pending:
+        fill_vectors(out, embedder, progress, checkpoint_rows, action="build", workers=embed_workers)
+        report = idx.read_report
+        idx = open_index(out)
+        idx.read_report = report
+    return idx
 
 
-def _prepare(sources: Any, out: Path, chunking: Any, skip_bad: bool, limit: int | None, progress: bool,
-             extension: BuildExtension | None, lexical: bool, dense: bool, korean_analyzer: str, embedder: Any,
-             dense_backend: str, dense_store: str | None, checkpoint_rows: int) -> _Build:
-    """Read and chunk the inputs and resolve the build's settings."""
+def _prepare(sources: Any, out: Path, lexical: bool, dense: bool, chunking: Any, progress: bool, skip_bad: bool,
+             dense_backend: str, limit: int | None, checkpoint_rows: int, korean_analyzer: str, embedder: Any,
+             extension: BuildExtension | None, dense_store: str | None) -> _Build:
+    """Read and chunk the sources and resolve the settings."""
     from gaji.text.analyzers import default_analyzer
 
     started = time.perf_counter()
-    inputs = _read(sources, out, chunking, skip_bad, limit, progress, extension)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = building_dir(out)
+    fresh = not work.exists() or all(e.name == LOCK for e in work.iterdir())  # (the lock of a new target)
+    work.mkdir(exist_ok=True)  # progress.json is readable from the first second
+    report = ProgressFile(work, "build")
+    try:
+        inputs = _read(sources, out, chunking, skip_bad, limit, progress, extension, report)
+    except BaseException:
+        if fresh:  # nothing of this build is worth keeping
+            shutil.rmtree(work, ignore_errors=True)
+        raise
     chunks = inputs.prepared.chunks
     analyzer = default_analyzer(korean_analyzer) if lexical else None
     if dense and embedder is None:
@@ -313,4 +372,4 @@ def _prepare(sources: Any, out: Path, chunking: Any, skip_bad: bool, limit: int 
     return _Build(out, inputs, fp, analyzer, embedder if dense else None,
                   backend=choose_backend(dense_backend, len(chunks)) if dense else None,
                   backend_requested=dense_backend, dense_store=dense_store, checkpoint_rows=checkpoint_rows,
-                  started=started)
+                  started=started, report=report)

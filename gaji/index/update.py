@@ -1,12 +1,15 @@
 """Changing a built index: first `plan` what changes (pure: no file is touched), then `apply` it.
 
     change = plan(store.rows(), {"kimchi", "zebra"}, new_chunks, manifest)   # these documents now have these chunks
-    apply(snapshot, change, sources, analyzer, embedder)                     # under the writer lock (gaji.index.writer)
+    apply(snapshot, change, sources, analyzer)                               # under the writer lock (gaji.index.writer)
 
 Rows never move: a changed chunk keeps its row, a new chunk gets a new row at the end, a removed chunk
 leaves an empty row (`null` in the chunk store, a zero vector, no BM25 entry). `apply` works on a copy
 of the snapshot's parts in a folder of its own and commits it as the next generation
-(gaji.index.generations), so a failed or killed update leaves the index as it was.
+(gaji.index.generations), so a failed or killed update leaves the index as it was. BM25 first: the
+committed generation has the changed rows in BM25 and their vectors pending (a plan, gaji.index.fillplan,
+joined to one still pending); gaji.index.fill computes them afterwards, outside the writer lock, and
+commits them as a generation of their own.
 """
 from __future__ import annotations
 
@@ -21,19 +24,18 @@ import numpy as np
 from gaji.corpus.readers import ReadReport
 from gaji.errors import InputError
 from gaji.progress import Bars
-from gaji.registry import COMPOSITIONS
-from gaji.stores.sync import sync_rows
 from gaji.types import Chunk
 
-from .journal import store_pending, store_synced
 from .chunkstore import ChunkStore
-from .dense import DenseIndex, choose_backend
+from .dense import choose_backend
+from .fillplan import join_change, pending_state, texts_of
 from .generations import Snapshot, commit, copy_parts, new_work_dir
-from .layout import DENSE_DIR, LEXICAL_DIR, PARTS_DIR, VECTORS
+from .layout import LEXICAL_DIR
 from .manifest import Manifest, current_versions, utc_now
+from .progress_file import FileBars, ProgressFile
 from .sources import read_records, write_records
-from .steps import embed_rows, index_lexical
-from .texts import PLAIN, ChunkTexts
+from .steps import index_lexical
+from .texts import ChunkTexts
 
 __all__ = ["AddResult", "Change", "plan", "apply", "texts_of"]
 
@@ -139,37 +141,16 @@ def _plan_dense(change: Change, m: Manifest) -> None:
     change.result.embedded = len(change.index)
 
 
-def texts_of(m: Manifest) -> ChunkTexts:
-    """The texts the index was built with: the composition its manifest names (config "compose"), else plain."""
-    name = m.config.get("compose")
-    return COMPOSITIONS.get(str(name)) if name else PLAIN
-
-
 def _update_lexical(work: Path, change: Change, analyzer, texts: ChunkTexts, prog: Bars, stats: dict) -> None:
     index_lexical(work / LEXICAL_DIR, change.index, analyzer, prog, stats, create=False,
                   delete_rows=sorted(set(change.deleted) | set(change.replaced)), text=texts.lexical)
 
 
-def _update_dense(work: Path, change: Change, embedder, texts: ChunkTexts, prog: Bars, checkpoint_rows: int,
-                  stats: dict) -> np.ndarray:
-    """Embed the changed rows into the vectors (empty rows zeroed) and write them; returns all vectors."""
-    dense_dir = work / DENSE_DIR
-    old = np.load(dense_dir / VECTORS)
-    vecs = np.zeros((len(change.rows), old.shape[1]), dtype=np.float32)
-    vecs[: old.shape[0]] = old
-    parts = work / PARTS_DIR
-    shutil.rmtree(parts, ignore_errors=True)
-    new = embed_rows([texts.dense(c) for _, c in change.index], embedder, parts, prog, checkpoint_rows, stats)
-    shutil.rmtree(parts, ignore_errors=True)
-    for (r, _), v in zip(change.index, new):
-        vecs[r] = v
-    live = change.live
-    vecs[~live] = 0.0
-    if change.patch_hnsw:
-        DenseIndex.append(dense_dir, vecs, change.index_rows)
-    else:
-        DenseIndex.write(dense_dir, vecs, str(change.dense_backend), live if not live.all() else None)
-    return vecs
+def _plan_vectors(root: Path, work: Path, m: Manifest, change: Change) -> dict:
+    """The changed rows' vectors become pending (joined to a plan still pending); the manifest's `vectors`."""
+    plan = join_change(root, work, m, [r for r, _ in change.index], change.deleted, len(change.rows),
+                       str(change.dense_backend), change.patch_hnsw, change.action)
+    return pending_state(plan, len(change.rows))
 
 
 def _updated_manifest(m: Manifest, change: Change, sources: list[str]) -> Manifest:
@@ -191,9 +172,9 @@ def _updated_manifest(m: Manifest, change: Change, sources: list[str]) -> Manife
     return m2
 
 
-def _change_parts(root: Path, work: Path, m: Manifest, change: Change, analyzer: Any, embedder: Any,
-                  progress: bool, checkpoint_rows: int) -> None:
-    """Carry out `change` on the copy of the parts in `work` (a vector database: in place, journalled)."""
+def _change_parts(root: Path, work: Path, m: Manifest, m2: Manifest, change: Change, analyzer: Any,
+                  report: ProgressFile, progress: bool) -> None:
+    """Carry out `change` on the copy of the parts in `work` (its vectors: a plan, in `m2.vectors`)."""
     ChunkStore.write(work, change.rows)
     if change.records:
         records = read_records(work)
@@ -206,33 +187,30 @@ def _change_parts(root: Path, work: Path, m: Manifest, change: Change, analyzer:
     if not change.touched:
         return
     texts = texts_of(m)
-    stats: dict[str, Any] = {}
-    with Bars(progress, lines=True) as prog:
-        if m.has_lexical:
-            _update_lexical(work, change, analyzer, texts, prog, stats)
-        if m.has_dense:
-            vecs = _update_dense(work, change, embedder, texts, prog, checkpoint_rows, stats)
-            if m.config.get("dense_store"):  # keep the vector database in step; a crash from here on is redone
-                store_pending(root)
-                rows = change.index_rows
-                sync_rows(str(m.config["dense_store"]), rows, vecs[rows], np.array(change.deleted, dtype=np.int64))
+    if m.has_lexical:
+        report.stage("bm25", total=len(change.index))
+        with FileBars(progress, report) as prog:
+            _update_lexical(work, change, analyzer, texts, prog, {})
+    if m.has_dense:
+        m2.vectors = _plan_vectors(root, work, m, change)
     if change.removed_ids and texts.prune is not None:
         texts.prune(work, set(change.removed_ids))
 
 
-def apply(snap: Snapshot, change: Change, sources: list[str], analyzer: Any = None, embedder: Any = None,
-          progress: bool = False, checkpoint_rows: int = 256) -> Manifest:
+def apply(snap: Snapshot, change: Change, sources: list[str], analyzer: Any = None, progress: bool = False) -> Manifest:
     """Carry out `change` on the generation `snap` (the caller holds the writer lock; `sources` as the
-    manifest lists them) and commit the result as the next generation. `analyzer`/`embedder` are needed
-    when the change touches the BM25/dense part. Returns the new manifest."""
+    manifest lists them) and commit the result as the next generation, its changed vectors pending.
+    `analyzer` is needed when the change touches the BM25 part. Returns the new manifest."""
     m = snap.manifest
     work = new_work_dir(snap.root)
+    report = ProgressFile(snap.root, change.action)
     try:
         copy_parts(snap.dir, work, snap.root)
-        _change_parts(snap.root, work, m, change, analyzer, embedder, progress, checkpoint_rows)
-        m2 = commit(snap.root, work, _updated_manifest(m, change, sources), m.generation)
+        m2 = _updated_manifest(m, change, sources)
+        _change_parts(snap.root, work, m, m2, change, analyzer, report, progress)
+        m2 = commit(snap.root, work, m2, m.generation)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    store_synced(snap.root)
+    report.stage("searchable" if m2.vectors_pending else "done", total=len(change.index), done=len(change.index))
     return m2

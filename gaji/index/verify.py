@@ -4,8 +4,9 @@
 
 Checked: the manifest's counts against the chunk store (rows, deleted rows, chunks, documents); every row
 of the chunk store against its id file; the BM25 part holds exactly the live rows; the vectors have
-one row per chunk row, zero exactly at deleted rows, and an HNSW graph holds exactly the live rows;
-documents.json names exactly the documents with chunks (when the index keeps it).
+one row per chunk row, zero exactly at deleted rows, and an HNSW graph holds exactly the live rows (or,
+while they are pending, a plan of them exists); documents.json names exactly the documents with chunks
+(when the index keeps it).
 """
 from __future__ import annotations
 
@@ -70,7 +71,12 @@ def verify(idx: Any) -> list[str]:
         if got != live:
             problems.append(f"BM25 holds {len(got)} rows, the chunk store {len(live)} live rows "
                             f"(first differences: {sorted(set(got) ^ set(live))[:10]})")
-    if idx.manifest.has_dense:
+    if idx.manifest.vectors_pending:  # no dense part to check yet: its plan must be there
+        from .fillplan import FillPlan
+
+        if FillPlan.load(idx.dir) is None:
+            problems.append("the manifest says the vectors are pending, but there is no plan of them")
+    elif idx.manifest.has_dense:
         _dense(idx, live, len(idx.store), problems)
     if (idx.dir / DOCUMENTS).exists():
         recorded = set(read_records(idx.dir))

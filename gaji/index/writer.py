@@ -24,12 +24,14 @@ from gaji.types import Document
 
 from . import update
 from .chunkstore import ChunkStore
+from .fill import fill_vectors
+from .manifest import Manifest, read_manifest
 from .generations import Snapshot
 from .session import writing
 from .sources import chunk_all, doc_record, read_records, resolve_sources, source_names
 from .update import AddResult, Change
 
-__all__ = ["add_documents", "remove_documents", "sync_source", "WriteResult", "UnknownDocuments"]
+__all__ = ["add_documents", "remove_documents", "sync_source", "WriteResult", "UnknownDocuments", "Writable"]
 
 
 class UnknownDocuments(InputError):
@@ -59,19 +61,13 @@ class WriteResult:
                 "generation": self.generation, "chunks": self.chunks.to_dict()}
 
 
-def _parts(snap: Snapshot, change: Change) -> tuple[Any, Any]:
-    """The analyser and embedder the change needs (None for a part it does not touch or the index lacks)."""
-    m = snap.manifest
-    analyzer = embedder = None
-    if change.touched and m.has_lexical:
-        from gaji.text.analyzers import analyzer_from_name
+def _analyzer(snap: Snapshot, change: Change) -> Any:
+    """The analyser the change needs (None when it does not touch BM25 or the index has none)."""
+    if not (change.touched and snap.manifest.has_lexical):
+        return None
+    from gaji.text.analyzers import analyzer_from_name
 
-        analyzer = analyzer_from_name(str(m.config.get("analyzer")))
-    if change.touched and m.has_dense:
-        from .dense import get_embedder
-
-        embedder = get_embedder(m.config.get("embedding_model"))
-    return analyzer, embedder
+    return analyzer_from_name(str(snap.manifest.config.get("analyzer")))
 
 
 def _rows(snap: Snapshot) -> list:
@@ -82,18 +78,25 @@ def _rows(snap: Snapshot) -> list:
         store.close()
 
 
-def _commit(snap: Snapshot, change: Change, sources: list[str], progress: bool, checkpoint_rows: int) -> int:
-    analyzer, embedder = _parts(snap, change)
-    m2 = update.apply(snap, change, sources, analyzer, embedder, progress, checkpoint_rows)
-    return m2.generation
+def _commit(snap: Snapshot, change: Change, sources: list[str], progress: bool) -> Manifest:
+    analyzer = _analyzer(snap, change)
+    return update.apply(snap, change, sources, analyzer, progress)
+
+
+def _fill(index_dir: str | Path, m: Manifest, fill: bool, action: str, progress: bool, checkpoint_rows: int,
+          workers: int | None) -> None:
+    """Compute the vectors the committed change left pending (outside the writer lock: BM25 answers meanwhile)."""
+    if fill and m.vectors_pending:
+        fill_vectors(index_dir, None, progress, checkpoint_rows, action=action, workers=workers)
 
 
 def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document | str | Path] | str | Path,
                   progress: bool = False, skip_bad: bool = False, checkpoint_rows: int = 256,
-                  wait_s: float | None = None) -> AddResult:
+                  wait_s: float | None = None, fill: bool = True, embed_workers: int | None = None) -> AddResult:
     """Add documents (chunked as the index was). A document whose id is already indexed replaces its old
     chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone, chunks it no
-    longer has are removed."""
+    longer has are removed. BM25 first: the new vectors are filled after the commit (`fill`), or left
+    pending for gaji.index.fill."""
     sources = resolve_sources(documents_or_paths)
     docs, report = read_documents(sources, skip_bad=skip_bad)
     with writing(index_dir, "add", wait_s) as snap:
@@ -102,16 +105,18 @@ def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document |
         change = update.plan(_rows(snap), {d.id for d in docs}, chunks, m)
         change.result.report = report
         change.records = {d.id: doc_record(d) for d in docs}
-        _commit(snap, change, source_names(sources), progress, checkpoint_rows)
+        m2 = _commit(snap, change, source_names(sources), progress)
+    _fill(index_dir, m2, fill, "add", progress, checkpoint_rows, embed_workers)
     return change.result
 
 
 def remove_documents(index_dir: str | Path, ids: Sequence[str], missing_ok: bool = False, progress: bool = False,
-                     wait_s: float | None = None) -> WriteResult:
+                     wait_s: float | None = None, fill: bool = True) -> WriteResult:
     """Take documents out of the index: their chunks, BM25 entries, vectors (and HNSW graph, and a vector
-    database's), and what a chunk expansion kept about them. UnknownDocuments (nothing removed) when an
-    id is not in the index, unless `missing_ok`."""
+    database's: written by the fill that follows, `fill`), and what a chunk expansion kept about them.
+    UnknownDocuments (nothing removed) when an id is not in the index, unless `missing_ok`."""
     out = WriteResult()
+    m2 = None
     with writing(index_dir, "remove", wait_s) as snap:
         rows = _rows(snap)
         present = {c.doc_id for c in rows if c is not None}
@@ -127,8 +132,11 @@ def remove_documents(index_dir: str | Path, ids: Sequence[str], missing_ok: bool
             change = update.plan(rows, set(out.removed), [], snap.manifest)
             change.action = "remove"
             change.records = {i: None for i in out.removed}
-            out.generation = _commit(snap, change, [], progress, 256)
-            out.chunks = change.result
+            m2 = _commit(snap, change, [], progress)
+            out.generation, out.chunks = m2.generation, change.result
+    if m2 is not None:
+        _fill(index_dir, m2, fill, "remove", progress, 256, None)
+        out.generation = read_manifest(index_dir).generation
     return out
 
 
@@ -160,17 +168,58 @@ def _sync_plan(snap: Snapshot, docs: list[Document], src: Path, report: ReadRepo
 
 
 def sync_source(index_dir: str | Path, source: str | Path, progress: bool = False, skip_bad: bool = False,
-                checkpoint_rows: int = 256, wait_s: float | None = None) -> WriteResult:
+                checkpoint_rows: int = 256, wait_s: float | None = None, fill: bool = True) -> WriteResult:
     """Make the index hold what `source` (a folder or a corpus file) holds now: documents not indexed yet
     are added, documents whose content changed are re-indexed (by content hash), and documents that came
     from `source` and are gone from it are removed. Documents of a file that could not be read are kept."""
     resolved = resolve_sources([source])
     src = Path(str(resolved[0])).resolve()
     docs, report = read_documents(resolved, skip_bad=skip_bad, allow_empty=True)
+    m2 = None
     with writing(index_dir, "sync", wait_s) as snap:
         change, out = _sync_plan(snap, docs, src, report)
         out.chunks = change.result
         out.generation = snap.manifest.generation
         if out.added or out.changed or out.removed:
-            out.generation = _commit(snap, change, source_names(resolved), progress, checkpoint_rows)
+            m2 = _commit(snap, change, source_names(resolved), progress)
+            out.generation = m2.generation
+    if m2 is not None:
+        _fill(index_dir, m2, fill, "sync", progress, checkpoint_rows, None)
+        out.generation = read_manifest(index_dir).generation
     return out
+
+
+class Writable:
+    """The writing methods of gaji.index.store.Index: each goes through this module (the writer lock, the
+    committed generation, a new one), then the Index reads the index's newest generation (`_switch`)."""
+
+    path: Path
+
+    def _switch(self) -> None:  # pragma: no cover - the Index's
+        raise NotImplementedError
+
+    def add(self, documents_or_paths: Iterable[Document | str | Path] | str | Path, progress: bool = False,
+            skip_bad: bool = False, checkpoint_rows: int = 256, fill: bool = True, embed_workers: int | None = None,
+            wait_s: float | None = None) -> AddResult:
+        """Add documents (same chunking as the build). A document whose id is already indexed replaces
+        its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
+        chunks it no longer has are removed. Atomic, BM25 first: the vectors are filled then (`fill`;
+        `embed_workers` as in gaji.index.fill) or left for gaji.index.fill."""
+        try:
+            return add_documents(self.path, documents_or_paths, progress, skip_bad, checkpoint_rows, wait_s,
+                                 fill=fill, embed_workers=embed_workers)
+        finally:  # an add that fails while filling vectors has published its BM25 rows already
+            self._switch()
+
+    def remove(self, ids: Iterable[str], missing_ok: bool = False, wait_s: float | None = None) -> WriteResult:
+        """Take documents out of the index (`remove_documents`)."""
+        result = remove_documents(self.path, list(ids), missing_ok=missing_ok, wait_s=wait_s)
+        self._switch()
+        return result
+
+    def sync(self, source: str | Path, progress: bool = False, skip_bad: bool = False,
+             wait_s: float | None = None) -> WriteResult:
+        """Make the index hold what `source` holds now (`sync_source`)."""
+        result = sync_source(self.path, source, progress, skip_bad, wait_s=wait_s)
+        self._switch()
+        return result

@@ -95,6 +95,12 @@ class IndexStatus(BaseModel):
     documents: int | None = None
     config: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
+    vectors: dict[str, Any] | None = Field(
+        None, description="state: complete | none | pending (BM25 answers until complete); while pending: "
+        "done, total, rate (passages/s), eta_s, running")
+    progress: dict[str, Any] | None = Field(
+        None, description="the last build / add / fill on this index: action, stage (read, chunk, bm25, searchable, "
+        "embedding, vectors, done | stopped), done, total, unit, rate (per second), eta_s, running, age_s")
 
 
 class UploadResponse(BaseModel):

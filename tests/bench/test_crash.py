@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow
 def test_kills_at_random_points_leave_the_state_before_or_after(tmp_path):
     res = run_crash(tmp_path / "work", kills=16, seed=3, vector_share=0.25, upload_share=0.15, fresh_share=0.15)
     assert res["kills"] == 16 and res["survived"] == 16 and res["failed_checks"] == 0, markdown(res)
-    assert set(res["states_after_kill"]) <= {"before", "after"}
+    assert set(res["states_after_kill"]) <= {"before", "after", "after+fill"}
     assert res["kills_by_op"].get("upload") and res["kills_by_op"].get("fresh")
     assert "16 of 16 kills survived" in markdown(res)
 

@@ -28,7 +28,7 @@ def test_expansions_follow_the_generations_and_lose_removed_documents(tmp_path):
     write_chunk_keywords(idx, lambda q: q.split()[:1])
     assert set(read_chunk_keywords(keywords_path(idx))) == {"guam", "kimchi", "python"}
     idx.add([Document(id="owl", title="Owl", text="Owls hunt at night.")])
-    assert index_parts(out) == idx.dir == out / "gen-000002"
+    assert index_parts(out) == idx.dir and idx.dir.name.startswith("gen-")
     assert set(load_expansions(out)) == {"guam", "kimchi", "python"}  # found in the new generation
     assert idx.retriever("bm25").search("zqexpandterm", 5)  # the composition still applies to the index
     idx.remove(["kimchi"])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 
 import numpy as np
 
@@ -50,6 +51,46 @@ def fake_embedder() -> HashEmbedder:
     _INSTANCE.passages_embedded = 0
     _INSTANCE.fail_after = None
     return _INSTANCE
+
+
+GATED_ID = "test/gated-hash-embedder-32"
+
+
+class GatedEmbedder(HashEmbedder):
+    """The hash embedder, stopping before its `hold_after`-th passage until `release()`: a fill caught midway."""
+
+    model_id = GATED_ID
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold_after: int | None = None
+        self.holding = threading.Event()  # set while a fill waits here
+        self._go = threading.Event()
+
+    def arm(self, hold_after: int) -> "GatedEmbedder":
+        self.passages_embedded, self.hold_after = 0, hold_after
+        self.holding.clear()
+        self._go.clear()
+        return self
+
+    def release(self) -> None:
+        self.hold_after = None
+        self._go.set()
+
+    def embed_passages(self, texts):
+        if self.hold_after is not None and self.passages_embedded + len(texts) > self.hold_after:
+            self.holding.set()
+            assert self._go.wait(30), "the test never released the fill"
+        return super().embed_passages(texts)
+
+
+_GATED = GatedEmbedder()
+EMBEDDER_FACTORIES[GATED_ID] = lambda: _GATED
+
+
+def gated_embedder(hold_after: int) -> GatedEmbedder:
+    """The registered gated embedder, armed to stop before passage `hold_after` (0-based)."""
+    return _GATED.arm(hold_after)
 
 
 DOCS = [

@@ -34,24 +34,45 @@ def test_rebuild_replaces_index_and_refuses_foreign_dirs(tmp_path):
     assert (foreign / "important.txt").read_text() == "keep me"
 
 
-def test_crash_mid_build_leaves_no_index_then_resumes(tmp_path):
+def test_crash_before_bm25_is_done_leaves_no_index_then_resumes(tmp_path, monkeypatch):
+    import gaji.index.build as build_mod
+
+    def crash(*a, **kw):
+        raise KeyboardInterrupt("simulated crash")
+
+    docs = [Document(id=f"d{i}", text=f"document number {i} about topic {i % 7}") for i in range(40)]
+    out = tmp_path / "idx"
+    with monkeypatch.context() as mp:
+        mp.setattr(build_mod, "index_lexical", crash)
+        with pytest.raises(KeyboardInterrupt):
+            build_index(docs, out, progress=False, embedder=fake_embedder())
+    assert not out.exists() and (tmp_path / ".idx.building").exists()
+    with pytest.raises(IndexError_, match="interrupted"):
+        open_index(out)
+    idx = build_index(docs, out, progress=False, embedder=fake_embedder())
+    assert idx.chunks == 40 and not (tmp_path / ".idx.building").exists() and not idx.vectors_pending
+
+
+def test_crash_while_filling_vectors_leaves_a_bm25_index_then_resumes(tmp_path):
     emb = fake_embedder()
     docs = [Document(id=f"d{i}", text=f"document number {i} about topic {i % 7}") for i in range(40)]
     out = tmp_path / "idx"
     emb.fail_after = 25
     with pytest.raises(KeyboardInterrupt):
         build_index(docs, out, progress=False, embedder=emb, checkpoint_rows=10)
-    assert not out.exists() and (tmp_path / ".idx.building").exists()
-    with pytest.raises(IndexError_, match="interrupted"):
-        open_index(out)
+    idx = open_index(out)  # published: BM25 answers, the vectors are pending
+    assert idx.vectors_pending and idx.manifest.vectors["pending"] == 40
+    assert idx.retriever("hybrid").search("document number 17", 1)[0].id == "d17"
+    assert idx.retriever("hybrid").name == "bm25"
     emb.fail_after = None
     emb.passages_embedded = 0
-    idx = build_index(docs, out, progress=False, embedder=emb, checkpoint_rows=10)
+    idx = build_index(docs, out, progress=False, embedder=emb, checkpoint_rows=10)  # the same build: goes on filling
     assert idx.manifest.stats["resumed_rows"] == 20  # two checkpoints of 10 were kept
     assert emb.passages_embedded == 20
-    assert idx.chunks == 40 and not (tmp_path / ".idx.building").exists()
+    assert idx.chunks == 40 and not (tmp_path / ".idx.building").exists() and not idx.vectors_pending
     fresh = np.stack([emb._vec(f"document number {i} about topic {i % 7}") for i in range(40)])
     assert np.allclose(np.load(out / "dense" / "vectors.npy"), fresh)
+    assert idx.retriever("hybrid").name == "hybrid" and not (out / "dense-fill").exists()
 
 
 def test_interrupted_build_with_other_inputs_restarts_clean(tmp_path):

@@ -91,3 +91,35 @@ def test_remove_and_sync(tmp_path, capsys):
     assert main(["index", "info", str(out)]) == 0
     info = capsys.readouterr().out
     assert "chunks  3" in info and "(generation 4)" in info
+
+
+def test_build_publishes_bm25_first_and_fill_completes_the_vectors(tmp_path, capsys):
+    c = _corpus(tmp_path / "c.jsonl", ROWS)
+    out = tmp_path / "idx"
+    assert main(["index", "build", str(c), "--out", str(out), "--no-fill", "--no-progress"]) == 0
+    cap = capsys.readouterr()
+    assert "searchable with BM25 now; 3 passages to embed" in cap.err and f"gaji index fill {out}" in cap.err
+    assert "3 documents -> 3 chunks (bm25 + dense/exact)" in cap.out and "searchable with BM25 after" in cap.out
+    assert main(["index", "info", str(out)]) == 0
+    assert "vectors  vectors are still being computed (0 of 3 passages" in capsys.readouterr().out
+    assert main(["index", "search", str(out), "김치 배추", "--retriever", "hybrid", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out.splitlines()[0])["source"] == "bm25" and "note: vectors are still being computed" in cap.err
+
+    assert main(["index", "fill", str(out), "--no-progress"]) == 0
+    assert "embedded 3 passages (0 kept from before)" in capsys.readouterr().out
+    assert main(["index", "info", str(out)]) == 0
+    assert "vectors  complete" in capsys.readouterr().out
+    assert main(["index", "search", str(out), "김치 배추", "--retriever", "hybrid", "--json"]) == 0
+    cap = capsys.readouterr()
+    assert json.loads(cap.out.splitlines()[0])["source"] == "hybrid" and "note:" not in cap.err
+    assert main(["index", "fill", str(out)]) == 0
+    assert "the vectors are complete" in capsys.readouterr().out
+
+    more = _corpus(tmp_path / "more.jsonl", [{"id": "zebra", "text": "Zebras live in Africa."}])
+    assert main(["index", "add", str(out), str(more), "--progress"]) == 0  # not a terminal: a line per 10 %
+    cap = capsys.readouterr()
+    assert "added 1" in cap.out and "searchable with BM25 now; 1 passage to embed" in cap.err
+    assert "passages/s" in cap.err
+    assert main(["index", "info", str(out)]) == 0
+    assert "vectors  complete" in capsys.readouterr().out

@@ -18,19 +18,20 @@ from fakes_index import DOCS, build_small, fake_embedder
 
 def test_a_reader_keeps_its_generation_until_it_reopens(tmp_path):
     out = tmp_path / "idx"
-    build_small(out)
+    build_small(out)  # generation 1: published with BM25; 2: its vectors filled (the same parts)
     reader = open_index(out)
-    assert reader.generation == 1 and reader.dir == out and reader.is_current()
-    open_index(out).add([Document(id="zebra", text="Zebras live in Africa.")])
+    assert reader.generation == 2 and reader.dir == out and reader.is_current()
+    open_index(out).add([Document(id="zebra", text="Zebras live in Africa.")])  # 3: its rows; 4: their vectors
     # the reader was opened before the add: it still reads the old generation, whole
     assert not reader.is_current() and reader.chunks == 5 and "zebra" not in reader
     assert all(p.id != "zebra" for p in reader.retriever("bm25").search("zebra africa", 3))
     assert [p.id for p in reader.retriever("dense").search("Guido van Rossum", 1)] == ["python"]
     fresh = reader.reopen()
-    assert fresh.generation == 2 and fresh.dir == out / "gen-000002" and fresh.is_current()
+    assert fresh.generation == 4 and fresh.dir == out / "gen-000003" and fresh.is_current()
     assert fresh.retriever("bm25").search("zebra africa", 1)[0].id == "zebra"
+    assert fresh.retriever("dense").search("Zebras live in Africa", 1)[0].id == "zebra"
     m = json.loads((out / "manifest.json").read_text())
-    assert (m["generation"], m["data"], m["format_version"]) == (2, "gen-000002", 2)
+    assert (m["generation"], m["data"], m["format_version"]) == (4, "gen-000003", 2)
     # the first build's parts are kept while the old reader holds them, then collected
     assert (out / "chunks.jsonl").exists()
     open_index(out).add([Document(id="lion", text="Lions live in Africa too.")])
@@ -38,7 +39,8 @@ def test_a_reader_keeps_its_generation_until_it_reopens(tmp_path):
     del reader, fresh  # the last readers of generations 1 and 2 let go
     open_index(out).add([Document(id="owl", text="Owls hunt at night.")])
     assert not (out / "chunks.jsonl").exists() and not (out / "lexical").exists()
-    assert sorted(p.name for p in out.iterdir()) == ["gen-000004", "manifest.json", "writer.lock"]
+    assert sorted(p.name for p in out.iterdir() if p.name != "progress.json") == [
+        "gen-000007", "manifest.json", "writer.lock"]
     assert open_index(out).chunks == 8
 
 
@@ -46,15 +48,15 @@ def test_a_rebuild_is_a_new_generation_of_the_same_folder(tmp_path):
     out = tmp_path / "idx"
     build_small(out)
     reader = open_index(out)
-    idx = build_small(out, docs=DOCS[:2])
-    assert idx.generation == 2 and idx.chunks == 2 and reader.chunks == 5 and not reader.is_current()
+    idx = build_small(out, docs=DOCS[:2])  # published as generation 3, its vectors as 4
+    assert idx.generation == 4 and idx.chunks == 2 and reader.chunks == 5 and not reader.is_current()
     assert reader.retriever("bm25").search("김치", 1)[0].id == "kimchi"
     assert not (tmp_path / ".idx.building").exists() and (out / "writer.lock").exists()
 
 
 def test_leftovers_of_dead_writers_are_ignored_then_cleaned(tmp_path):
     out = tmp_path / "idx"
-    build_small(out)
+    build_small(out, dense=False)
     open_index(out).add([Document(id="zebra", text="Zebras live in Africa.")])
     (out / ".tmp-dead1").mkdir()  # a writer killed while changing its copy
     (out / ".tmp-dead1" / "chunks.jsonl").write_text("garbage")
@@ -64,7 +66,8 @@ def test_leftovers_of_dead_writers_are_ignored_then_cleaned(tmp_path):
     assert idx.generation == 2 and idx.get_chunk("zebra").text == "Zebras live in Africa."
     res = idx.add([Document(id="lion", text="Lions live in Africa too.")])
     assert res.added == 1 and idx.generation == 3 and idx.get_chunk("lion").doc_id == "lion"
-    assert sorted(p.name for p in out.iterdir()) == ["gen-000003", "manifest.json", "writer.lock"]
+    assert sorted(p.name for p in out.iterdir() if p.name != "progress.json") == [
+        "gen-000003", "manifest.json", "writer.lock"]
 
 
 def test_collect_spares_pinned_generations(tmp_path):
@@ -101,8 +104,9 @@ def test_an_index_from_before_generations_opens_and_moves_on(tmp_path):
     (out / "documents.json").unlink()
     idx = open_index(out)
     assert idx.generation == 0 and idx.chunks == 5
-    idx.add([Document(id="zebra", text="Zebras live in Africa.")])
-    assert idx.generation == 1 and idx.dir == out / "gen-000001" and idx.chunks == 6
+    idx.add([Document(id="zebra", text="Zebras live in Africa.")])  # generation 1, its vectors 2
+    assert idx.generation == 2 and idx.dir == out / "gen-000001" and idx.chunks == 6
+    assert idx.retriever("dense").search("zebras africa", 1)[0].id == "zebra"
 
 
 def test_an_index_put_in_place_syncs_its_parent_folder(tmp_path, monkeypatch):

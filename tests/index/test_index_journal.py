@@ -44,6 +44,6 @@ def test_attach_store_in_place_is_a_new_generation(tmp_path):
     loc = attach_store(out, f"qdrant+local:{tmp_path / 'qdrant'}?collection=attached")
     assert not reader.is_current() and "dense_store" not in reader.manifest.config
     idx = reader.reopen()
-    assert idx.generation == 2 and idx.dir == reader.dir and idx.manifest.config["dense_store"] == loc
+    assert idx.generation == reader.generation + 1 and idx.dir == reader.dir and idx.manifest.config["dense_store"] == loc
     assert type(idx.dense).__name__ == "StoreDenseIndex" and open_dense_store(loc).count() == 5
     assert idx.retriever("dense").search("Guido van Rossum programming language", 1)[0].id == "python"

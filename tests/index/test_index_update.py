@@ -45,19 +45,47 @@ def test_add_appends_replaces_and_removes(tmp_path):
     assert not list(tmp_path.glob(".idx.*"))
 
 
-def test_failed_add_leaves_index_unchanged(tmp_path):
+def test_failed_add_leaves_index_unchanged(tmp_path, monkeypatch):
+    import gaji.index.update as update_mod
+
+    def crash(*a, **kw):
+        raise KeyboardInterrupt("simulated crash")
+
     emb = fake_embedder()
     out = tmp_path / "idx"
     build_small(out, embedder=emb)
     before = (out / "chunks.jsonl").read_bytes()
     idx = open_index(out)
-    emb.fail_after = emb.passages_embedded  # the next embedding fails
+    monkeypatch.setattr(update_mod, "index_lexical", crash)  # the add fails before it is swapped in
     with pytest.raises(KeyboardInterrupt):
         idx.add([Document(id="new", text="brand new document")])
-    emb.fail_after = None
     assert (out / "chunks.jsonl").read_bytes() == before and not list(tmp_path.glob(".idx.*"))
     again = open_index(out)
-    assert again.chunks == 5 and "new" not in again
+    assert again.chunks == 5 and "new" not in again and not again.vectors_pending
+
+
+def test_add_that_fails_while_embedding_answers_with_bm25_and_resumes(tmp_path):
+    from gaji.index.fill import fill_vectors
+
+    emb = fake_embedder()
+    out = tmp_path / "idx"
+    build_small(out, embedder=emb)
+    idx = open_index(out)
+    new = [Document(id=f"n{i}", text=f"zebra giraffe number {i}") for i in range(6)]
+    emb.passages_embedded = 0
+    emb.fail_after = 4  # the fourth new passage fails (checkpoints of 2: rows 1-4 are kept)
+    with pytest.raises(KeyboardInterrupt):
+        idx.add(new, checkpoint_rows=2)
+    emb.fail_after = None
+    pending = open_index(out)
+    assert pending.chunks == 11 and pending.vectors_pending
+    hits = pending.retriever("hybrid").search("zebra giraffe number 5", 1)
+    assert hits[0].id == "n5" and hits[0].source == "bm25"
+    emb.passages_embedded = 0
+    res = fill_vectors(out, emb, checkpoint_rows=2)
+    assert res.complete and res.resumed == 4 and res.embedded == emb.passages_embedded == 2
+    assert pending.retriever("hybrid").name == "hybrid"  # the open index sees the fill
+    assert open_index(out).retriever("dense").search("zebra giraffe number 5", 1)[0].id == "n5"
 
 
 def _chunk(cid, doc, text, title="", **md):

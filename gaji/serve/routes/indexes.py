@@ -1,4 +1,5 @@
-"""The indexes by name: list them, read one's status, add documents to one (JSONL upload), remove some."""
+"""The indexes by name: list them, read one's status (with the progress of a build, add or fill working on
+it, and whether its vectors are complete), add documents to one (JSONL upload), remove some."""
 from __future__ import annotations
 
 import asyncio
@@ -11,7 +12,7 @@ from gaji.index.lock import IndexBusy
 from gaji.index.writer import UnknownDocuments
 from gaji.serve import schemas as S
 from gaji.serve.errors import ERRORS, ApiError, error_response, error_status, internal_error
-from gaji.serve.indexes import UploadInvalid, parse_documents_jsonl
+from gaji.serve.indexes import IndexSet, UploadInvalid, parse_documents_jsonl
 from gaji.serve.routes import Indexes
 
 router = APIRouter(tags=["indexes"])
@@ -25,7 +26,35 @@ async def list_indexes(indexes: Indexes) -> dict:
 @router.get("/api/indexes/{name}", response_model=S.IndexStatus, responses=ERRORS)
 async def index_status(name: str, indexes: Indexes) -> dict:
     indexes.resolve(name)
-    return await asyncio.to_thread(indexes.status, name)
+    status = await asyncio.to_thread(indexes.status, name)
+    return {**status, **await asyncio.to_thread(_work_status, indexes, name)}
+
+
+PROGRESS_KEYS = ("action", "stage", "done", "total", "unit", "rate", "eta_s", "running", "age_s", "started",
+                 "stopped_in", "error")
+
+
+def _work_status(indexes: IndexSet, name: str) -> dict[str, Any]:
+    """`progress`: what the job on the index is doing (progress.json, written by the builder; no pid or
+    host); `vectors`: complete, none or pending (BM25 answers until they are complete)."""
+    from gaji.index.pending import vectors_status
+    from gaji.index.progress_file import read_progress
+
+    g = indexes.gaji(name)
+    out: dict[str, Any] = {"progress": None, "vectors": None}
+    if not g.settings.index:
+        return out
+    prog = read_progress(g.settings.index)
+    if prog is not None:
+        out["progress"] = {k: prog.get(k) for k in PROGRESS_KEYS if k in prog}
+        if prog.get("error"):
+            out["progress"]["error"] = indexes.scrub(name, str(prog["error"]))
+    try:
+        index = g.index
+        out["vectors"] = vectors_status(index) if index is not None and hasattr(index, "vectors_pending") else None
+    except Exception:  # noqa: BLE001 - an index that does not open is reported by its status
+        pass
+    return out
 
 
 @router.post("/api/indexes/{name}/documents", response_model=S.UploadResponse,
