@@ -27,12 +27,16 @@ def default_home() -> Path:
     return Path(os.environ.get("GAJI_HOME") or Path.home() / ".cache" / "gaji")
 
 
+# the method every entry point answers with unless told otherwise (gaji ask, serve and its chat, demo, the API)
+DEFAULT_METHOD = "auto"
+
+
 @dataclass
 class Settings:
     llm: str = "local"  # see gaji.llm.factory
     base_url: str | None = None  # for openai:MODEL
     index: str | None = None  # index directory
-    method: str = "oner"
+    method: str = DEFAULT_METHOD
     retriever: str = "hybrid"  # bm25 | dense | hybrid
     # options of that retriever, checked against what it declares (gaji/registry.py), e.g. {"max_depth": "1"} for
     # contre; flag --retriever-opt KEY=VALUE (repeatable), env GAJI_RETRIEVER_OPTIONS="key=value;key=value"

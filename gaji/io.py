@@ -86,6 +86,24 @@ def rename_durably(src: str | Path, dst: str | Path) -> None:
         fsync_dir(d)
 
 
+def read_model_file(path: str | Path, kind: str, fmt: str, train_hint: str) -> dict[str, Any]:
+    """A trained model's JSON file (a router's weights): the object, or a ConfigError that names the file and says
+    what is wrong (missing: how to train one; not JSON; a "format" field other than `fmt`)."""
+    from gaji.errors import ConfigError
+
+    p = Path(path)
+    try:
+        obj = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: no {kind} here (train one with `{train_hint}`)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{p}: not a {kind} file: {e}") from None
+    if not isinstance(obj, dict) or obj.get("format") != fmt:
+        got = obj.get("format") if isinstance(obj, dict) else None
+        raise ConfigError(f"{p}: field 'format' is {got!r}, expected {fmt!r}")
+    return obj
+
+
 # -- append-only JSONL logs -------------------------------------------------------------------------
 # gaji resumes from its own JSONL logs (eval results and traces, expansions, synthesis chains, bench
 # partials). A crash can tear the last line; before the next append the tail is repaired, so a new

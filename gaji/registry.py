@@ -95,6 +95,7 @@ METHODS: Registry[Any] = Registry(
         "gaji.methods.toq.method",
         "gaji.methods.contregen.method",
         "gaji.methods.chain",
+        "gaji.methods.auto.method",
     ),
 )
 RETRIEVERS: Registry[Any] = Registry(
@@ -116,7 +117,9 @@ def fill_display(trace: Trace) -> Trace:
     stored, or built by hand) with the method the trace names; nodes of an unknown method stay bare."""
     missing = [n for n in trace.root.walk() if not n.display]
     if missing and trace.method in METHODS:
+        from gaji.methods.describe import display
+
         describe = METHODS.get(trace.method).describe
         for n in missing:
-            n.display = describe(n, trace.lang)
+            n.display = display(describe, n, trace.lang)
     return trace

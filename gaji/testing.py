@@ -1,17 +1,23 @@
-"""Test doubles for control-flow tests: a retriever over an in-memory list of passages, and a server that
-accepts connections and then stalls (for deadline tests).
+"""Test doubles for control-flow tests: a retriever over an in-memory list of passages, `any_llm`, a
+ScriptedLLM that gives every method's prompts a well-formed reply, and a server that accepts connections and
+then stalls (for deadline tests).
 
-Answers in tests always come from `gaji.llm.scripted.ScriptedLLM`; this only stands in for an index.
+Answers in tests always come from `gaji.llm.scripted.ScriptedLLM`; these only stand in for an index and a model.
 """
 from __future__ import annotations
 
+import itertools
+import json
 import re
 import socket
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gaji.index.base import Retriever
 from gaji.types import Passage
+
+if TYPE_CHECKING:
+    from gaji.llm.scripted import ScriptedLLM
 
 _WORD = re.compile(r"\w+", re.U)
 
@@ -38,6 +44,41 @@ class ListRetriever(Retriever):
         for rank, (s, _, p) in enumerate(scored[:k], 1):
             out.append(Passage(id=p.id, doc_id=p.doc_id, title=p.title, text=p.text, score=float(s), rank=rank, source=self.name))
         return out
+
+
+def any_llm() -> "ScriptedLLM":
+    """Answers any method's prompts: schema-valid JSON for JSON calls (the middle enum value, each boolean
+    field false, true, false, … so trees both grow and stop; two distinct strings per list), an
+    "answer is:" sentence for text calls."""
+    n = itertools.count(1)
+    flips: dict[str, itertools.cycle] = {}
+
+    def fill(schema: dict, key: str = "") -> Any:
+        if "enum" in schema:
+            return schema["enum"][len(schema["enum"]) // 2]
+        t = schema.get("type")
+        if t == "object":
+            return {k: fill(s, k) for k, s in schema.get("properties", {}).items()}
+        if t == "array":
+            size = max(schema.get("minItems", 0), min(2, schema.get("maxItems", 2)))
+            return [fill(schema.get("items", {"type": "string"}), key) for _ in range(size)]
+        if t == "boolean":
+            return next(flips.setdefault(key, itertools.cycle([False, True])))
+        if t in ("integer", "number"):
+            lo, hi = schema.get("minimum", 1), schema.get("maximum", 1)
+            return (lo + hi) // 2
+        # questions name the battles, one then the other, as a split must (decomposer.lost_names)
+        i = next(n)
+        return f"When was the Battle of {'Guam' if i % 2 else 'Manila'} fought? ({i})"[: schema.get("maxLength", 200)]
+
+    def reply(req) -> str:
+        if req.json_schema is not None:
+            return json.dumps(fill(req.json_schema))
+        return "The Battle of Guam came first. So the answer is: Battle of Guam."
+
+    from gaji.llm.scripted import ScriptedLLM
+
+    return ScriptedLLM(default=reply)
 
 
 def closed_port() -> int:

@@ -167,6 +167,9 @@ class LLMCall:
     finish_reason: str = ""
     prompt: Any = None  # messages or prompt text (kept for inspection; may be dropped to save space)
     output: str = ""
+    # how the prompt was cut to fit the model's context, when it had to be (gaji/llm/fit.py: Trim.to_dict);
+    # empty when it fitted as written
+    trim: dict[str, Any] = field(default_factory=dict)
 
     @property
     def total_tokens(self) -> int:
@@ -344,6 +347,15 @@ class Usage:
         return d
 
 
+def usage_by_purpose(calls: list[LLMCall]) -> dict[str, Usage]:
+    """The calls' usage per component (LLMCall.purpose: "answer", "decompose", "evaluate", ...), in order of
+    first use; a call without a purpose counts under "other"."""
+    out: dict[str, Usage] = {}
+    for c in calls:
+        out.setdefault(c.purpose or "other", Usage()).add(c)
+    return out
+
+
 # 2: Node.stop and Node.display (version 1 kept a stop in data: read and moved to Node.stop)
 TRACE_VERSION = 2
 
@@ -355,7 +367,8 @@ class Trace:
     question: str
     method: str
     root: Node = field(default_factory=lambda: Node(kind="root"))
-    answer: str = ""
+    answer: str = ""  # the short answer: a span ("1995년", "Battle of Guam"), or a paragraph for long-form styles
+    explanation: str = ""  # the sentence that explains the answer (from the model's reply or the cited evidence)
     citations: list[str] = field(default_factory=list)  # passage ids the answer cites
     passages: dict[str, Passage] = field(default_factory=dict)  # every passage seen, by id
     params: dict[str, Any] = field(default_factory=dict)
@@ -388,6 +401,10 @@ class Trace:
             u.add(c)
         return u
 
+    def usage_by_purpose(self) -> dict[str, Usage]:
+        """What each component spent (tokens, calls, time), by LLMCall.purpose."""
+        return usage_by_purpose(self.calls())
+
     def retrieved_ids(self) -> list[str]:
         """Every retrieved passage id in first-seen order (tree order)."""
         seen: dict[str, None] = {}
@@ -414,6 +431,7 @@ class Trace:
             "question": self.question,
             "method": self.method,
             "answer": self.answer,
+            "explanation": self.explanation,
             "citations": list(self.citations),
             "lang": self.lang,
             "model": self.model,
@@ -423,6 +441,7 @@ class Trace:
             "status": self.status,
             "error": self.error,
             "usage": self.usage().to_dict(),
+            "usage_by_purpose": {k: u.to_dict() for k, u in self.usage_by_purpose().items()},
             "passages": {k: p.to_dict() for k, p in self.passages.items()},
             "root": self.root.to_dict(),
         }
@@ -437,6 +456,7 @@ class Trace:
             method=d["method"],
             root=Node.from_dict(d["root"]),
             answer=d.get("answer", ""),
+            explanation=d.get("explanation", ""),
             citations=list(d.get("citations", [])),
             passages={k: Passage.from_dict(p) for k, p in d.get("passages", {}).items()},
             params=d.get("params", {}),

@@ -12,7 +12,7 @@ def test_precedence_flag_over_env_over_file_over_default(tmp_path):
     assert s.llm == "openai:qwen" and s.sources["llm"].startswith("file")
     assert s.k == 9 and s.sources["k"] == "env GAJI_K"
     assert s.retriever == "dense" and s.sources["retriever"] == "flag"
-    assert s.method == "oner" and s.sources["method"] == "default"
+    assert s.method == "auto" and s.sources["method"] == "default"  # the adaptive method is the default
     assert s.lang == "ko"
 
 

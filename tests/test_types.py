@@ -83,3 +83,23 @@ def test_location_round_trips_and_labels():
     assert old.location is None and format_location(old) == ""
     c = Chunk.from_dict(Chunk(id="c", doc_id="d", text="t", location=Location(file="f.md")).to_dict())
     assert c.location == Location(file="f.md")
+
+
+def test_usage_by_purpose_counts_each_component_and_round_trips():
+    t = make_trace()
+    t.root.calls.append(LLMCall(model="m", purpose="answer", prompt_tokens=10, completion_tokens=1))
+    by = t.usage_by_purpose()
+    assert list(by) == ["decompose", "answer"]  # the order calls were made in, tree order
+    assert (by["answer"].calls, by["answer"].total_tokens) == (2, 118) and by["decompose"].cache_hits == 1
+    assert sum(u.total_tokens for u in by.values()) == t.usage().total_tokens
+    d = t.to_dict()
+    assert d["usage_by_purpose"]["answer"]["total_tokens"] == 118
+
+
+def test_explanation_round_trips_and_old_traces_have_none():
+    t = make_trace()
+    t.explanation = "세종은 1397년에 태어났다."
+    assert Trace.from_json(t.to_json()).explanation == t.explanation
+    d = t.to_dict()
+    del d["explanation"]
+    assert Trace.from_dict(d).explanation == ""

@@ -14,7 +14,7 @@ from gaji.types import Trace, format_location
 def register(sub) -> None:
     p = sub.add_parser("ask", help="answer a question over an index")
     p.add_argument("question", help="the question (Korean or English)")
-    p.add_argument("--method", "-m", help="method name (see `gaji methods`); default oner")
+    p.add_argument("--method", "-m", help="method name (see `gaji methods`); default: from settings, auto")
     p.add_argument("-o", "--opt", action="append", metavar="KEY=VALUE", help="method option, repeatable")
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
     p.add_argument("--tree", action=__import__("argparse").BooleanOptionalAction, default=None,
@@ -38,6 +38,12 @@ def cost_line(trace: Trace) -> str:
     return " · ".join(parts)
 
 
+def component_line(trace: Trace) -> str:
+    """Tokens by component (LLMCall.purpose), largest first: "decompose 1,200 · answer 650 · evaluate 400"."""
+    by = sorted(trace.usage_by_purpose().items(), key=lambda kv: -kv[1].total_tokens)
+    return " · ".join(f"{p} {u.total_tokens:,}" for p, u in by)
+
+
 def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
     if tree is None:  # a tree to show, or a root the method judged and decided about (e.g. chose not to split)
         fill_display(trace)
@@ -49,6 +55,8 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
         con.print(render_tree(trace))
         con.print()
     con.print(f"[bold]Answer:[/bold] {trace.answer or '(no answer)'}")
+    if trace.explanation and trace.explanation != trace.answer:
+        con.print(f"[bold]Because:[/bold] {trace.explanation}", highlight=False)
     if trace.status != "ok":
         con.print(f"[red]status {trace.status}: {trace.error}[/red]")
     if trace.citations:
@@ -60,6 +68,8 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
             where = f"  [cyan]({escape(where)})[/cyan]" if where else ""
             con.print(f"  - {pid}{where}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
     con.print(f"[dim]{trace.method} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
+    if len(trace.usage_by_purpose()) > 1:
+        con.print(f"[dim]tokens by component: {component_line(trace)}[/dim]", highlight=False)
 
 
 def _vectors_note(g, trace: Trace) -> str | None:

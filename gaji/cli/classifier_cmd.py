@@ -1,5 +1,6 @@
 """`gaji classifier make-data | train | table4`: the chain sufficiency classifier of paper 003;
 `gaji classifier train-router`: ToQ's decomposer shape router (gaji/learn/shape_router.py).
+`gaji classifier train-auto`: the adaptive method's router, from recorded results (gaji/learn/auto_router.py).
 
     gaji classifier make-data --data hotpotqa,2wikimultihopqa,musique,bamboogle --report 50 \\
         --out runs/classifier/data --llm local:small --n 2 --max-minutes 20     (resumable)
@@ -83,7 +84,36 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="written training questions added to the datasets' ({\"question\", \"shape\"} per line; "
                         "default: the shipped Korean set gaji/learn/data/shape_router_ko.jsonl; none: datasets only)")
     s.set_defaults(func=cmd_train_router)
+    a = csub.add_parser("train-auto", help="train the adaptive method's router (auto) on the recorded per-question "
+                        "results, with a cross-validated replay report")
+    a.add_argument("--root", default=".", help="repository root holding benchmarks/ (default: .)")
+    a.add_argument("--out", help="router file (default: the shipped gaji/methods/auto/data/auto_router.json)")
+    a.add_argument("--report", default="benchmarks/auto", help="writes README.md and report.json here")
+    a.add_argument("--epsilon", type=float, default=None, help="label: cheapest route within this F1 of the best")
+    a.set_defaults(func=cmd_train_auto)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
+
+
+def cmd_train_auto(args: argparse.Namespace) -> int:
+    from gaji.io import atomic_write_json, atomic_write_text
+    from gaji.learn.auto_router import EPSILON, report_document, train_auto_router
+    from gaji.methods.auto.router import DEFAULT_PATH
+
+    eps = EPSILON if args.epsilon is None else args.epsilon
+    router, report = train_auto_router(args.root, epsilon=eps, progress=_say)
+    out = Path(args.out) if args.out else DEFAULT_PATH
+    router.save(out)
+    rep_dir = Path(args.report)
+    rep_dir.mkdir(parents=True, exist_ok=True)
+    command = "gaji classifier train-auto" + (f" --epsilon {eps}" if args.epsilon is not None else "")
+    atomic_write_text(rep_dir / "README.md", report_document(report, command))
+    atomic_write_json(rep_dir / "report.json", report)
+    for s, v in report["held_out"]["replay"].items():
+        best = v["fixed"].get(v["best_fixed"], {})
+        _say(f"{s:16s} n={v['questions']:3d}  auto F1 {100 * v['auto']['f1']:.1f} at {v['auto']['tokens']:,.0f} tok "
+             f"(replay)  best fixed {v['best_fixed']}: {100 * best.get('f1', 0):.1f} at {best.get('tokens', 0):,.0f}")
+    _say(f"wrote {out}, {rep_dir / 'README.md'}, {rep_dir / 'report.json'}")
+    return 0
 
 
 def _say(msg: str) -> None:

@@ -22,7 +22,7 @@ QUESTIONS = (
 
 def register(sub) -> None:
     p = sub.add_parser("demo", help="build a small demo index and answer a Korean and an English question")
-    p.add_argument("--method", "-m", default="oner", help="method to demonstrate (default oner)")
+    p.add_argument("--method", "-m", help="method to demonstrate (default: from settings, auto)")
     p.add_argument("--out", help="where to build the demo index (default $GAJI_HOME/demo-index)")
     p.add_argument("--question", "-q", action="append", help="ask these instead of the two demo questions")
     add_settings_flags(p, index=False)
@@ -53,7 +53,7 @@ def run(args) -> int:
             trace = g.ask(q, method=args.method)
             print_trace(trace, con)
             status |= trace.status != "ok"
-        if args.method == "oner" and not args.question:
+        if not args.method and not args.question:
             con.print("[dim]next: `gaji demo -m toq` shows the question tree; `gaji methods` lists every method[/dim]")
     finally:
         g.close()

@@ -21,7 +21,7 @@ def register(sub) -> None:
                    help="an index directory, named NAME (default: the directory's name); repeatable")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--method", "-m", help="default method (default: from settings, oner)")
+    p.add_argument("--method", "-m", help="default method (default: from settings, auto)")
     p.add_argument("--retriever", help="default retriever: bm25 | dense | hybrid")
     p.add_argument("-k", "--k", type=int, dest="k", help="default passages per retrieval")
     p.add_argument("--timeout", type=float, default=300.0, help="time limit per question in seconds, queue wait included")

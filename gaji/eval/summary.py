@@ -28,6 +28,7 @@ _SPECS: list[tuple[str, str, str]] = [
     (r"toq_oass", "O.Ass", "f2"),
     (r"toq_rval", "R.Val %", "pct"),
     (r"tokens", "ATC", "int"),
+    (r"tokens:(.+)", "tok/q {0}", "int"),
     (r"prompt_tokens", "prompt tok/q", "int"),
     (r"completion_tokens", "completion tok/q", "int"),
     (r"calls", "LLM calls/q", "f2"),
@@ -45,7 +46,7 @@ def _spec(name: str) -> tuple[int, str, str, int]:
     for i, (pat, label, kind) in enumerate(_SPECS):
         m = re.fullmatch(pat, name)
         if m:
-            k = int(m.group(1)) if m.groups() else 0
+            k = int(m.group(1)) if m.groups() and m.group(1).isdigit() else 0
             return i, label.format(*m.groups()), kind, k
     return len(_SPECS), name, "f2", 0
 

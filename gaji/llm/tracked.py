@@ -8,6 +8,10 @@ outputs are schema-constrained, parsed and validated.
 
 Both raise `LLMError` after the last retry; the failed attempt is still recorded on the node
 (ok=False, error=...), so a method can mark the node failed and carry on.
+
+Every prompt is fitted to the backend's per-request context first (gaji/llm/fit.py): when the prompt and
+the reply would not fit, the retrieved passages in it are trimmed (relevant sentences first, then
+truncation) and the call records what was done (LLMCall.trim).
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from typing import Any
 from gaji.deadline import Deadline, deadline_scope
 from gaji.errors import LLMError
 from gaji.llm.base import LLMBackend, Request, Result
+from gaji.llm.fit import Trim, fit_request
 from gaji.types import LLMCall, Node
 
 
@@ -45,6 +50,11 @@ class TrackedLLM:
     def count_tokens(self, text: str) -> int:
         return self.backend.count_tokens(text)
 
+    @property
+    def context_size(self) -> int:
+        """Tokens one request (prompt + reply) may use on the backend."""
+        return int(getattr(self.backend, "context_size", 0) or 4096)
+
     # -- core -------------------------------------------------------------
     def call(self, node: Node, purpose: str, request: Request) -> Result:
         """One call with its retries, all within one deadline (`deadline_s`, or an enclosing sooner one): a
@@ -53,6 +63,7 @@ class TrackedLLM:
             return self._call(node, purpose, request, deadline)
 
     def _call(self, node: Node, purpose: str, request: Request, deadline: Deadline | None) -> Result:
+        request, trim = fit_request(request, self.count_tokens, self.context_size)
         attempts = 0
         t0 = time.perf_counter()
         last_err: Exception | None = None
@@ -65,7 +76,7 @@ class TrackedLLM:
             except Exception as e:  # noqa: BLE001 - any backend failure is reported, not raised raw
                 last_err = e
             else:
-                self._record(node, purpose, request, res, attempts, t0)
+                self._record(node, purpose, request, res, attempts, t0, trim)
                 return res
             if attempts <= self.retries:
                 pause = self.backoff_s * (2 ** (attempts - 1))
@@ -80,6 +91,7 @@ class TrackedLLM:
             error=f"{type(last_err).__name__}: {last_err}",
             attempts=attempts,
             prompt=self._prompt_of(request),
+            trim=trim.to_dict() if trim else {},
         )
         with self._lock:
             node.calls.append(call)
@@ -90,7 +102,8 @@ class TrackedLLM:
             return None
         return request.messages if request.messages is not None else request.prompt
 
-    def _record(self, node: Node, purpose: str, request: Request, res: Result, attempts: int, t0: float) -> None:
+    def _record(self, node: Node, purpose: str, request: Request, res: Result, attempts: int, t0: float,
+                trim: Trim | None = None) -> None:
         call = LLMCall(
             model=res.model or self.backend.name,
             purpose=purpose,
@@ -103,6 +116,7 @@ class TrackedLLM:
             finish_reason=res.finish_reason,
             prompt=self._prompt_of(request),
             output=res.text,
+            trim=trim.to_dict() if trim else {},
         )
         with self._lock:
             node.calls.append(call)

@@ -33,7 +33,8 @@ from gaji.errors import ConfigError, GajiError, LLMError
 from gaji.index.base import Retriever
 from gaji.llm.tracked import TrackedLLM
 from gaji.text.lang import detect_lang
-from gaji.methods.describe import stop_facts
+from gaji.methods.describe import display, stop_facts
+from gaji.methods.span import shape_answer
 from gaji.types import Fact, Node, Passage, Trace
 
 EventSink = Callable[[str, dict], None]
@@ -79,7 +80,7 @@ class RunContext:
     def emit(self, node: Node, event: str = "node") -> None:
         if self.on_event is not None:
             if self.describe is not None:
-                node.display = self.describe(node, self.lang)
+                node.display = display(self.describe, node, self.lang)
             d = node.to_dict()
             d.pop("children", None)
             d["child_ids"] = [c.id for c in node.children]
@@ -109,6 +110,7 @@ class Method:
     name: ClassVar[str] = "method"
     needs_retriever: ClassVar[bool] = True
     optional_retriever: ClassVar[bool] = False  # retrieves when given an index, else works without one (chain)
+    long_form: ClassVar[bool] = False  # always writes paragraphs (ConTReGen); see long_answers()
 
     @dataclass
     class Options:
@@ -153,6 +155,12 @@ class Method:
         The base shows the node's Stop; a method adds its own facts (tags, decisions, notes)."""
         return stop_facts(node, lang)
 
+    def long_answers(self) -> bool:
+        """Whether this instance writes long-form answers (paragraphs), which are kept whole: the class says so,
+        or its options ask for them (`style=long`, `answer_style=long`)."""
+        o = self.opts
+        return self.long_form or getattr(o, "style", "") == "long" or getattr(o, "answer_style", "") == "long"
+
     def wants_retriever(self) -> bool:
         """Whether this instance should be handed the index when there is one (its options may say closed book)."""
         return self.needs_retriever or self.optional_retriever
@@ -185,14 +193,31 @@ class Method:
             if trace.root.status == "ok":
                 trace.root.status = "failed"
                 trace.root.error = str(e)
+        if not self.long_answers():
+            shape_trace_answer(trace)
         trace.wall_ms = (time.perf_counter() - t0) * 1000
         trace.root.wall_ms = trace.root.wall_ms or trace.wall_ms
         if not trace.root.answer:
             trace.root.answer = trace.answer
         for node in trace.root.walk():
-            node.display = self.describe(node, lang)
+            node.display = display(self.describe, node, lang)
         ctx.emit(trace.root, "final")
         return trace
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+
+def shape_trace_answer(trace: Trace) -> None:
+    """The trace's answer as a span and its explanation as a sentence (gaji.methods.span): a sentence-like
+    answer gives both; a short one is explained by the evidence sentence holding it (cited passages first).
+    An explanation the method wrote itself is kept."""
+    if not trace.answer:
+        return
+    ids = list(dict.fromkeys([*trace.citations, *trace.retrieved_ids()]))
+    passages = [trace.passages[i] for i in ids if i in trace.passages]
+    shaped = shape_answer(trace.answer, trace.question, passages, trace.lang)
+    if trace.root.answer == trace.answer:
+        trace.root.answer = shaped.answer
+    trace.answer = shaped.answer
+    trace.explanation = trace.explanation or shaped.explanation

@@ -36,6 +36,7 @@ from gaji.methods.base import Method, RunContext, node_failure
 from gaji.methods.chain_stop import check_stop_policy, make_stop_policy
 from gaji.methods.common import DATA_NOTE, clean_answer, format_passages
 from gaji.methods.describe import Facts, stop_facts, word
+from gaji.methods.span import shape_answer
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Passage, Trace
 
@@ -181,7 +182,9 @@ class Chain(Method):
             system = P.SUBA_SYSTEM[lang]
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         out = ctx.llm.chat(node, "sub_answer", messages, max_tokens=o.answer_tokens)
-        node.answer = clean_answer(first_line(out, P.ANSWER_PREFIXES)) or P.NOT_FOUND[lang]
+        # a span, even when the model wrote a sentence: the history shows the next sub-question short answers
+        reply = clean_answer(first_line(out, P.ANSWER_PREFIXES))
+        node.answer = shape_answer(reply, sub_question, [], lang).answer or P.NOT_FOUND[lang]
         return node.answer
 
     def final_messages(self, lang: str, question: str, history: History, passages: list[Passage]) -> list[dict]:

@@ -71,3 +71,21 @@ def stop_facts(node: Node, lang: str) -> list[Fact]:
         return []
     label = word(lang, "stop", "멈춤") if node.stop.stop else word(lang, "go on", "계속")
     return [Fact(label, text, "decision")]
+
+
+def trim_facts(node: Node, lang: str) -> list[Fact]:
+    """A note for each of the node's calls whose prompt was cut to fit the model's context (LLMCall.trim),
+    for every method alike."""
+    from gaji.llm.fit import Trim
+
+    out = []
+    for c in node.calls:
+        if c.trim:
+            t = Trim(**{k: v for k, v in c.trim.items() if k in Trim.__dataclass_fields__})
+            out.append(Fact(word(lang, "context", "컨텍스트"), f"{c.purpose}: {t.describe()}", "note"))
+    return out
+
+
+def display(describe: Any, node: Node, lang: str) -> list[Fact]:
+    """A node's display lines: its method's description, then what every method shares (context trims)."""
+    return list(describe(node, lang)) + trim_facts(node, lang)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from gaji.errors import InputError
+from gaji.errors import ConfigError, InputError
 from gaji.io import iter_jsonl
 from gaji.llm.base import Request
 from gaji.llm.tracked import TrackedLLM
@@ -134,6 +134,8 @@ class FewShotOptions:
 
     def __post_init__(self) -> None:
         if self.demos:  # a missing or malformed file is an error before any question runs
+            if not Path(self.demos).expanduser().is_file():
+                raise ConfigError(f"option demos: demonstrations file not found: {self.demos}")
             load_demos("en", self.demos)
 
 

@@ -23,6 +23,7 @@ from typing import AsyncIterator
 from fastapi import FastAPI
 
 from gaji import __version__
+from gaji.config import DEFAULT_METHOD
 from gaji.serve.auth import ApiKeyMiddleware, SecurityHeadersMiddleware
 from gaji.serve.errors import RequestIdMiddleware, add_error_handlers
 from gaji.serve.guard import LOOPBACK_NAMES, RequestGuardMiddleware
@@ -45,7 +46,7 @@ class ServeConfig:
     queue_max: int = 8  # questions that may wait for a slot
     max_body_bytes: int = 64 * 1024
     max_upload_bytes: int = 8 * 1024 * 1024
-    default_method: str = "oner"
+    default_method: str = DEFAULT_METHOD
 
 
 def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:

@@ -47,11 +47,13 @@ class Citation(BaseModel):
 
 
 class AskResponse(BaseModel):
-    answer: str
+    answer: str = Field(description="the short answer (a span), or a paragraph for long-form styles")
+    explanation: str = Field("", description="the sentence that explains the answer")
     citations: list[Citation]
     status: str
     error: str | None = None
     usage: dict[str, Any]
+    usage_by_purpose: dict[str, Any] = Field(default_factory=dict, description="usage per component (LLMCall.purpose)")
     trace: dict[str, Any] = Field(description="the whole run: see gaji.types.Trace")
 
 

@@ -237,8 +237,8 @@ def ask_body(trace: Trace, prompts: bool) -> dict[str, Any]:
     cites = [{"id": p.id, "doc_id": p.doc_id, "title": p.title, "text": p.text,
               "location": p.location.to_dict() if p.location else None}
              for p in (trace.passages.get(i) for i in trace.citations) if p is not None]
-    return {"answer": trace.answer, "citations": cites, "status": trace.status, "error": trace.error,
-            "usage": d["usage"], "trace": d}
+    return {"answer": trace.answer, "explanation": trace.explanation, "citations": cites, "status": trace.status,
+            "error": trace.error, "usage": d["usage"], "usage_by_purpose": d["usage_by_purpose"], "trace": d}
 
 
 def _walk(node: dict) -> Any:

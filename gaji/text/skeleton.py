@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from gaji.eval.metrics.answer import strip_ko_ending
 from gaji.text.analyzers import STOPWORDS
 from gaji.text.lang import detect_lang
 
@@ -28,6 +29,7 @@ _TOKEN = re.compile(r"\S+")
 _EDGE = re.compile(r"^([(\[\"'“‘]*)(.*?)([)\]\"'”’,.;:?!]*)$")
 _CONNECTORS = frozenset({"of", "the", "de", "del", "du", "von", "van", "der", "la", "le", "di", "da", "y", "&"})
 _KIWI_NAME_TAGS = frozenset({"NNP", "SL", "SN", "SH"})
+_KO_KIND_NAME = re.compile(r"(?:^|\s)(?:영화|드라마|소설|앨범|노래|곡|가수|그룹|밴드|책|시집|작품|회사|기업|게임|프로그램)\s+([가-힣A-Za-z0-9]{2,})")
 
 
 def skeleton(question: str, lang: str | None = None) -> str:
@@ -40,6 +42,28 @@ def skeleton(question: str, lang: str | None = None) -> str:
     else:
         spans = _english_name_spans(text)
     return _mask(text, spans)
+
+
+def names(question: str, lang: str | None = None) -> list[str]:
+    """The names the skeleton masks, as written (quoted titles without their quotes), each once, in order:
+    "Who was born first, Park Chan-wook or Bong Joon-ho?" -> ["Park Chan-wook", "Bong Joon-ho"]."""
+    text = question.strip()
+    out = [m.group(0)[1:-1].strip() for m in _QUOTED.finditer(text)]
+    text = _QUOTED.sub(MASK, text)
+    if (lang or detect_lang(text)) == "ko":
+        spans = _kiwi_name_spans(text)
+        if spans is None:
+            spans = [(m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9.\-']*", text)]
+    else:
+        spans = _english_name_spans(text)
+        # one capitalised word opening the question may be capitalised only for that ("Please recommend …")
+        spans = [sp for sp in _merge(text, spans) if not (sp[0] == 0 and " " not in text[sp[0]:sp[1]])]
+    for a, b in _merge(text, spans):
+        out.append(text[a:b])
+    if (lang or detect_lang(text)) == "ko":  # a work or group named after its kind: "영화 기생충에서" -> 기생충
+        for m in _KO_KIND_NAME.finditer(text):
+            out.append(strip_ko_ending(m.group(1), max_strips=1))
+    return list(dict.fromkeys(n for n in out if n and n != MASK and MASK not in n.split()))
 
 
 def _name_like(core: str) -> bool:
@@ -61,14 +85,20 @@ def _english_name_spans(text: str) -> list[tuple[int, int]]:
     return [(a, b) for (a, b, _), is_name in zip(words, name) if is_name]
 
 
-def _mask(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` with each run of name spans separated only by spaces ("갤럭시 S24", "Park Chan-wook") replaced by one X."""
+def _merge(text: str, spans: list[tuple[int, int]] | list[list[int]]) -> list[list[int]]:
+    """Runs of name spans separated only by spaces ("갤럭시 S24", "Park Chan-wook") joined into one span."""
     merged: list[list[int]] = []
     for a, b in spans:
         if merged and not text[merged[-1][1]:a].strip():
             merged[-1][1] = b
         else:
             merged.append([a, b])
+    return merged
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each run of name spans separated only by spaces ("갤럭시 S24", "Park Chan-wook") replaced by one X."""
+    merged = _merge(text, spans)
     out, pos = [], 0
     for a, b in merged:
         out.append(text[pos:a] + MASK)

@@ -64,10 +64,25 @@ def test_empty_prediction_scores_zero():
         ("1989년 2월 15일에", "1989년 2월15일"),
         ("「국가보안법」으로", "국가보안법"),
         ("BMW i5와", "bmw i5"),
+        # copulas and polite endings on a span, as small models write them
+        ("빅뱅입니다", "빅뱅"),
+        ("빅뱅이에요", "빅뱅"),
+        ("빅뱅이다.", "빅뱅"),
+        ("1995년입니다", "1995년"),
+        ("1995년이었다", "1995년"),
+        ("학교 2입니다", "학교 2"),
+        ("'학교 2'예요", "학교 2"),
     ],
 )
 def test_korean_particles_and_spacing(pred, gold):
     assert answer_scores(pred, [gold]).em == 1.0
+
+
+def test_korean_accepted_variants_without_the_unit_are_separate_golds():
+    # "1995년" and "1995" are both accepted when the set lists both; the metric does not drop units itself
+    assert answer_scores("1995", ["1995년", "1995"]).em == 1.0
+    assert answer_scores("1995년에", ["1995년", "1995"]).em == 1.0
+    assert answer_scores("1995", ["1995년"]).em == 0.0 and answer_scores("1995", ["1995년"]).f1 > 0.8
 
 
 def test_korean_strip_rules():

@@ -22,7 +22,7 @@ def test_ask_reports_an_unreachable_llm_server(tmp_path, capsys):
             "--no-cache"]
 
     t0 = time.perf_counter()
-    rc = main(["ask", "대한민국의 수도는?", "--json", *base])
+    rc = main(["ask", "대한민국의 수도는?", "--json", "--method", "oner", *base])  # one chat call, then the error
     assert time.perf_counter() - t0 < 20  # 3 tracked attempts x 3 connects, with backoff: ~6 s
     out = capsys.readouterr()
     assert "Traceback" not in out.err

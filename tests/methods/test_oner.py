@@ -71,7 +71,8 @@ def test_oner_plain_style_in_korean():
     llm = ScriptedLLM([(r"질문: 세종", "1397년입니다.")])
     t = OneR(k=1).run("세종은 몇 년에 태어났나요?", ctx(llm, ListRetriever(DOCS)))
     assert "답만 쓰고" in llm.requests[0].messages[0]["content"]
-    assert t.answer == "1397년입니다" and t.citations == ["sejong"]
+    # the reply is a sentence: the answer is its span, the sentence its explanation (gaji/methods/span.py)
+    assert t.answer == "1397년" and t.explanation == "1397년입니다" and t.citations == ["sejong"]
 
 
 def test_oner_rejects_an_unknown_style():

@@ -2,6 +2,9 @@
 
     tokens  = Σ over every LLM call of (prompt + completion) tokens      (T_in + T_out of paper 003)
     ATC     = mean of `tokens` over the questions                         (paper 003, eq. 7)
+    tokens:<purpose>  the same sum over one component's calls (LLMCall.purpose: answer, decompose, evaluate, …),
+                      so a summary says which component spends the tokens (a component a method never
+                      calls has no value, and its mean is over the questions that called it)
 
 Retrieved passages are part of the prompt, so they are counted. Calls answered from gaji's response
 cache keep the token counts of the original call: ATC measures what the method consumes, not what
@@ -11,7 +14,7 @@ separately under `eval_*`.
 """
 from __future__ import annotations
 
-from gaji.types import LLMCall, Trace
+from gaji.types import LLMCall, Trace, usage_by_purpose
 
 
 def call_cost(calls: list[LLMCall]) -> dict[str, float]:
@@ -27,8 +30,11 @@ def call_cost(calls: list[LLMCall]) -> dict[str, float]:
 
 def cost_metrics(trace: Trace) -> dict[str, float]:
     """tokens, prompt/completion tokens, LLM calls, failed calls, cache hits, wall seconds."""
-    out = call_cost(trace.calls())
+    calls = trace.calls()
+    out = call_cost(calls)
     out["wall_s"] = round(trace.wall_ms / 1000.0, 4)
+    for purpose, u in usage_by_purpose(calls).items():
+        out[f"tokens:{purpose}"] = u.total_tokens
     return out
 
 

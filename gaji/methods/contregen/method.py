@@ -30,6 +30,7 @@ from gaji.types import Fact, Node, Trace
 @METHODS.register("contregen", help="tree of facet sub-questions (plan, verify, recurse), then bottom-up long-form synthesis")
 class ConTReGen(Method):
     name = "contregen"
+    long_form = True  # a synthesised paragraph: kept whole, never cut to a span
 
     @dataclass
     class Options:

@@ -38,6 +38,7 @@ from gaji.methods.common import few_shot_messages
 from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.router import Route, ShapeRouter
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
+from gaji.text.skeleton import names
 from gaji.types import Node
 
 TYPES = ("single", "bridging", "intersection", "comparison", "hybrid")
@@ -92,6 +93,7 @@ class Decomposition:
     prompt: str = "paper"  # which prompt produced it: paper (B.2) | chain | compare (routed mode)
     route: Route | None = None  # the shape router's decision (routed mode)
     fallback: str = ""  # routed mode: why the shaped prompt's answer was not used
+    rejected: str = ""  # why no split was kept (every one lost the question's names): answered unsplit
 
     @property
     def is_single(self) -> bool:
@@ -117,6 +119,38 @@ def parse_decomposition(obj: dict, question: str, max_children: int) -> Decompos
     elif any(s.depends_on for s in subs):
         kind = "hybrid" if any(s.each for s in subs) else "bridging"
     return Decomposition(type=kind, subquestions=subs, waves=waves, model_type=model_type, duplicates=duplicates)
+
+
+class LostNames(DependencyError):
+    """A split that drops what the question names (see `lost_names`)."""
+
+
+class LostNamesError(LLMError):
+    """No split that keeps the question's names came back after the retries; `problem` says what was lost."""
+
+    def __init__(self, message: str, problem: str = ""):
+        super().__init__(message)
+        self.problem = problem or message
+
+
+def lost_names(subquestions: list[str], question: str, lang: str | None = None) -> str:
+    """Why a split loses the question's names, "" when it keeps them: a sub-question with neither a name of
+    the question nor an answer slot asks about something else; a name (other than a number) that no
+    sub-question keeps is a dropped constraint. Nothing to check when the question names nothing."""
+    found = [n for n in names(question, lang) if _norm(n)]
+    keys = [_norm(n) for n in found]
+    if not keys:
+        return ""
+    subs = [_norm(q) for q in subquestions]
+    for i, (q, t) in enumerate(zip(subquestions, subs), 1):
+        if not SLOT.search(q) and not any(k in t for k in keys):
+            return f"sub-question {i} keeps no name of the question and no answer slot"
+    # numbers and short all-capital tokens ("EV", "US") are often paraphrased away without loss
+    missing = [n for n, k in zip(found, keys) if not k.isdigit() and not (len(n) <= 3 and n.isupper())
+               and not any(k in t for t in subs)]
+    if missing:
+        return f"no sub-question keeps {', '.join(missing)}"
+    return ""
 
 
 def _drop_repeats(texts: list[str], each: list[bool]) -> tuple[list[str], list[bool], int]:
@@ -253,41 +287,54 @@ class QuestionDecomposer:
         return few_shot_messages(system, p.DECOMPOSE_SHOTS, p.DECOMPOSE_USER.format(question=question))
 
     def decompose(self, node: Node, question: str, lang: str) -> Decomposition:
-        """Split `question` (recording the calls on `node`); LLMError when no valid split comes back."""
+        """Split `question` (recording the calls on `node`); LLMError when no valid split comes back, a single
+        (unsplit) Decomposition with `rejected` set when every split lost the question's names."""
         if self.router is None:
-            return self._paper(node, question, lang)
+            return self._paper_or_single(node, question, lang)
         route = self.router.route(question)
         p = prompts(lang)
         try:
             if route.shape == "compare":
                 msgs = few_shot_messages(p.COMPARE_SYSTEM, p.COMPARE_SHOTS, p.COMPARE_USER.format(question=question))
                 parse = partial(parse_compare, exemplars=compare_exemplars(p.COMPARE_SHOTS))
-                d = self._ask(node, "decompose-compare", msgs, compare_schema(self.max_children), parse, question)
+                d = self._ask(node, "decompose-compare", msgs, compare_schema(self.max_children), parse, question, lang)
             else:
                 msgs = few_shot_messages(p.CHAIN_SYSTEM, p.CHAIN_SHOTS, p.CHAIN_USER.format(question=question))
-                d = self._ask(node, "decompose-chain", msgs, chain_schema(), parse_chain, question)
+                d = self._ask(node, "decompose-chain", msgs, chain_schema(), parse_chain, question, lang)
             d.prompt = route.shape
         except LLMError as e:
-            d = self._paper(node, question, lang)
+            d = self._paper_or_single(node, question, lang)
             d.fallback = str(e)
         d.route = route
         return d
 
     def _paper(self, node: Node, question: str, lang: str) -> Decomposition:
         return self._ask(node, "decompose", self.messages(question, lang), decomposition_schema(self.max_children),
-                         parse_decomposition, question)
+                         parse_decomposition, question, lang)
+
+    def _paper_or_single(self, node: Node, question: str, lang: str) -> Decomposition:
+        try:
+            return self._paper(node, question, lang)
+        except LostNamesError as e:
+            return Decomposition("single", [SubQuestion(question)], [[0]], model_type="single", rejected=e.problem)
 
     def _ask(self, node: Node, purpose: str, msgs: list[dict], schema: dict,
-             parse: Callable[[dict, str, int], Decomposition], question: str) -> Decomposition:
-        problem = ""
+             parse: Callable[[dict, str, int], Decomposition], question: str, lang: str | None = None) -> Decomposition:
+        problem, lost = "", False
         for attempt in range(self.retries + 1):
             # a retry samples (temperature > 0): at temperature 0 the same prompt gives the same split
             obj: Any = self.llm.json(node, purpose, msgs, schema=schema, max_tokens=self.max_tokens,
                                      seed=attempt * 7, temperature=0.0 if attempt == 0 else 0.5)
             try:
-                return parse(obj, question, self.max_children)
+                d = parse(obj, question, self.max_children)
+                if not d.is_single:
+                    why = lost_names([sq.question for sq in d.subquestions], question, lang)
+                    if why:
+                        raise LostNames(why)
+                return d
             except DependencyError as e:
-                problem = str(e)
+                problem, lost = str(e), isinstance(e, LostNames)
                 node.calls[-1].ok = False
                 node.calls[-1].error = f"invalid decomposition: {problem}"
-        raise LLMError(f"decomposition of {question[:80]!r} was invalid after retries: {problem}")
+        message = f"decomposition of {question[:80]!r} was invalid after retries: {problem}"
+        raise LostNamesError(message, problem) if lost else LLMError(message)

@@ -30,7 +30,7 @@ benchmarks and shown by `describe`) and Node.stop when a node is not split:
     answer        data{explanation, cited, first_answer}   (first_answer: the level's answer before integration)
     evaluation    data{evaluation, eval_reason, first_scores}
     split         data{decomposition, decomposition_model, repeated_subquestions, route, waves, items,
-                  order_hint, depth}
+                  order_hint, depth, rejected_split}
     root          data{answer_from, explanation, depth, failed_nodes}
 """
 from __future__ import annotations
@@ -132,6 +132,7 @@ class ToQ(Method):
         f.note("unanswered slots", "답이 없는 자리", ", ".join(f"[ANS_{n}]" for n in d.get("unfilled") or []))
         f.note("evaluation", "평가", d.get("evaluation"))
         f.decision("split", "분해", d.get("decomposition"), _split_text(d, lang))
+        f.note("split rejected", "분해 거부", d.get("rejected_split"))
         f.note("items", "항목", " · ".join(map(str, d.get("items") or [])))
         f.note("order hint", "순서 힌트", d.get("order_hint"))
         return f.lines + stop_facts(node, lang)
@@ -332,6 +333,8 @@ class TreeOfQuestion:
             node.data["route"] = {"shape": d.route.shape, "p_compare": d.route.p_compare, "prompt": d.prompt}
             if d.fallback:
                 node.data["route"]["fallback"] = d.fallback
+        if d.rejected:  # every split lost the question's names: answered unsplit
+            node.data["rejected_split"] = d.rejected
         if d.is_single:
             self.stop(node, "single")
             return [], []
@@ -427,6 +430,8 @@ class TreeOfQuestion:
         explanation = self.state(source).explanation
         if self.opts.answer_style == "long" and explanation and not is_unknown(answer):
             self.trace.answer = tidy_long_answer(explanation)
+        elif not is_unknown(answer):
+            self.trace.explanation = explanation
         cited = list(self.state(source).cited)
         if not cited:
             cited = list(dict.fromkeys(pid for n in root.walk() for pid in self.state(n).cited))

@@ -46,6 +46,12 @@ DECOMPOSE_SHOTS: list[tuple[str, str]] = [
             {"question": "[ANS_1]의 고향은 어디인가요?", "each": False}]}),
     ),
     (
+        "질문: 영화 『푸른 밤』에서 도윤 역을 맡은 배우가 처음 출연한 드라마는 무엇인가요?",
+        _j({"type": "bridging", "subquestions": [
+            {"question": "영화 『푸른 밤』에서 도윤 역을 맡은 배우는 누구인가요?", "each": False},
+            {"question": "[ANS_1]이 처음 출연한 드라마는 무엇인가요?", "each": False}]}),
+    ),
+    (
         "질문: 김지은 교수가 경제학을 가르친 대학교는 어느 도시에 있나요?",
         _j({"type": "bridging", "subquestions": [
             {"question": "김지은 교수가 경제학을 가르친 대학교는 어디인가요?", "each": False},
@@ -94,6 +100,10 @@ CHAIN_SHOTS: list[tuple[str, str]] = [
          "then": "[ANS_1]은 어느 도시에 있나요?"})),
     ("질문: 소설 『채식주의자』를 쓴 작가는 누구인가요?",
      _j({"hidden": "", "first": "소설 『채식주의자』를 쓴 작가는 누구인가요?", "then": ""})),
+    # the hidden thing is found through a work and a role: both stay in "first", "then" keeps only [ANS_1]
+    ("질문: 영화 『푸른 밤』에서 도윤 역을 맡은 배우가 처음 출연한 드라마는 무엇인가요?",
+     _j({"hidden": "영화 『푸른 밤』에서 도윤 역을 맡은 배우", "first": "영화 『푸른 밤』에서 도윤 역을 맡은 배우는 누구인가요?",
+         "then": "[ANS_1]이 처음 출연한 드라마는 무엇인가요?"})),
     ("질문: 다니엘 오르티스가 뛰는 축구 클럽은 몇 년에 창단되었나요?",
      _j({"hidden": "다니엘 오르티스가 뛰는 축구 클럽", "first": "다니엘 오르티스는 어느 축구 클럽에서 뛰나요?",
          "then": "[ANS_1]은 몇 년에 창단되었나요?"})),

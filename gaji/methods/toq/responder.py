@@ -14,6 +14,7 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
 from gaji.methods.prompts import direct
 from gaji.methods.common import few_shot_messages
+from gaji.methods.span import shape_answer
 from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.types import Node, Passage
 
@@ -98,6 +99,9 @@ class ResponseGenerator:
         explanation = str(obj.get("explanation", "")).strip()
         raw = str(obj.get("answer", "")).strip()
         answer = clean_answer(raw) if short else raw
+        if short:  # a sentence where a span belongs (it would fill an [ANS_N] slot): cut the span out
+            shaped = shape_answer(answer, question, passages, lang)
+            answer, explanation = shaped.answer, explanation or shaped.explanation
         if is_unknown(answer):
             answer = prompts(lang).UNKNOWN
         return Response(answer=answer, explanation=explanation, cited=cited_ids(f"{explanation} {raw}", passages))
@@ -108,7 +112,9 @@ class ResponseGenerator:
         user = self.context(lang, sub_answers, hint) + direct.ONER_PLAIN_USER[lang].format(question=question)
         out = self.llm.chat(node, "answer", [{"role": "system", "content": system}, {"role": "user", "content": user}],
                             max_tokens=64)
-        answer = plain_answer(out)
+        shaped = shape_answer(plain_answer(out), question, passages, lang)  # a span, even when the model wrote a sentence
+        answer = shaped.answer
         if is_unknown(answer) or not answer:
-            answer = prompts(lang).UNKNOWN
-        return Response(answer=answer, explanation="", cited=cited_ids(out, passages) or attribute(answer, passages))
+            return Response(answer=prompts(lang).UNKNOWN, explanation="", cited=cited_ids(out, passages))
+        return Response(answer=answer, explanation=shaped.explanation,
+                        cited=cited_ids(out, passages) or attribute(answer, passages))

@@ -22,7 +22,6 @@ single-hop questions routed to "chain").
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,15 +89,10 @@ class ShapeRouter:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "ShapeRouter":
+        from gaji.io import read_model_file
+
         p = Path(path) if path else DEFAULT_PATH
-        try:
-            obj = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"{p}: no shape router here (train one with `gaji classifier train-router`)") from None
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{p}: not a shape router file: {e}") from None
-        if obj.get("format") != FORMAT:
-            raise ConfigError(f"{p}: field 'format' is {obj.get('format')!r}, expected {FORMAT!r}")
+        obj = read_model_file(p, "shape router", FORMAT, "gaji classifier train-router")
         try:
             weights = np.asarray(obj["weights"], dtype=np.float64)
             bias, embedder = float(obj["bias"]), str(obj["embedder"])

@@ -9,7 +9,7 @@
       tagline: "multi-hop question answering over your documents", apiKey: "API key",
       keyLabel: "This server needs an API key", save: "Save", question: "Question",
       placeholder: "Ask a question in Korean or English…", method: "Method", index: "Index",
-      promptLang: "Prompt language", auto: "auto", stop: "Stop", ask: "Ask", options: "Options",
+      promptLang: "Prompt language", langAuto: "automatic", stop: "Stop", ask: "Ask", options: "Options",
       enterHint: "Enter to ask · Shift+Enter for a new line", answer: "Answer", download: "Trace JSON",
       tree: "How the answer was found", footer: "Retrieved documents are shown as data and never run as code.",
       running: "running", done: "done", failed: "failed", stopped: "stopped", noAnswer: "(no answer)",
@@ -18,14 +18,14 @@
       score: "score", rank: "rank", tokens: "tokens", time: "time", sources: "Sources",
       c_calls: "LLM calls", c_prompt: "prompt tokens", c_completion: "completion tokens",
       c_cached: "cached prompt tokens", c_hits: "cache hits", c_failed: "failed calls", c_llm: "LLM time",
-      c_wall: "wall time", c_nodes: "nodes", default: "default", output: "output", attempts: "attempts",
+      c_wall: "wall time", c_nodes: "nodes", because: "Because", byPurpose: "tokens by component", default: "default", output: "output", attempts: "attempts",
       needsIndex: "needs an index", error: "Error", more: "more", less: "less",
     },
     ko: {
       tagline: "내 문서로 하는 다단계 질의응답", apiKey: "API 키",
       keyLabel: "이 서버는 API 키가 필요합니다", save: "저장", question: "질문",
       placeholder: "한국어나 영어로 질문하세요…", method: "방법", index: "색인",
-      promptLang: "프롬프트 언어", auto: "자동", stop: "중지", ask: "질문하기", options: "옵션",
+      promptLang: "프롬프트 언어", langAuto: "자동", stop: "중지", ask: "질문하기", options: "옵션",
       enterHint: "Enter: 질문 · Shift+Enter: 줄바꿈", answer: "답", download: "트레이스 JSON",
       tree: "답을 찾은 과정", footer: "검색된 문서는 데이터로만 표시되며 코드로 실행되지 않습니다.",
       running: "진행 중", done: "완료", failed: "실패", stopped: "중지됨", noAnswer: "(답 없음)",
@@ -34,7 +34,7 @@
       score: "점수", rank: "순위", tokens: "토큰", time: "시간", sources: "출처",
       c_calls: "LLM 호출", c_prompt: "프롬프트 토큰", c_completion: "생성 토큰",
       c_cached: "캐시된 프롬프트 토큰", c_hits: "캐시 적중", c_failed: "실패한 호출", c_llm: "LLM 시간",
-      c_wall: "전체 시간", c_nodes: "노드", default: "기본값", output: "출력", attempts: "시도",
+      c_wall: "전체 시간", c_nodes: "노드", because: "근거", byPurpose: "구성 요소별 토큰", default: "기본값", output: "출력", attempts: "시도",
       needsIndex: "색인 필요", error: "오류", more: "더 보기", less: "접기",
     },
   };
@@ -219,7 +219,7 @@
     setRunning(true);
     const body = { question, method: $("method").value || null, options: collectOptions() };
     if ($("index").value) body.index = $("index").value;
-    if ($("prompt-lang").value !== "auto") body.lang = $("prompt-lang").value;
+    if ($("prompt-lang").value) body.lang = $("prompt-lang").value; // empty: the language follows the question
     state.controller = new AbortController();
     let finished = false;
     try {
@@ -550,6 +550,10 @@
     const ans = $("answer");
     ans.replaceChildren(el("span", "answer-text", trace.answer || t("noAnswer")));
     for (const pid of trace.citations || []) ans.append(" ", citeButton(pid));
+    const why = $("explanation");
+    const shown = trace.explanation && trace.explanation !== trace.answer;
+    why.classList.toggle("hidden", !shown);
+    why.replaceChildren(...(shown ? [el("b", null, `${t("because")}: `), el("span", null, trace.explanation)] : []));
     const src = $("sources");
     src.replaceChildren();
     if ((trace.citations || []).length) {
@@ -564,6 +568,11 @@
       }
     }
     renderCost(trace.usage || {}, trace.wall_ms, countNodes(trace.root));
+    const parts = Object.entries(trace.usage_by_purpose || {}).sort((a, b) => b[1].total_tokens - a[1].total_tokens);
+    if (parts.length > 1) {
+      const line = parts.map(([p, u]) => `${p} ${fmtInt(u.total_tokens)}`).join(" · ");
+      $("cost").append(el("span", "cost-parts", `${t("byPurpose")}: ${line}`));
+    }
   }
 
   // Where a source passage sits in its file, as gaji.types.Location.label() says it: "보고서.pdf · p. 3".

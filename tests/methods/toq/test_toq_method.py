@@ -107,8 +107,9 @@ def test_recursion_stops_at_max_depth():
 
     def decompose(u):
         n["i"] += 1
-        return {"type": "comparison", "subquestions": [{"question": f"part {n['i']} a", "each": False},
-                                                       {"question": f"part {n['i']} b", "each": False}]}
+        # sub-questions keep the question's name (BMW i5): a split that loses it is not kept (lost_names)
+        return {"type": "comparison", "subquestions": [{"question": f"BMW i5 part {n['i']} a", "each": False},
+                                                       {"question": f"BMW i5 part {n['i']} b", "each": False}]}
 
     h = bridging_handlers(decompose=decompose, evaluate=lambda u: scores(False),
                           answer=lambda u: {"explanation": "x", "answer": "something"})

@@ -1,0 +1,72 @@
+"""What the adaptive method knows about a question before answering it: a few numbers computed from the text
+alone (no LLM call, so routing costs no tokens), in English and Korean.
+
+    ko          1 for a Korean question
+    words       log(1 + words)                       long questions hide more hops (and KoBLEX scenarios)
+    names       names the question holds (gaji/text/skeleton.py), at most 6
+    compare     a comparison cue: "or", "first", "both", "same", "older", … / "중", "먼저", "둘 다", "같은", "더"
+    yes_no      a yes/no question: "Is/Are/Did/Were …" / "…인가요" with "둘 다"/"같은", "…습니까"
+    when, who, where, number, which   what is asked for (언제, 누구, 어디, 몇·얼마, 어느·어떤)
+    nesting     bridge markers: "of the", "'s", "whose", a relative "that/which/who/where" / "의", a relative
+                clause ending ("…한 X", "…된 X", "…던 X")
+    commas      commas
+    digits      1 when the question holds a number
+    p_compare   the decomposer's shape router's P(compare) on the question's skeleton (e5 embedding; 0.5 when
+                the embedder cannot be loaded)
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from gaji.text.lang import detect_lang
+from gaji.text.skeleton import names
+
+FEATURES: tuple[str, ...] = ("ko", "words", "names", "compare", "yes_no", "when", "who", "where", "number", "which",
+                             "nesting", "commas", "digits", "p_compare")
+
+_EN_COMPARE = re.compile(r"\b(?:or|first|earlier|later|older|younger|both|same|more|less|larger|smaller|longer|"
+                         r"shorter|higher|lower|bigger|than|between|either)\b", re.I)
+_KO_COMPARE = re.compile(r"중(?:\s|에서)|먼저|둘 다|모두|같은|더 |누가|어느 쪽|보다")
+_EN_YES_NO = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
+_KO_YES_NO = re.compile(r"(?:둘 다|모두|같은).*(?:인가요|나요|습니까)\??$|습니까\??$")
+_EN_NESTING = re.compile(r"\bof the\b|'s\b|\bwhose\b|(?<!^)\b(?:that|which|who|where|when)\b", re.I)
+_KO_NESTING = re.compile(r"[가-힣]의 |[가-힣](?:한|된|던|은|는|인) [가-힣]")
+_WH = {
+    "when": (re.compile(r"\bwhen\b|\bwhat (?:year|date)\b", re.I), re.compile(r"언제|몇 년|연도|년도|날짜")),
+    "who": (re.compile(r"\bwho(?:m|se)?\b", re.I), re.compile(r"누구|누가|인물")),
+    "where": (re.compile(r"\bwhere\b|\bwhat (?:city|country|state|county)\b", re.I), re.compile(r"어디|어느 (?:나라|도시|지역)")),
+    "number": (re.compile(r"\bhow (?:many|much|long|old|far)\b", re.I), re.compile(r"몇|얼마")),
+    "which": (re.compile(r"\bwhich\b", re.I), re.compile(r"어느|어떤|무엇|뭐")),
+}
+
+
+def p_compare_of(question: str) -> float:
+    """The shape router's P(compare), 0.5 (no opinion) when it or its embedder is unavailable."""
+    try:
+        from gaji.methods.toq.router import shared_router
+
+        router = shared_router("")
+        return float(router.route(question).p_compare)
+    except Exception:  # noqa: BLE001 - routing must never fail a question: no opinion instead
+        return 0.5
+
+
+def question_features(question: str, p_compare: float | None = None) -> dict[str, float]:
+    """The features of one question, by name (FEATURES order); `p_compare` given = not recomputed."""
+    q = " ".join(question.split())
+    ko = detect_lang(q) == "ko"
+    f = {
+        "ko": float(ko),
+        "words": math.log1p(len(q.split())),
+        "names": float(min(6, len(names(q, "ko" if ko else "en")))),
+        "compare": float(bool((_KO_COMPARE if ko else _EN_COMPARE).search(q))),
+        "yes_no": float(bool((_KO_YES_NO if ko else _EN_YES_NO).search(q))),
+        "nesting": float(len((_KO_NESTING if ko else _EN_NESTING).findall(q))),
+        "commas": float(q.count(",")),
+        "digits": float(bool(re.search(r"\d", q))),
+        "p_compare": p_compare_of(q) if p_compare is None else float(p_compare),
+    }
+    for name, (en, kr) in _WH.items():
+        f[name] = float(bool((kr if ko else en).search(q)))
+    return {name: f[name] for name in FEATURES}

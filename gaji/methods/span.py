@@ -1,0 +1,174 @@
+"""Short answers and the sentence that explains them, for every method and both languages.
+
+A small model asked for "only the answer" often writes a sentence instead, in Korean nearly always
+("영화 X에서 Y 역을 맡은 배우는 홍길동입니다."). The sentence is a fine explanation and a bad answer: EM is 0
+and an `[ANS_N]` slot filled with it makes the next sub-question unreadable. `shape_answer` splits what a
+method got into the two typed fields of a Trace: `answer`, the span ("홍길동", "1995년", "Battle of Guam"),
+and `explanation`, the sentence that says why:
+
+- a reply that is a sentence is the explanation, and its span is cut out of it (`span_of`):
+  Korean: the complement of a copula ("… 배우는 홍길동입니다" -> "홍길동"), else the words the question does
+  not already hold, particles dropped ("빅뱅은 2006년에 데뷔했습니다" for "빅뱅은 언제 데뷔했나요?" ->
+  "2006년"); English: "The answer is X" / "X is the answer";
+- a reply that is already short is the answer, and the explanation is the sentence of the evidence (the
+  cited passages first) that contains it and shares most words with the question (`explain`); none when
+  the answer is in no passage (closed book, or not grounded).
+
+No model call is made: the shaping costs no tokens. Long-form answers (paragraphs) are left alone.
+
+    >>> span_of("영화 『푸른 밤』에서 도윤 역을 맡은 배우는 한지호입니다.", "영화 『푸른 밤』에서 도윤 역을 맡은 배우는?", "ko")
+    '한지호'
+    >>> span_of("빅뱅은 2006년에 데뷔했습니다.", "빅뱅은 언제 데뷔했나요?", "ko")
+    '2006년'
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from gaji.eval.metrics.answer import strip_ko_ending
+from gaji.text.sentences import split_sentences
+from gaji.types import Passage
+
+# a Korean reply that ends like a sentence: a predicate's final ending (했다, 한다, 입니다, 있어요, 했음, …), then
+# punctuation or nothing; listed rather than "any 다/요" so that nouns ending in those syllables (바다, 캐나다,
+# 플로리다) are not taken for predicates
+_KO_FINAL = re.compile(r"(?:니다|이다|었다|았다|였다|했다|겠다|있다|없다|한다|된다|간다|온다|본다|산다|준다|진다|"
+                       r"어요|아요|해요|예요|에요|이요|죠|네요|군요|래요|대요|했음|였음|었음|았음|있음|없음|됨)"
+                       r"[.!。]?[\"'”’」』)]*$")
+# copula forms glued to the answer word ("홍길동입니다", "2006년이다", "빅뱅이에요")
+_KO_COPULA = re.compile(r"(?:입니다|이었습니다|였습니다|이었다|였다|이에요|예요|이다|이며|이고|임)$")
+# the topic / subject / object particles that end the restated part of a sentence ("배우는", "드라마가")
+_KO_MARKED = re.compile(r"(?:은|는|이|가|을|를|의|에서|에게|에는|로는|으로는|에|과|와|로|으로|보다)$")
+_KO_ASKS_NUMBER = re.compile(r"언제|몇|얼마|연도|년도|날짜|며칠|나이|인구")
+_EN_ANSWER_IS = re.compile(r"^(?:so\s+)?(?:the\s+)?(?:final\s+)?answer\s+is\s*:?\s*(.+?)\.?$", re.I)
+_EN_IS_ANSWER = re.compile(r"^(.+?)\s+is\s+the\s+(?:correct\s+)?answer\.?$", re.I)
+_QUOTES = "\"'“”‘’「」『』《》<>()[]"
+_WORD = re.compile(r"[A-Za-z]{3,}|\d+|[가-힣]{2,}")
+_UNKNOWN = ("unknown", "알 수 없", "모름", "모릅니다", "찾을 수 없", "not found", "no answer")
+
+
+@dataclass
+class Shaped:
+    answer: str  # the span
+    explanation: str  # the sentence that explains it ("" when none is known)
+
+
+def _keys(text: str) -> set[str]:
+    """Content-word keys (Latin words lower-cased, numbers, Hangul words cut to two syllables: a stem
+    matches across particles and endings, 데뷔했나요 / 데뷔했습니다)."""
+    return {w.lower() if w.isascii() else w[:2] for w in _WORD.findall(text)}
+
+
+def is_unknown(answer: str) -> bool:
+    a = answer.strip().lower()
+    return not a or any(u in a for u in _UNKNOWN)
+
+
+def is_sentence(answer: str, lang: str) -> bool:
+    """Does a reply read as a sentence rather than a span? Korean: it ends with a final ending (다, 요, 니다)
+    or holds four words or more ending in a period; English: "The answer is …" or seven words or more
+    ending in a period."""
+    a = answer.strip()
+    if not a or "\n" in a.strip():
+        return False
+    if lang == "ko" or re.search(r"[가-힣]", a):
+        words = a.split()
+        return bool(_KO_FINAL.search(a)) and (len(words) > 1 or bool(_KO_COPULA.search(a.rstrip(".!。")))) \
+            or (len(words) >= 4 and a.endswith((".", "。")))
+    return bool(_EN_ANSWER_IS.match(a) or _EN_IS_ANSWER.match(a)) or (len(a.split()) >= 7 and a.endswith("."))
+
+
+def _strip_edges(text: str) -> str:
+    return text.strip().strip(".!?。 ").strip(_QUOTES).strip()
+
+
+def _ko_word_core(word: str) -> str:
+    """A Korean word without its trailing particle or copula ("2006년에" -> "2006년", "빅뱅입니다" -> "빅뱅")."""
+    w = _strip_edges(word)
+    bare = _KO_COPULA.sub("", w)
+    if bare and bare != w:
+        return _strip_edges(bare)
+    return _strip_edges(strip_ko_ending(w, max_strips=1)) if re.search(r"[가-힣]$", w) else w
+
+
+def _span_ko(sentence: str, question: str) -> str:
+    s = _strip_edges(sentence)
+    words = s.split()
+    if not words:
+        return ""
+    last = words[-1].rstrip(".!。")
+    bare = _KO_COPULA.sub("", last)
+    if bare and bare != last:
+        # "X는 Y입니다": the complement is the run of words before the copula back to the last marked word
+        words[-1] = bare
+        start = len(words) - 1
+        while start > 0 and not _KO_MARKED.search(words[start - 1].strip(_QUOTES)):
+            start -= 1
+        return _strip_edges(" ".join(words[start:]))
+    # a verb sentence: the words before the predicate that the question does not already hold, particles dropped
+    if len(words) > 1 and _KO_FINAL.search(words[-1]):
+        words = words[:-1]
+    asked = _keys(question)
+    rest = [(i, w) for i, w in enumerate(words) if not (_keys(w) and _keys(w) <= asked)]
+    if not rest:
+        return ""
+    if _KO_ASKS_NUMBER.search(question):
+        numeric = [(i, w) for i, w in rest if re.search(r"\d", w)]
+        rest = numeric or rest
+    # the last run of adjacent words: the answer sits right before the (dropped) predicate
+    run = [rest[-1]]
+    for i, w in reversed(rest[:-1]):
+        if i != run[0][0] - 1 or _KO_MARKED.search(w.strip(_QUOTES)):
+            break
+        run.insert(0, (i, w))
+    text = " ".join(w for _, w in run)
+    head, _, tail = text.rpartition(" ")
+    core = _ko_word_core(tail or text)
+    return _strip_edges(f"{head} {core}" if head else core)
+
+
+def span_of(sentence: str, question: str, lang: str) -> str:
+    """The answer span inside a sentence-like reply; the reply itself when no span can be cut out."""
+    s = sentence.strip()
+    if lang == "ko" or re.search(r"[가-힣]", s):
+        span = _span_ko(s, question)
+    else:
+        m = _EN_ANSWER_IS.match(s) or _EN_IS_ANSWER.match(s)
+        span = _strip_edges(m.group(1)) if m else ""
+    return span if span and len(span) < len(s) else s
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def explain(answer: str, passages: Iterable[Passage], question: str) -> str:
+    """The evidence sentence that states the answer: one that contains it (case, spaces and punctuation aside),
+    sharing the most words with the question; the earliest passage wins a tie. "" when none contains it."""
+    want = _norm(answer)
+    if len(want) < 2 or is_unknown(answer):
+        return ""
+    asked = _keys(question)
+    best, best_score = "", -1
+    for p in passages:
+        for sent in split_sentences(p.text):
+            if want in _norm(sent):
+                score = len(_keys(sent) & asked)
+                if score > best_score:
+                    best, best_score = sent.strip(), score
+    return best
+
+
+def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
+    """(span, explanation) of a short-answer reply; see the module docstring."""
+    reply = reply.strip()
+    passages = list(passages)
+    if not reply or is_unknown(reply):
+        return Shaped(reply, "")
+    if is_sentence(reply, lang):
+        span = span_of(reply, question, lang)
+        if span != reply:
+            return Shaped(span, reply)
+    return Shaped(reply, explain(reply, passages, question))

@@ -1,0 +1,143 @@
+"""The adaptive method `auto`: each route's control flow, the decision in the trace, verify's escalation, and the
+router's file."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gaji.config import Settings
+from gaji.errors import ConfigError
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.auto.features import FEATURES, question_features
+from gaji.methods.auto.method import Auto
+from gaji.methods.auto.router import ROUTES, AutoRouter, shared_auto_router
+from gaji.methods.base import RunContext
+from gaji.registry import METHODS
+from gaji.testing import ListRetriever, any_llm
+from gaji.types import Trace
+
+DOCS = [
+    ("guam", "Battle of Guam", "The Battle of Guam was fought from 21 July to 10 August 1944."),
+    ("manila", "Battle of Manila", "The Battle of Manila was fought from 3 February to 3 March 1945."),
+]
+Q = "Which battle came first, the Battle of Manila or the Battle of Guam?"
+
+
+def ctx(llm=None, retriever=True) -> RunContext:
+    return RunContext(llm=TrackedLLM(llm or any_llm(), retries=0, backoff_s=0),
+                      retriever=ListRetriever(DOCS) if retriever else None, parallel=False)
+
+
+def test_auto_is_registered_and_the_default_everywhere():
+    assert "auto" in METHODS.names() and Settings().method == "auto"
+    from gaji.serve.app import ServeConfig
+
+    assert ServeConfig().default_method == "auto"
+
+
+@pytest.mark.parametrize("route,method,calls", [("closed", "nor", 1), ("one", "oner", 1), ("chain", "ircot", None),
+                                                ("tree", "toq", None)])
+def test_each_route_runs_its_method_on_the_trace_and_says_so(route, method, calls):
+    t = Auto(route=route).run(Q, ctx())
+    assert t.method == "auto" and t.status == "ok" and t.answer
+    root = t.root
+    assert root.data["auto"]["route"] == route and root.data["route_method"]["method"] == method
+    assert all(n.data["routed_to"] == method for n in root.walk())
+    if calls is not None:
+        assert len(t.calls()) == calls
+    else:
+        assert len(t.calls()) > 1 and root.children  # a chain of steps / a tree of sub-questions
+    if route != "closed":
+        assert t.retrieved_ids()
+    tags = [f for f in root.display if f.tone == "tag"]
+    assert tags and tags[0].label == "route"
+    assert any(f.tone == "decision" and f.label == "route" for f in root.display)
+    # the routed method's own description of its nodes is kept (ircot: step tags; toq: sub-question tags)
+    if route in ("chain", "tree"):
+        assert any(f.tone == "tag" for n in root.children for f in n.display)
+    assert Trace.from_json(t.to_json()).root.data["auto"] == root.data["auto"]
+
+
+def test_the_tree_route_runs_the_routed_decomposer_options():
+    t = Auto(route="tree").run(Q, ctx())
+    opts = t.root.data["route_method"]["options"]
+    assert opts["decomposer"] == "routed" and opts["respond"] == "plain" and opts["evaluate_root"] is False
+
+
+def router_toward(route: str) -> AutoRouter:
+    """A router whose every decision is `route` unless it is not allowed (then the next most probable)."""
+    k = len(FEATURES)
+    bias = np.array([3.0 - abs(ROUTES.index(r) - ROUTES.index(route)) for r in ROUTES])
+    return AutoRouter(np.zeros((len(ROUTES), k)), bias, np.zeros(k), np.ones(k))
+
+
+def test_the_router_decides_and_the_trace_shows_why(tmp_path):
+    path = tmp_path / "r.json"
+    router_toward("chain").save(path)
+    t = Auto(router=str(path)).run(Q, ctx())
+    d = t.root.data["auto"]
+    assert d["route"] == "chain" and not d["forced"] and abs(sum(d["probs"].values()) - 1) < 0.01
+    assert set(d["features"]) == set(FEATURES)
+    reason = next(f.text for f in t.root.display if f.tone == "decision" and f.label == "route")
+    assert reason.startswith("a chain: P ") and "closed" in reason
+
+
+def test_without_an_index_only_closed_book_is_offered(tmp_path):
+    path = tmp_path / "r.json"
+    router_toward("tree").save(path)
+    t = Auto(router=str(path)).run(Q, ctx(retriever=False))
+    assert t.root.data["auto"]["route"] == "closed" and t.root.data["routed_to"] == "nor"
+    with pytest.raises(ConfigError, match="needs an index"):
+        Auto(route="one").solve(Trace(question=Q, method="auto"), ctx(retriever=False))
+
+
+def evaluator_llm(valid: bool) -> ScriptedLLM:
+    llm = any_llm()
+    verdict = {"asks_for": "a battle", "response_gives": "a battle", "semantic_coherence": 8,
+               "answerability": 90 if valid else 10, "response_validity": valid}
+    llm.rules.insert(0, (__import__("re").compile("summary", __import__("re").S), json.dumps(verdict)))
+    return llm
+
+
+def test_verify_accepts_or_escalates_to_the_chain():
+    t = Auto(route="one", verify=True).run(Q, ctx(evaluator_llm(True)))
+    assert t.root.stop.stop and t.root.stop.by == "evaluator" and not t.root.children
+    assert [c.purpose for c in t.root.calls] == ["answer", "evaluate"]
+    t = Auto(route="one", verify=True).run(Q, ctx(evaluator_llm(False)))
+    assert not t.root.stop.stop and t.root.data["escalated"] == "chain"
+    (chain,) = t.root.children
+    assert chain.kind == "route" and chain.data["routed_to"] == "ircot" and chain.children
+    assert t.answer == chain.answer  # the chain answers for the trace
+    assert any(f.label == "escalated" for f in t.root.display)
+    by = t.usage_by_purpose()
+    assert {"answer", "evaluate", "reason"} <= set(by)  # what each component spent
+
+
+def test_bad_options_and_router_files_are_clear_errors(tmp_path):
+    with pytest.raises(ConfigError, match="route"):
+        Auto.parse_options({"route": "sideways"})
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "gaji-auto-router/1", "routes": ["closed"], "features": ["ko"],
+                               "weights": [[1.0, 2.0]], "bias": [0.0], "mean": [0.0], "scale": [1.0],
+                               "methods": {"closed": {"method": "nor"}}}))
+    with pytest.raises(ConfigError, match="do not match"):
+        Auto.parse_options({"router": str(bad)})
+    with pytest.raises(ConfigError, match="no auto router here"):
+        Auto.parse_options({"router": str(tmp_path / "missing.json")})
+
+
+def test_the_shipped_router_loads_and_records_its_training():
+    r = shared_auto_router("")
+    assert r.routes == ROUTES and r.features == FEATURES
+    assert r.meta["split"]["kind"].startswith("k-fold") and "held_out" in r.meta
+
+
+def test_features_read_english_and_korean_questions():
+    en = question_features("Who was born first, Park Chan-wook or Bong Joon-ho?", p_compare=0.9)
+    assert en["ko"] == 0 and en["compare"] == 1 and en["names"] == 2 and en["who"] == 1 and en["p_compare"] == 0.9
+    ko = question_features("영화 『올드보이』 감독의 고향은 어디인가요?", p_compare=0.1)
+    assert ko["ko"] == 1 and ko["where"] == 1 and ko["nesting"] >= 1 and ko["names"] >= 1
+    assert list(en) == list(FEATURES)

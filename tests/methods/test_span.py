@@ -1,0 +1,81 @@
+"""Short answers and their explanations (gaji/methods/span.py), and every method returning both."""
+from __future__ import annotations
+
+import pytest
+
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.base import RunContext
+from gaji.methods.nor import NoR
+from gaji.methods.oner import OneR
+from gaji.methods.span import explain, is_sentence, shape_answer, span_of
+from gaji.testing import ListRetriever
+from gaji.types import Passage
+
+
+@pytest.mark.parametrize("reply,question,span", [
+    ("영화 『푸른 밤』에서 도윤 역을 맡은 배우는 한지호입니다.", "영화 『푸른 밤』에서 도윤 역을 맡은 배우는 누구인가요?", "한지호"),
+    ("빅뱅은 2006년에 데뷔했습니다.", "빅뱅은 언제 데뷔했나요?", "2006년"),
+    ("빅뱅입니다", "2006년에 데뷔한 그룹은?", "빅뱅"),
+    ("그 드라마는 '학교 2'입니다.", "그 배우가 처음 출연한 드라마는?", "학교 2"),
+    ("세종대왕이 1446년에 반포했습니다.", "훈민정음은 몇 년에 반포되었나요?", "1446년"),
+    ("서울특별시에 있습니다.", "한빛고등학교는 어디에 있나요?", "서울특별시"),
+    ("정답은 1995년입니다.", "회사는 언제 세워졌나요?", "1995년"),
+])
+def test_korean_sentences_give_their_span(reply, question, span):
+    assert is_sentence(reply, "ko")
+    assert span_of(reply, question, "ko") == span
+
+
+def test_spans_are_not_sentences_and_english_is_cut_only_on_clear_patterns():
+    # nouns that end in 다 / 요 are not predicates
+    for short in ("1995년", "학교 2", "빅뱅", "Battle of Guam", "Hector Berlioz", "북아메리카의 캐나다", "동해 바다"):
+        assert not is_sentence(short, "ko" if any("가" <= c <= "힣" for c in short) else "en")
+    assert span_of("The answer is Battle of Guam.", "Which battle came first?", "en") == "Battle of Guam"
+    assert span_of("Seoul is the answer.", "Where?", "en") == "Seoul"
+    # a sentence without a clear pattern is kept whole rather than guessed at
+    s = "The Battle of Guam was fought before the Battle of Manila."
+    assert span_of(s, "Which battle came first?", "en") == s
+
+
+def test_explanation_is_the_evidence_sentence_holding_the_answer():
+    ps = [Passage("a", "a", "세종은 조선의 왕이다. 훈민정음은 1446년에 반포되었다."),
+          Passage("b", "b", "1446년은 세종 28년이다.")]
+    assert explain("1446년", ps, "훈민정음은 몇 년에 반포되었나요?") == "훈민정음은 1446년에 반포되었다."
+    assert explain("1500년", ps, "훈민정음은 몇 년에 반포되었나요?") == ""  # not in the evidence: none
+    shaped = shape_answer("1446년입니다.", "훈민정음은 몇 년에 반포되었나요?", ps, "ko")
+    assert (shaped.answer, shaped.explanation) == ("1446년", "1446년입니다.")
+    shaped = shape_answer("1446년", "훈민정음은 몇 년에 반포되었나요?", ps, "ko")
+    assert (shaped.answer, shaped.explanation) == ("1446년", "훈민정음은 1446년에 반포되었다.")
+    assert shape_answer("알 수 없음", "q", ps, "ko").answer == "알 수 없음"
+
+
+DOCS = [
+    ("guam", "Battle of Guam", "The Battle of Guam was fought from 21 July to 10 August 1944. It ended Japanese rule."),
+    ("bigbang", "빅뱅", "빅뱅은 대한민국의 보이 그룹이다. 빅뱅은 2006년에 데뷔했다."),
+]
+
+
+def _ctx(llm, retriever=None):
+    return RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=retriever)
+
+
+def test_oner_returns_span_and_explanation_in_both_languages():
+    llm = ScriptedLLM([(r"질문: 빅뱅", "빅뱅은 2006년에 데뷔했습니다."), (r"Question: When", "21 July to 10 August 1944")])
+    t = OneR(k=2).run("빅뱅은 언제 데뷔했나요?", _ctx(llm, ListRetriever(DOCS)))
+    assert (t.answer, t.explanation) == ("2006년", "빅뱅은 2006년에 데뷔했습니다")  # the reply, cleaned
+    assert t.root.answer == "2006년" and t.to_dict()["explanation"] == t.explanation
+    t = OneR(k=2).run("When was the Battle of Guam fought?", _ctx(llm, ListRetriever(DOCS)))
+    assert t.answer == "21 July to 10 August 1944"
+    assert t.explanation == "The Battle of Guam was fought from 21 July to 10 August 1944."
+
+
+def test_closed_book_has_a_span_and_no_evidence_sentence():
+    t = NoR().run("빅뱅은 언제 데뷔했나요?", _ctx(ScriptedLLM(default="2006년이에요.")))
+    assert t.answer == "2006년" and t.explanation == "2006년이에요"
+
+
+def test_long_form_answers_are_kept_whole():
+    para = "빅뱅은 2006년에 데뷔했습니다. 이후 여러 앨범을 냈습니다."
+    t = OneR(k=1, style="long").run("빅뱅에 대해 알려주세요.", _ctx(ScriptedLLM(default=para), ListRetriever(DOCS)))
+    assert t.answer == para and t.explanation == ""
