@@ -157,13 +157,3 @@ def test_atomic_writes_and_durable_renames_sync_the_folder(tmp_path, monkeypatch
     io_mod.rename_durably(tmp_path / "src", tmp_path / "dst")
     assert (tmp_path / "dst" / "f").read_text() == "y" and synced == [str(tmp_path)]
     io_mod.fsync_dir(tmp_path / "no-such-folder")  # nothing to sync: no error
-
-
-def test_an_index_swapped_into_place_syncs_its_parent_folder(tmp_path, monkeypatch):
-    from gaji.index import folders
-
-    synced: list[str] = []
-    monkeypatch.setattr(folders, "fsync_dir", lambda d: synced.append(str(d)))
-    (tmp_path / ".idx.building").mkdir()
-    folders.swap_in(tmp_path / ".idx.building", tmp_path / "idx")
-    assert (tmp_path / "idx").is_dir() and synced == [str(tmp_path)]

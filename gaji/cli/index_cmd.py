@@ -1,11 +1,16 @@
-"""`gaji index build|add|fill|info|search`: build and inspect on-disk indexes (gaji.index).
+"""`gaji index build|add|fill|remove|sync|info|search`: build, change and inspect on-disk indexes (gaji.index).
 
     gaji index build hotpotqa --out runs/hotpot                  # a shared dataset name or any path
     gaji index build notes/ more.jsonl --out runs/notes --chunk-size 1500 --no-dense
     gaji index add runs/notes new.jsonl
     gaji index fill runs/hotpot                                  # vectors of a build or add that was stopped
+    gaji index remove runs/notes notes/old.md guam
+    gaji index sync notes/ --index runs/notes                    # new files added, changed re-indexed, gone removed
     gaji index info runs/notes
     gaji index search runs/notes "질문" --retriever bm25 -k 5
+
+Every command that writes waits for another writer of the same index (--wait, default
+$GAJI_INDEX_WAIT_S or 60 s) and then fails naming it.
 """
 from __future__ import annotations
 
@@ -51,6 +56,7 @@ def register(sub) -> None:
     b.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
                    help="compute the vectors once BM25 is published (default); --no-fill leaves them to "
                         "`gaji index fill`")
+    _wait_flag(b)
     from gaji.cli.expand_cmd import add_expand_flags  # --expand / --expansions / --compose
 
     add_expand_flags(b)
@@ -68,7 +74,26 @@ def register(sub) -> None:
     a.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
                    help="compute the new vectors right away (default); --no-fill leaves them to `gaji index fill`")
     add_embed_workers_flag(a)
+    _wait_flag(a)
     a.set_defaults(func=_add)
+
+    r = isub.add_parser("remove", help="take documents out of an index (chunks, BM25, vectors, expansions)")
+    r.add_argument("index", metavar="DIR")
+    r.add_argument("ids", nargs="+", metavar="ID", help="document ids (a file read from a folder: its path in it)")
+    r.add_argument("--missing-ok", action="store_true", help="ignore ids the index does not hold")
+    _wait_flag(r)
+    r.set_defaults(func=_remove)
+
+    y = isub.add_parser("sync", help="make an index hold what a folder or corpus file holds now",
+                        description="Documents of SRC not in the index are added, documents whose content "
+                        "changed are re-indexed, documents that came from SRC and are gone from it are removed. "
+                        "The documents of a file that cannot be read are kept.")
+    y.add_argument("source", metavar="SRC", help="the folder or corpus file the index follows")
+    y.add_argument("--index", required=True, metavar="DIR")
+    y.add_argument("--skip-bad", action="store_true")
+    y.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    _wait_flag(y)
+    y.set_defaults(func=_sync)
 
     f = isub.add_parser("fill", help="compute the vectors an index still lacks (resumes a stopped build or add)")
     f.add_argument("index", metavar="DIR")
@@ -91,6 +116,11 @@ def register(sub) -> None:
     s.set_defaults(func=_search)
 
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _wait_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+                   help="how long to wait for another writer of the index (default $GAJI_INDEX_WAIT_S or 60)")
 
 
 def _print_report(report, limit: int = 20) -> None:
@@ -140,6 +170,7 @@ def _build(args: argparse.Namespace) -> int:
         korean_analyzer=args.korean_analyzer,
         extension=expansion_step(expander_from_args(args), args.expansions, args.compose),
         fill=False,
+        wait_s=args.wait,
         **{k: v for k, v in scale.items() if k != "embed_workers"},
     )
     report = idx.read_report
@@ -194,7 +225,7 @@ def _add(args: argparse.Namespace) -> int:
     from gaji.index.store import open_index
 
     idx = open_index(args.index)
-    res = idx.add(args.corpus, progress=args.progress, skip_bad=args.skip_bad, fill=False)
+    res = idx.add(args.corpus, progress=args.progress, skip_bad=args.skip_bad, fill=False, wait_s=args.wait)
     if idx.manifest.vectors_pending and _fill_now(idx, args.fill, args.progress, None, "add", args.embed_workers) is None:
         _print_report(res.report)
         return 130
@@ -203,6 +234,26 @@ def _add(args: argparse.Namespace) -> int:
         f"removed {res.removed} chunk(s); now {idx.chunks} chunks"
     )
     _print_report(res.report)
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    from gaji.index.writer import remove_documents
+
+    res = remove_documents(args.index, args.ids, missing_ok=args.missing_ok, wait_s=args.wait)
+    print(f"{args.index}: removed {len(res.removed)} document(s), {res.chunks.removed} chunk(s)"
+          + (f"; not in the index: {', '.join(res.missing)}" if res.missing else ""))
+    return 0
+
+
+def _sync(args: argparse.Namespace) -> int:
+    from gaji.index.writer import sync_source
+
+    res = sync_source(args.index, args.source, progress=args.progress, skip_bad=args.skip_bad, wait_s=args.wait)
+    print(f"{args.index}: {len(res.added)} added, {len(res.changed)} changed, {len(res.removed)} removed, "
+          f"{len(res.unchanged)} unchanged document(s) from {args.source}"
+          + (f"; kept {len(res.kept)} of files that could not be read" if res.kept else ""))
+    _print_report(res.chunks.report)
     return 0
 
 
@@ -245,7 +296,7 @@ def _info(args: argparse.Namespace) -> int:
         ("documents", info["documents"]),
         ("chunks", info["chunks"]),
         ("created", f"{info['created']} ({info['build_seconds']:.1f} s)"),
-        ("updated", info["updated"]),
+        ("updated", f"{info['updated']} (generation {info['generation']})"),
         ("chunking", f"{ch.get('size')} {ch.get('by')}, overlap {ch.get('overlap')}"),
         ("bm25", c.get("analyzer") if c.get("lexical") else "no"),
         ("dense", f"{c.get('embedding_model')} ({c.get('dense_backend')})" if c.get("dense") else "no"),

@@ -37,6 +37,7 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_build",  # build, embed-workers
         "gaji.cli.bench_plot",  # plot
         "gaji.cli.bench_chat",  # followups, ttft
+        "gaji.cli.bench_durability",  # crash, concurrency
     )),
     "gaji.cli.serve_cmd",
     "gaji.cli.history_cmd",

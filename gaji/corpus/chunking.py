@@ -4,6 +4,8 @@
 
 - A document that fits in `size` is ONE chunk whose id is the document id; otherwise chunks are
   ``{doc_id}#{n}`` (n = 0, 1, ...). Ids depend only on the text and the config, so they are stable.
+  A document id may not itself end in ``#`` and digits (`document_id_problem`): then no document's
+  id or chunk ids can be another document's chunk id.
 - Chunks are built from whole sentences (`gaji.text.sentences`, Korean and English rules); a chunk is
   cut inside a sentence only when that sentence alone exceeds `size` (then at word, or token, bounds).
 - `overlap` repeats the last whole sentences of a chunk (at most `overlap` in size) at the start of
@@ -31,11 +33,13 @@ from gaji.text.lang import detect_lang
 from gaji.text.sentences import sentence_spans
 from gaji.types import Chunk, Document, Location, RowSpan
 
-__all__ = ["ChunkingConfig", "chunk_document", "chunk_documents", "token_spans", "DEFAULT_SIZE"]
+__all__ = ["ChunkingConfig", "chunk_document", "chunk_documents", "token_spans", "document_id_problem",
+           "DEFAULT_SIZE"]
 
 DEFAULT_SIZE = {"chars": 10_000, "tokens": 2_000}
 DEFAULT_OVERLAP = {"chars": 200, "tokens": 40}
 _WORD_RE = re.compile(r"\S+")
+_CHUNK_SUFFIX_RE = re.compile(r"^(.*)#([0-9]+)$", re.S)
 
 Span = tuple[int, int]
 
@@ -246,3 +250,14 @@ def chunk_documents(docs: Iterable[Document], cfg: ChunkingConfig | None = None)
     cfg = cfg or ChunkingConfig()
     for d in docs:
         yield from chunk_document(d, cfg)
+
+
+def document_id_problem(doc_id: str) -> str | None:
+    """Why `doc_id` cannot be a document id, or None. An id ending in ``#`` and digits has the form of
+    a chunk id (``long#1`` is chunk 1 of ``long``): allowing it would let one document overwrite
+    another's chunk."""
+    m = _CHUNK_SUFFIX_RE.match(doc_id)
+    if m:
+        return (f"document id {doc_id!r} ends in '#{m.group(2)}', the form of chunk ids (chunk {m.group(2)} of "
+                f"document {m.group(1)!r}); rename the document (no '#' followed by only digits at the end)")
+    return None

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gaji.corpus.chunking import document_id_problem
 from gaji.errors import InputError
 from gaji.text.normalize import normalize_keeping_offsets, normalize_text, surrogate_field
 from gaji.types import Document, Location
@@ -479,11 +480,14 @@ def read_documents(
     *,
     skip_bad: bool = False,
     limit: int | None = None,
+    allow_empty: bool = False,
 ) -> tuple[list[Document], ReadReport]:
     """Read every source (paths and/or Document objects) into one list of Documents.
 
     Duplicate ids are an error naming both places (with ``skip_bad`` the later one is skipped).
-    An empty result is an error. `limit` keeps only the first N documents.
+    An empty result is an error (unless `allow_empty`: a folder synced after its last file went).
+    `limit` keeps only the first N documents. A document id of the form of a chunk id (``doc#3``) is a
+    bad record (gaji.corpus.chunking.document_id_problem).
     """
     if isinstance(sources, (str, Path)):
         sources = [sources]
@@ -494,6 +498,10 @@ def read_documents(
     ctx = _Ctx(skip_bad, report)
 
     def accept(doc: Document, where: str, path: str, line: int | None) -> bool:
+        problem = document_id_problem(doc.id)
+        if problem:
+            ctx.bad(problem, path, line, "id")
+            return False
         if doc.id in seen:
             ctx.bad(f"duplicate id {doc.id!r} (first at {seen[doc.id]})", path, line, "id")
             return False
@@ -523,7 +531,7 @@ def read_documents(
     report.documents = len(docs)
     if report.unreadable and not skip_bad:
         raise _unreadable_error(report)
-    if not docs:
+    if not docs and not allow_empty:
         detail = f" ({len(report.skipped)} bad record(s) skipped)" if report.skipped else ""
         raise InputError(f"empty corpus: no documents found{detail}", path=", ".join(names) or "<no sources>")
     return docs, report

@@ -191,8 +191,8 @@ def run_bench(
             "expanded_chunks": int(idx.manifest.stats.get("expanded_chunks", 0) or 0),
             "build_s": round(build_s, 2),
             "embed_s": idx.manifest.stats.get("embed_s"),
-            "bytes": {"dense": _dir_bytes(path / "dense"), "lexical": _dir_bytes(path / "lexical"),
-                      "chunks": (path / "chunks.jsonl").stat().st_size},
+            "bytes": {"dense": _dir_bytes(idx.dir / "dense"), "lexical": _dir_bytes(idx.dir / "lexical"),
+                      "chunks": (idx.dir / "chunks.jsonl").stat().st_size},
         }
         if case != "plain" and tagger and any(r.endswith("+kwf") for r in retrievers):
             row["chunk_keywords"] = _chunk_keywords(idx, tagger)

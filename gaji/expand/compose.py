@@ -29,6 +29,8 @@ from gaji.index.texts import ChunkTexts, chunk_text
 from gaji.registry import COMPOSITIONS
 from gaji.types import Chunk
 
+from .sidecar import prune
+
 __all__ = ["CASES", "CASE_HELP", "DEFAULT_CASE", "compose", "lexical_text", "check_case", "expansion_of", "texts"]
 
 # Which items, in which order. "chunk" = the document chunk, "title" = generated title,
@@ -111,7 +113,8 @@ def lexical_text(case: str, chunk: Chunk, expansion: Mapping[str, Any] | None = 
 def texts(case: str) -> ChunkTexts:
     """The index texts of `case`: what an index built with it analyses for BM25 and embeds."""
     case = check_case(case)
-    return ChunkTexts(case, lexical=functools.partial(lexical_text, case), dense=functools.partial(compose, case))
+    return ChunkTexts(case, lexical=functools.partial(lexical_text, case), dense=functools.partial(compose, case),
+                      prune=prune)
 
 
 # An index records its case in the manifest; `Index.add` finds the texts again by that name.

@@ -29,12 +29,11 @@ from gaji.types import Chunk
 
 from .compose import DEFAULT_CASE, check_case, texts
 from .generator import Expander, Expansion, ExpansionStore
+from .sidecar import EXPAND_DIR, EXPANSIONS_FILE, index_parts
 
 __all__ = ["EXPAND_DIR", "EXPANSIONS_FILE", "work_dir", "resolve_compose", "attach_expansions", "finish",
            "load_expansions", "drop_work_dir", "ExpansionStep", "expansion_step"]
 
-EXPAND_DIR = "expand"
-EXPANSIONS_FILE = "expansions.jsonl"
 
 
 def work_dir(out: str | Path) -> Path:
@@ -53,7 +52,8 @@ def resolve_compose(compose: str | None, expanding: bool) -> str | None:
 def load_expansions(path: str | Path) -> dict[str, Expansion]:
     p = Path(path)
     if p.is_dir():
-        p = p / EXPAND_DIR / EXPANSIONS_FILE if (p / EXPAND_DIR).is_dir() else p / EXPANSIONS_FILE
+        parts = index_parts(p)
+        p = parts / EXPAND_DIR / EXPANSIONS_FILE if (parts / EXPAND_DIR).is_dir() else p / EXPANSIONS_FILE
     if not p.exists():
         raise ConfigError(f"{path}: no expansions file here (make one with `gaji expand run`)")
     return ExpansionStore(p).load()
@@ -77,7 +77,7 @@ def attach_expansions(
         given = dict(expansions)
     elif expansions is not None:
         given = load_expansions(expansions)
-    previous = Path(out) / EXPAND_DIR / EXPANSIONS_FILE
+    previous = index_parts(out) / EXPAND_DIR / EXPANSIONS_FILE
     if previous.exists():
         prev = ExpansionStore(previous).load()
         given = {**prev, **given}

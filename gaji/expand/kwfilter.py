@@ -33,19 +33,18 @@ from gaji.registry import RETRIEVERS
 from gaji.types import Chunk, Passage
 
 from .retriever import _keyword_fn
+from .sidecar import EXPAND_DIR, KEYWORDS_FILE, index_parts
 
 __all__ = ["KEYWORDS_FILE", "KeywordFilterRetriever", "chunk_keywords", "write_chunk_keywords",
            "read_chunk_keywords"]
 
-KEYWORDS_FILE = "keywords.jsonl"  # in <index>/expand/
 MODES = ("soft", "hard")
 FIELDS = ("auto", "keywords", "expansion", "text")
 
 
-def keywords_path(index_dir: str | Path) -> Path:
-    from .index_hook import EXPAND_DIR
-
-    return Path(index_dir) / EXPAND_DIR / KEYWORDS_FILE
+def keywords_path(index: Any) -> Path:
+    """The chunk-keywords file of an opened index (its generation) or of an index folder (its current one)."""
+    return index_parts(index) / EXPAND_DIR / KEYWORDS_FILE
 
 
 def chunk_keywords(chunk: Chunk, keyword_fn: Callable[[str], list[str]]) -> list[str]:
@@ -61,7 +60,9 @@ def chunk_keywords(chunk: Chunk, keyword_fn: Callable[[str], list[str]]) -> list
 
 def write_chunk_keywords(index, keyword_fn: Callable[[str], list[str]], source: dict[str, Any] | None = None,
                          progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Tag every expanded chunk's candidate questions; write ``<index>/expand/keywords.jsonl`` atomically."""
+    """Tag every expanded chunk's candidate questions; write ``expand/keywords.jsonl`` of the index's
+    committed generation atomically, under its writer lock."""
+    from gaji.index.lock import writer_lock
     from gaji.io import atomic_write_text
 
     chunks = [c for c in index.iter_chunks() if (c.metadata or {}).get("expansion")]
@@ -75,10 +76,11 @@ def write_chunk_keywords(index, keyword_fn: Callable[[str], list[str]], source: 
         lines.append(json.dumps({"id": c.id, "keywords": kws}, ensure_ascii=False) + "\n")
         if progress:
             progress(i, len(chunks))
-    path = keywords_path(index.path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     head = json.dumps({"kind": "gaji-chunk-keywords", "source": source or {}}, ensure_ascii=False) + "\n"
-    atomic_write_text(path, head + "".join(lines))
+    with writer_lock(index.path, action="chunk-keywords"):  # into the committed generation, no writer between
+        path = keywords_path(index.path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, head + "".join(lines))
     return {"path": str(path), "chunks": len(chunks), "keywords": n_kw,
             "without_keywords": sum(1 for ln in lines if '"keywords": []' in ln)}
 
@@ -115,7 +117,7 @@ class KeywordFilterRetriever(Retriever):
         self.name = f"{base.name}+kwf"
         self.mode = mode
         self.keyword_fn = _keyword_fn(tagger, keyword_fn)
-        kpath = keywords_path(index.path)
+        kpath = keywords_path(index)
         self.chunk_kw: dict[str, list[str]] | None = read_chunk_keywords(kpath) if kpath.exists() else None
         if field == "keywords" and self.chunk_kw is None:
             raise ConfigError(f"{index.path}: field=keywords needs {kpath} (make it with `gaji expand chunk-keywords`)")

@@ -8,8 +8,11 @@ BM25 part are written, with a manifest saying its vectors are pending and a plan
 (gaji.index.fillplan). The vectors are filled afterwards (gaji.index.fill: checkpointed, resumable) and
 hybrid search switches on when they are complete.
 
-Atomicity: until it is published a build writes into ``.<name>.building`` beside the target. A build
-interrupted before that leaves only that folder: rerunning the same build resumes it (a finished BM25 part
+Atomicity: a build holds the target's writer lock (gaji.index.lock) until it is published, and writes
+into ``.<name>.building`` beside the target; publishing renames that folder to the target when there is
+none, else commits it as the target's next generation (gaji.index.generations), so that readers of the
+old index, a running server, switch on their next request. A build interrupted before that leaves only
+that folder: rerunning the same build resumes it (a finished BM25 part
 is kept; the chunk store is rewritten, it is cheap), while a build with different inputs or settings
 wipes it and starts clean; what a rerun may keep is recorded by `BuildState` in that folder. A build
 interrupted while filling vectors leaves a published index: rerunning the same build (or
@@ -37,11 +40,13 @@ from .chunkstore import ChunkStore
 from .dense import choose_backend, get_embedder
 from .fill import fill_vectors
 from .fillplan import FillPlan, pending_state
-from .folders import check_target, swap_in
-from .layout import DENSE_DIR, FILL_DIR, LEXICAL_DIR, PARTS_DIR, STATE, building_dir
-from .manifest import Manifest, current_versions, read_manifest, utc_now, write_manifest
+from .folders import check_target, empty_build_dir
+from .generations import collect, install
+from .layout import DENSE_DIR, FILL_DIR, LEXICAL_DIR, LOCK, PARTS_DIR, STATE, building_dir
+from .lock import writer_lock
+from .manifest import Manifest, current_versions, read_manifest, utc_now
 from .progress_file import FileBars, ProgressFile
-from .sources import chunk_all, resolve_sources, source_names
+from .sources import chunk_all, doc_record, resolve_sources, source_names, write_records
 from .steps import index_lexical
 from .store import Index, open_index
 from .texts import BuildExtension, ChunkTexts, Prepared
@@ -80,7 +85,7 @@ class BuildState:
         a new build starts there."""
         state = cls.load(work) if work.exists() else None
         if state is None or state.fingerprint != fingerprint:
-            shutil.rmtree(work, ignore_errors=True)
+            empty_build_dir(work)
             state = cls(fingerprint)
         work.mkdir(parents=True, exist_ok=True)
         state.save(work)
@@ -103,6 +108,7 @@ class _Inputs:
     sources: list[str]  # as the manifest lists them
     docs: int
     report: ReadReport
+    records: dict[str, dict[str, str]]  # documents.json
     prepared: Prepared
     stats: dict[str, Any]  # the manifest's stats, filled by every step
 
@@ -167,7 +173,8 @@ def _read(sources: Any, out: Path, chunking: Any, skip_bad: bool, limit: int | N
         progress_file.stage("extension", total=len(chunks))
     prepared = extension.prepare(chunks, out, progress) if extension is not None else Prepared(chunks)
     stats.update(prepared.stats)
-    return _Inputs(cfg, source_names(resolved), len(docs), report, prepared, stats)
+    records = {d.id: doc_record(d) for d in docs}
+    return _Inputs(cfg, source_names(resolved), len(docs), report, records, prepared, stats)
 
 
 def _lexical_step(b: _Build, state: BuildState, prog: FileBars) -> None:
@@ -241,14 +248,14 @@ def _manifest(b: _Build, plan: FillPlan | None) -> Manifest:
 
 
 def _publish(b: _Build, extension: BuildExtension | None) -> Index:
-    """Plan the vectors, write the manifest last, swap the folder into place, open it: BM25 answers now."""
+    """Plan the vectors, write the manifest last, put the folder in place, open it: BM25 answers now."""
     plan = _plan_vectors(b)
     manifest = _manifest(b, plan)
     (b.work / STATE).unlink(missing_ok=True)
     if extension is not None:
         extension.finish(b.work, b.out)
-    write_manifest(b.work, manifest)
-    swap_in(b.work, b.out)
+    install(b.work, b.out, manifest)
+    collect(b.out)
     if b.report is not None:
         b.report.moved(b.out)
         b.report.stage("searchable" if plan is not None else "done", total=len(b.chunks), done=len(b.chunks))
@@ -296,6 +303,7 @@ def build_index(
     dense_store: str | None = None,
     fill: bool = True,
     embed_workers: int | None = None,
+    wait_s: float | None = None,
 ) -> Index:
     """Build an index from documents, files, folders or shared dataset names into `out_dir`.
 
@@ -309,22 +317,27 @@ def build_index(
     `gaji.expand.index_hook.expansion_step`). `dense_store`: a vector-database URL (milvus://HOST:PORT,
     qdrant+local:DIR, see gaji/stores/) that receives the vectors; searches then go to it
     (dense/vectors.npy is still written, as the copy `gaji index attach-store` can reload a store from).
+    `wait_s`: how long to wait for another writer of `out_dir` (gaji.index.lock; IndexBusy after it).
     """
     _check_parts(lexical, dense, dense_store)
     out = Path(out_dir)
-    check_target(out)
-    b = _prepare(documents_or_paths, out, lexical, dense, chunking, progress, skip_bad, dense_backend, limit,
-                 checkpoint_rows, korean_analyzer, embedder, extension, dense_store)
-    idx = _published(b)
-    if idx is None:
-        state = BuildState.begin(b.work, b.fingerprint)
-        b.stats["resumed"] = state.resumed
-        ChunkStore.write(b.work, b.chunks)
-        with FileBars(progress, b.report) as prog:
-            _lexical_step(b, state, prog)
-        idx = _publish(b, extension)
-    else:  # this build was published already: only its vectors are left to fill
-        shutil.rmtree(b.work, ignore_errors=True)
+    check_target(out)  # before the lock: a target that cannot be built fails without leaving a folder
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with writer_lock(out, wait_s, "build"):  # until published; the vectors are filled outside it
+        check_target(out)
+        b = _prepare(documents_or_paths, out, lexical, dense, chunking, progress, skip_bad, dense_backend, limit,
+                     checkpoint_rows, korean_analyzer, embedder, extension, dense_store)
+        idx = _published(b)
+        if idx is None:
+            state = BuildState.begin(b.work, b.fingerprint)
+            b.stats["resumed"] = state.resumed
+            ChunkStore.write(b.work, b.chunks)
+            write_records(b.work, b.inputs.records)
+            with FileBars(progress, b.report) as prog:
+                _lexical_step(b, state, prog)
+            idx = _publish(b, extension)
+        else:  # this build was published already: only its vectors are left to fill
+            shutil.rmtree(b.work, ignore_errors=True)
     if fill and idx.manifest.vectors_pending:
         fill_vectors(out, embedder, progress, checkpoint_rows, action="build", workers=embed_workers)
         report = idx.read_report
@@ -342,7 +355,7 @@ def _prepare(sources: Any, out: Path, lexical: bool, dense: bool, chunking: Any,
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     work = building_dir(out)
-    fresh = not work.exists()
+    fresh = not work.exists() or all(e.name == LOCK for e in work.iterdir())  # (the lock of a new target)
     work.mkdir(exist_ok=True)  # progress.json is readable from the first second
     report = ProgressFile(work, "build")
     try:

@@ -145,9 +145,15 @@ class HNSWBackend:
 
     @staticmethod
     def save(index, path: Path) -> None:
+        """Write the graph atomically (faiss writes in place: a crash would leave half a graph)."""
         import faiss
 
-        faiss.write_index(index, str(path))
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            faiss.write_index(index, str(tmp))
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, path: Path) -> "HNSWBackend":
@@ -209,9 +215,13 @@ class DenseIndex:
     def append(path: str | Path, vectors: np.ndarray, new_rows: np.ndarray) -> None:
         """Write `vectors` (all rows) into `path` and add the rows `new_rows` to its HNSW graph in place:
         cheaper than rebuilding the graph when rows were only appended."""
+        import faiss
+
         p = Path(path)
         graph = HNSWBackend.load(p / HNSW_GRAPH).index
-        rows = np.asarray(new_rows, dtype=np.int64)
-        graph.add_with_ids(np.ascontiguousarray(vectors[rows]), rows)
+        have = faiss.vector_to_array(graph.id_map) if graph.ntotal else np.zeros(0, dtype=np.int64)
+        rows = np.setdiff1d(np.asarray(new_rows, dtype=np.int64), have)  # a rerun after a crash adds nothing twice
+        if len(rows):
+            graph.add_with_ids(np.ascontiguousarray(vectors[rows]), rows)
         save_npy_atomic(p / VECTORS, vectors)
         HNSWBackend.save(graph, p / HNSW_GRAPH)

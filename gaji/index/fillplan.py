@@ -1,8 +1,9 @@
-"""The vectors a published index still lacks: dense-fill/plan.json in the index folder.
+"""The vectors a published index still lacks: dense-fill/plan.json in the parts of its generation.
 
-    plan = FillPlan.load(index_dir)            # None: nothing to fill
+    plan = FillPlan.load(index_dir)            # None: nothing to fill (the committed generation's plan)
     plan.rows                                  # the rows to embed, ascending
-    plan.parts_dir(index_dir)                  # their checkpoints (positions in `rows`, gaji.index.steps)
+    plan.parts_dir(index_dir)                  # their checkpoints (positions in `rows`, gaji.index.steps),
+                                               # in dense-fill-parts/ of the index folder, not in a generation
 
 A build publishes its index as soon as BM25 is in place, with a plan of every row; an add (or any
 change made through gaji.index.update) publishes its BM25 rows with a plan of the rows it (re)indexed,
@@ -28,7 +29,8 @@ from gaji.io import atomic_write_json
 from gaji.registry import COMPOSITIONS
 
 from .dense import save_npy_atomic
-from .layout import DENSE_DIR, FILL_DIR, FILL_PLAN, VECTORS
+from .generations import parts_dir
+from .layout import DENSE_DIR, FILL_DIR, FILL_PARTS, FILL_PLAN, VECTORS
 from .manifest import Manifest
 from .steps import load_parts
 from .texts import PLAIN, ChunkTexts
@@ -66,8 +68,9 @@ class FillPlan:
 
     @classmethod
     def load(cls, index_dir: str | Path) -> "FillPlan | None":
-        """The plan in `index_dir`, None when there is none; IndexError_ when it cannot be read."""
-        p = Path(index_dir) / FILL_DIR / FILL_PLAN
+        """The plan of the index at `index_dir` (of its committed generation; or in a folder of parts), None
+        when there is none; IndexError_ when it cannot be read."""
+        p = parts_dir(index_dir) / FILL_DIR / FILL_PLAN
         if not p.exists():
             return None
         try:
@@ -81,12 +84,13 @@ class FillPlan:
         return plan
 
     def parts_dir(self, index_dir: str | Path) -> Path:
-        return Path(index_dir) / FILL_DIR / f"parts-{self.id}"
+        """Where the checkpoints of this plan go: in the index folder `index_dir`, beside its generations."""
+        return Path(index_dir) / FILL_PARTS / f"parts-{self.id}"
 
     def is_current(self, index_dir: str | Path) -> bool:
-        """Whether this is still the plan of `index_dir` (an add may have replaced it)."""
+        """Whether this is still the plan of the index at `index_dir` (an add may have replaced it)."""
         try:
-            d = json.loads((Path(index_dir) / FILL_DIR / FILL_PLAN).read_text(encoding="utf-8"))
+            d = json.loads((parts_dir(index_dir) / FILL_DIR / FILL_PLAN).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return False
         return isinstance(d, dict) and d.get("id") == self.id
@@ -108,9 +112,10 @@ def base_vectors(index_dir: str | Path, rows: int, dim: int) -> np.ndarray:
     return out
 
 
-def _fold(work: Path, plan: FillPlan, rows: int) -> int:
-    """Write what `plan` has embedded so far into dense/vectors.npy of `work`; how many of its rows that was."""
-    parts, done = load_parts(plan.parts_dir(work), len(plan.rows))
+def _fold(root: Path, work: Path, plan: FillPlan, rows: int) -> int:
+    """Write what `plan` has embedded so far (its checkpoints in the index folder `root`) into
+    dense/vectors.npy of `work`; how many of its rows that was."""
+    parts, done = load_parts(plan.parts_dir(root), len(plan.rows))
     if done:
         vecs = base_vectors(work, rows, plan.dim)
         vecs[np.asarray(plan.rows[:done], dtype=np.int64)] = np.concatenate(parts)
@@ -120,17 +125,19 @@ def _fold(work: Path, plan: FillPlan, rows: int) -> int:
     return done
 
 
-def join_change(work: str | Path, m: Manifest, rows: Sequence[int], deleted: Sequence[int], total_rows: int,
-                backend: str, patch_hnsw: bool, action: str) -> FillPlan:
-    """The plan of the index copy `work` (manifest `m`) after a change that (re)indexes `rows` and empties
-    `deleted`, joined to the plan still pending there, if any. Saved in `work`."""
+def join_change(root: str | Path, work: str | Path, m: Manifest, rows: Sequence[int], deleted: Sequence[int],
+                total_rows: int, backend: str, patch_hnsw: bool, action: str) -> FillPlan:
+    """The plan of the index copy `work` (manifest `m`; inside the index folder `root`) after a change that
+    (re)indexes `rows` and empties `deleted`, joined to the plan still pending there, if any. Saved in `work`."""
     work = Path(work)
-    old = FillPlan.load(work)
+    old = FillPlan.load(work) if m.vectors_pending else None  # (a complete index's leftover plan is stale)
+    if old is None:
+        shutil.rmtree(work / FILL_DIR, ignore_errors=True)
     model, dim = str(m.config.get("embedding_model")), int(m.config.get("embedding_dim") or 0)
     if old is None:
         plan = FillPlan(sorted(int(r) for r in rows), model, dim, backend, patch_hnsw, sorted(deleted), action)
     else:
-        done = _fold(work, old, total_rows)
+        done = _fold(Path(root), work, old, total_rows)
         gone = set(deleted)
         left = {r for r in old.rows[done:] if r not in gone}
         plan = FillPlan(sorted(left | {int(r) for r in rows}), model, dim, backend,

@@ -1,5 +1,8 @@
-"""Replacing an index folder atomically: a build or an add writes a complete folder beside the index,
-then swaps it in with two renames (`open_index` undoes a swap interrupted between them).
+"""The folders around an index: what a build may replace, and the build folder beside it.
+
+A build writes a complete folder ``.NAME.building`` beside the index and puts it in place when it is
+finished (gaji.index.generations.install). While NAME does not exist yet, the writer lock lives in that
+folder (gaji.index.lock), so emptying it for a new build keeps the lock file.
 """
 from __future__ import annotations
 
@@ -7,12 +10,35 @@ import os
 import shutil
 from pathlib import Path
 
-from gaji.errors import ConfigError
-from gaji.io import fsync_dir
+from gaji.errors import ConfigError, IndexError_
 
-from .layout import MANIFEST, backup_dir
+from .layout import LOCK, MANIFEST, backup_dir, building_dir
+from .manifest import read_manifest
 
-__all__ = ["check_target", "swap_in"]
+__all__ = ["check_target", "check_openable", "empty_build_dir"]
+
+
+def _is_index(p: Path) -> bool:
+    try:
+        read_manifest(p)
+    except IndexError_:
+        return False
+    return True
+
+
+def check_openable(p: Path) -> None:
+    """IndexError_ saying what to do when there is no index at `p` (an interrupted build, nothing)."""
+    backup = backup_dir(p)
+    if not p.exists() and backup.exists() and _is_index(backup):
+        os.rename(backup, p)  # an older gaji's swap was interrupted between its two renames: restore it
+    building = building_dir(p)
+    if not (p / MANIFEST).exists() and building.exists():
+        raise IndexError_(
+            f"{p}: the build of this index was interrupted (partial work in {building}); "
+            "rerun the same `gaji index build` command to resume it"
+        )
+    if not p.exists():
+        raise IndexError_(f"{p}: no index here; build one with `gaji index build CORPUS --out {p}`")
 
 
 def check_target(out: Path) -> None:
@@ -20,20 +46,20 @@ def check_target(out: Path) -> None:
     if out.exists():
         if not out.is_dir():
             raise ConfigError(f"{out} exists and is not a folder")
-        if not (out / MANIFEST).exists() and any(out.iterdir()):
+        if not (out / MANIFEST).exists() and any(e.name != LOCK for e in out.iterdir()):
             raise ConfigError(f"{out} exists, is not empty and is not a gaji index: refusing to overwrite it")
 
 
-def swap_in(tmp: Path, out: Path) -> None:
-    """Move the finished folder `tmp` to `out`, replacing an old index there."""
-    if out.exists():
-        backup = backup_dir(out)
-        if backup.exists():
-            shutil.rmtree(backup)
-        os.rename(out, backup)
-        os.rename(tmp, out)
-        shutil.rmtree(backup, ignore_errors=True)
-    else:
-        os.rename(tmp, out)
-    fsync_dir(out.parent)  # the renames are durable only once the parent folder is synced
-
+def empty_build_dir(work: Path) -> None:
+    """Make `work` an empty folder, but for the lock file a writer may hold in it."""
+    if work.is_dir():
+        for entry in work.iterdir():
+            if entry.name == LOCK:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    elif work.exists():
+        work.unlink()
+    work.mkdir(parents=True, exist_ok=True)

@@ -148,3 +148,12 @@ class LexicalIndex:
             return []
         rows = searcher.fast_field_values(ROW, [addr for _, addr in hits])
         return [(int(r), float(s)) for (s, _), r in zip(hits, rows)]
+
+    def rows(self) -> list[int]:
+        """Every row this index holds, ascending (for consistency checks: gaji bench crash)."""
+        n = self.num_docs
+        if n == 0:
+            return []
+        searcher = self._searcher
+        hits = searcher.search(tantivy.Query.all_query(), limit=n, count=False).hits
+        return sorted(int(r) for r in searcher.fast_field_values(ROW, [addr for _, addr in hits]))

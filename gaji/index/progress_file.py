@@ -8,8 +8,9 @@
 Stages, in order: read, chunk, extension (when a build has one), bm25, searchable (BM25 answers from here on), embedding, vectors (writing
 them), done; or stopped (interrupted or failed; `stopped_in` says where). `rate` is per second over what this process did in the stage; `eta_s` is what is left at
 that rate. The file is replaced atomically at each stage change and each 1 % of a stage, and otherwise
-at most every `EVERY_S` seconds. A build writes it in its work folder, which becomes the index folder; `read_progress` looks
-in the index folder and in the work folders beside it.
+at most every `EVERY_S` seconds. A build writes it in its work folder, which becomes the index folder (or, when the index was there
+already, goes on writing it there); adds, removals and fills write it in the index folder. `read_progress`
+looks in the index folder and in the build folder beside it.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from typing import Any
 from gaji.io import atomic_write_json
 from gaji.progress import Bars, Task
 
-from .layout import PROGRESS, adding_dir, building_dir
+from .layout import PROGRESS, building_dir
 
 __all__ = ["EVERY_S", "ProgressFile", "FileBars", "read_progress", "format_eta"]
 
@@ -134,7 +135,7 @@ def read_progress(index_dir: str | Path) -> dict[str, Any] | None:
     was written) and `running`: whether the process that wrote it is alive (None when it ran elsewhere).
     A job that stopped before its stage "done" reads as running false."""
     p = Path(index_dir)
-    found = [d for d in (_load(f / PROGRESS) for f in (p, building_dir(p), adding_dir(p))) if d is not None]
+    found = [d for d in (_load(f / PROGRESS) for f in (p, building_dir(p))) if d is not None]
     if not found:
         return None
     d = max(found, key=lambda x: float(x.get("updated") or 0.0))

@@ -2,18 +2,30 @@
 
     sources = resolve_sources(["notes/", "hotpotqa"])
     chunks = chunk_all(documents, ChunkingConfig())        # IndexError_ when two documents' chunk ids collide
+    records = {d.id: doc_record(d) for d in documents}    # documents.json: where each came from, its hash
+
+A document's record holds its source (the absolute path of its file when it was read from one) and
+the sha256 of what the index takes from it (title, text, metadata), so that `gaji index sync` can tell
+new, changed and gone documents; ``file_sha256`` is the digest of the whole file when the reader gives
+one (`Document.location.sha256`).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from gaji.corpus.chunking import ChunkingConfig, chunk_document
 from gaji.errors import IndexError_
+from gaji.io import atomic_write_json
 from gaji.types import Chunk, Document
 
-__all__ = ["resolve_sources", "source_names", "chunk_all"]
+from .layout import DOCUMENTS
+
+__all__ = ["resolve_sources", "source_names", "chunk_all", "doc_source", "doc_record", "read_records",
+           "write_records"]
 
 
 def resolve_sources(sources: Any) -> list[Any]:
@@ -51,3 +63,38 @@ def chunk_all(docs: Sequence[Document], cfg: ChunkingConfig) -> list[Chunk]:
             seen[c.id] = d.id
             chunks.append(c)
     return chunks
+
+
+def doc_source(doc: Document) -> str:
+    """Where a document came from: the absolute path of its file when that exists, else as given."""
+    if doc.source:
+        p = Path(doc.source)
+        try:
+            if p.exists():
+                return str(p.resolve())
+        except OSError:
+            pass
+    return doc.source
+
+
+def doc_record(doc: Document) -> dict[str, str]:
+    """The documents.json entry of `doc`."""
+    body = json.dumps([doc.title, doc.text, doc.metadata], ensure_ascii=False, sort_keys=True, default=str)
+    loc = getattr(doc, "location", None)
+    return {"source": doc_source(doc), "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+            "file_sha256": str(getattr(loc, "sha256", "") or "")}
+
+
+def read_records(parts_dir: str | Path) -> dict[str, dict[str, str]]:
+    """documents.json of a generation's parts ({} for an index built before it was kept)."""
+    try:
+        d = json.loads((Path(parts_dir) / DOCUMENTS).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (ValueError, UnicodeDecodeError) as e:
+        raise IndexError_(f"{Path(parts_dir) / DOCUMENTS}: unreadable ({e}); rebuild the index") from None
+    return d if isinstance(d, dict) else {}
+
+
+def write_records(parts_dir: str | Path, records: dict[str, dict[str, str]]) -> None:
+    atomic_write_json(Path(parts_dir) / DOCUMENTS, records, indent=None)

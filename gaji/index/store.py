@@ -3,32 +3,35 @@
     idx = open_index("runs/idx")
     idx.retriever("hybrid").search("질문", k=5)      # BM25 (and says so) while the vectors are pending
     idx.add(["more.jsonl"])                                            # new chunks only are embedded
+    idx.remove(["guam"]); idx.sync("notes/")
 
-Building is gaji.index.build, the folder layout gaji.index.layout, updates gaji.index.update.
+An Index reads one committed generation of the folder (gaji.index.generations), pinned while it is
+open: a writer committing a newer one never changes what it reads. `is_current()` says whether a newer
+one exists, `reopen()` opens it. Building is gaji.index.build, the folder layout gaji.index.layout,
+changes gaji.index.writer.
 """
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gaji.corpus.chunking import ChunkingConfig
-from gaji.corpus.readers import ReadReport, read_documents
+from gaji.corpus.readers import ReadReport
 from gaji.errors import IndexError_
 from gaji.registry import RETRIEVERS
 from gaji.stores.sync import open_store_index
-from gaji.types import Chunk, Document
+from gaji.types import Chunk
 
-from . import update
+from . import writer
 from .chunkstore import ChunkStore
 from .dense import DenseIndex, get_embedder
-from .layout import DENSE_DIR, LEXICAL_DIR, MANIFEST, backup_dir, building_dir
+from .folders import check_openable
+from .generations import Snapshot, signature, snapshot
+from .layout import DENSE_DIR, LEXICAL_DIR
 from .manifest import Manifest, check_compatible, read_manifest
 from .pending import BM25UntilVectors, VectorsPending, still_pending
-from .sources import chunk_all, resolve_sources, source_names
-from .update import AddResult
+from .session import collect_if_idle
 
 __all__ = ["Index", "open_index", "is_index"]
 
@@ -45,31 +48,48 @@ def is_index(path: str | Path) -> bool:
 def open_index(path: str | Path) -> "Index":
     """Open a built index; IndexError_ (saying what to do) when missing, incomplete or incompatible."""
     p = Path(path)
-    backup = backup_dir(p)
-    if not p.exists() and backup.exists() and is_index(backup):
-        os.rename(backup, p)  # a swap was interrupted between its two renames: restore the old index
-    building = building_dir(p)
-    if not (p / MANIFEST).exists() and building.exists():
-        raise IndexError_(
-            f"{p}: the build of this index was interrupted (partial work in {building}); "
-            "rerun the same `gaji index build` command to resume it"
-        )
-    if not p.exists():
-        raise IndexError_(f"{p}: no index here; build one with `gaji index build CORPUS --out {p}`")
-    m = read_manifest(p)
-    check_compatible(p, m)
-    return Index(p, m)
+    check_openable(p)
+    snap = snapshot(p)
+    try:
+        check_compatible(p, snap.manifest)
+    except BaseException:
+        snap.release()
+        raise
+    return Index(p, snap)
 
 
-class Index:
-    """An opened index folder. Parts (chunks, BM25, vectors, analyser, embedder) load on first use."""
+class Index(writer.Writable):
+    """An opened generation of an index folder. Parts (chunks, BM25, vectors, analyser, embedder) load on
+    first use, all from that generation."""
 
-    def __init__(self, path: str | Path, manifest: Manifest | None = None):
+    def __init__(self, path: str | Path, snap: Snapshot | None = None):
         self.path = Path(path)
-        self.manifest = manifest or read_manifest(self.path)
+        self._snap = snap or snapshot(self.path)
+        self._pinned: list[Snapshot] = []
         self.read_report: ReadReport | None = None
         self._lock = threading.RLock()
         self._reset()
+
+    @property
+    def manifest(self):
+        return self._snap.manifest
+
+    @property
+    def dir(self) -> Path:
+        """The folder of this generation's parts."""
+        return self._snap.dir
+
+    @property
+    def generation(self) -> int:
+        return self.manifest.generation
+
+    def is_current(self) -> bool:
+        """Whether this is still the index's committed generation (a cheap stat of its manifest)."""
+        return signature(self.path) == self._snap.signature
+
+    def reopen(self) -> "Index":
+        """The index's committed generation, newly opened (this one stays as it is)."""
+        return open_index(self.path)
 
     def _reset(self) -> None:
         self._store: ChunkStore | None = None
@@ -86,7 +106,7 @@ class Index:
     def store(self) -> ChunkStore:
         with self._lock:
             if self._store is None:
-                self._store = ChunkStore(self.path)
+                self._store = ChunkStore(self.dir)
             return self._store
 
     @property
@@ -106,7 +126,7 @@ class Index:
             if self._lexical is None:
                 from .lexical import LexicalIndex
 
-                self._lexical = LexicalIndex(self.path / LEXICAL_DIR)
+                self._lexical = LexicalIndex(self.dir / LEXICAL_DIR)
             return self._lexical
 
     @property
@@ -123,10 +143,18 @@ class Index:
         """Whether the vectors are still being computed (checked again on disk while they are)."""
         return self.manifest.vectors_pending and still_pending(self)
 
-    def vectors_filled(self, manifest: Manifest) -> None:  # a fill completed the vectors (gaji.index.pending)
-        with self._lock:
-            self.manifest = manifest
-            self._dense = None
+    def vectors_filled(self, manifest: Manifest) -> bool:
+        """A fill committed the vectors (gaji.index.pending): read its generation from now on, when it
+        differs from this one in its vectors only (no add or removal between). Whether it switched."""
+        snap = snapshot(self.path)
+        m, mine = snap.manifest, self.manifest
+        if m.vectors_pending or m.counts != mine.counts or len(m.history) != len(mine.history):
+            snap.release()
+            return False
+        with self._lock:  # parts already loaded keep reading the old generation's files: it stays pinned
+            self._pinned.append(self._snap)
+            self._snap, self._dense = snap, None
+        return True
 
     @property
     def dense(self):
@@ -143,7 +171,7 @@ class Index:
                                                    int(self.manifest.config.get("embedding_dim") or 0),
                                                    int(self.manifest.counts.get("rows", 0)))
                     return self._dense
-                self._dense = DenseIndex(self.path / DENSE_DIR, str(self.manifest.config.get("dense_backend")), live)
+                self._dense = DenseIndex(self.dir / DENSE_DIR, str(self.manifest.config.get("dense_backend")), live)
             return self._dense
 
     @property
@@ -191,21 +219,10 @@ class Index:
 
     def info(self) -> dict[str, Any]:
         m = self.manifest
-        return {
-            "path": str(self.path),
-            "chunks": self.chunks,
-            "documents": m.counts.get("documents"),
-            "created": m.created,
-            "updated": m.updated,
-            "build_seconds": m.build_seconds,
-            "config": m.config,
-            "versions": m.versions,
-            "counts": m.counts,
-            "stats": m.stats,
-            "sources": m.sources,
-            "history": m.history,
-            "vectors": m.vectors,
-        }
+        keys = ("created", "updated", "build_seconds", "config", "versions", "counts", "stats", "sources", "history",
+                "generation", "vectors")
+        return {"path": str(self.path), "chunks": self.chunks, "documents": m.counts.get("documents"),
+                **{k: getattr(m, k) for k in keys}}
 
     def close(self) -> None:
         with self._lock:
@@ -213,34 +230,12 @@ class Index:
                 self._store.close()
             self._reset()
 
-    # -- adding -----------------------------------------------------------------------------
-    def add(
-        self,
-        documents_or_paths: Iterable[Document | str | Path] | str | Path,
-        progress: bool = False,
-        skip_bad: bool = False,
-        checkpoint_rows: int = 256,
-        fill: bool = True,
-        embed_workers: int | None = None,
-    ) -> AddResult:
-        """Add documents (same chunking as the build). A document whose id is already indexed replaces
-        its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
-        chunks it no longer has are removed. Atomic: works on a copy, then swaps it in, BM25 first; the
-        vectors are filled then (`fill`; `embed_workers` as in gaji.index.fill), or left for gaji.index.fill."""
-        m = self.manifest
-        sources = resolve_sources(documents_or_paths)
-        docs, report = read_documents(sources, skip_bad=skip_bad)
-        chunks = chunk_all(docs, ChunkingConfig.from_dict(m.config.get("chunking") or {}))
-        change = update.plan(self.store.rows(), {d.id for d in docs}, chunks, m)
-        change.result.report = report
-        analyzer = self.analyzer if m.has_lexical and change.touched else None
+    # -- changing: add, remove, sync (gaji.index.writer.Writable) ----------------------------------
+    def _switch(self) -> None:
+        """Read the committed generation from now on (after this object's own change)."""
+        snap = snapshot(self.path)
         with self._lock:
             self.close()
-        try:  # an add that fails while filling vectors has published its BM25 rows already
-            update.apply(self.path, m, change, source_names(sources), analyzer, None, progress, checkpoint_rows,
-                         fill=fill, embed_workers=embed_workers)
-        finally:
-            with self._lock:
-                self.manifest = read_manifest(self.path)
-                self._reset()
-        return change.result
+            old, self._snap = self._snap, snap
+            old.release()
+        collect_if_idle(self.path)  # the generation this object read until now may be the last one pinned

@@ -34,6 +34,9 @@ class ChunkTexts:
     name: str | None = None
     lexical: Callable[[Chunk], str] = chunk_text
     dense: Callable[[Chunk], str] = chunk_text
+    # drops what the composition keeps beside the chunks in a generation folder (e.g. expand/) about
+    # chunk ids that leave the index, so that a removed document leaves nothing behind
+    prune: Callable[[Path, set[str]], None] | None = None
 
 
 PLAIN = ChunkTexts()

@@ -1,15 +1,15 @@
-"""Changing a built index in place: first `plan` what changes (pure: no file is touched), then `apply` it.
+"""Changing a built index: first `plan` what changes (pure: no file is touched), then `apply` it.
 
     change = plan(store.rows(), {"kimchi", "zebra"}, new_chunks, manifest)   # these documents now have these chunks
-    apply(index_dir, manifest, change, sources, analyzer, embedder)
+    apply(snapshot, change, sources, analyzer)                               # under the writer lock (gaji.index.writer)
 
 Rows never move: a changed chunk keeps its row, a new chunk gets a new row at the end, a removed chunk
 leaves an empty row (`null` in the chunk store, a zero vector, no BM25 entry). `apply` works on a copy
-(``.<name>.adding``) and swaps it in, so an update that fails before that leaves the index as it was.
-BM25 first: what is swapped in is the chunks and BM25 with the changed rows' vectors pending (a plan,
-gaji.index.fillplan), and those are filled afterwards (gaji.index.fill), by `apply` itself when it is
-given an embedder. An update that fails while filling leaves its BM25 rows in place and its vectors
-pending: `gaji index fill` goes on from the last checkpoint.
+of the snapshot's parts in a folder of its own and commits it as the next generation
+(gaji.index.generations), so a failed or killed update leaves the index as it was. BM25 first: the
+committed generation has the changed rows in BM25 and their vectors pending (a plan, gaji.index.fillplan,
+joined to one still pending); gaji.index.fill computes them afterwards, outside the writer lock, and
+commits them as a generation of their own.
 """
 from __future__ import annotations
 
@@ -22,17 +22,18 @@ from typing import Any
 import numpy as np
 
 from gaji.corpus.readers import ReadReport
+from gaji.errors import InputError
 from gaji.progress import Bars
 from gaji.types import Chunk
 
 from .chunkstore import ChunkStore
 from .dense import choose_backend
-from .fill import fill_vectors
 from .fillplan import join_change, pending_state, texts_of
-from .folders import swap_in
-from .layout import LEXICAL_DIR, adding_dir
-from .manifest import Manifest, current_versions, read_manifest, utc_now, write_manifest
+from .generations import Snapshot, commit, copy_parts, new_work_dir
+from .layout import LEXICAL_DIR
+from .manifest import Manifest, current_versions, utc_now
 from .progress_file import FileBars, ProgressFile
+from .sources import read_records, write_records
 from .steps import index_lexical
 from .texts import ChunkTexts
 
@@ -64,10 +65,12 @@ class Change:
     index: list[tuple[int, Chunk]] = field(default_factory=list)  # rows to (re)index and (re)embed
     deleted: list[int] = field(default_factory=list)  # rows that become empty
     replaced: list[int] = field(default_factory=list)  # rows whose content changes (old BM25 entry goes)
+    removed_ids: list[str] = field(default_factory=list)  # chunk ids of the deleted rows (they leave the index)
     result: AddResult = field(default_factory=AddResult)
     dense_backend: str | None = None  # the dense backend afterwards; None = the dense part is left alone
     patch_hnsw: bool = False  # add the new rows to the HNSW graph instead of rebuilding it
     action: str = "add"  # as the manifest's history records it
+    records: dict[str, dict[str, str] | None] = field(default_factory=dict)  # documents.json changes (None: gone)
 
     @property
     def touched(self) -> bool:
@@ -83,10 +86,19 @@ class Change:
         return np.array([r for r, _ in self.index], dtype=np.int64)
 
 
+def _check_owner(old: Chunk, new: Chunk) -> None:
+    """A chunk id belongs to one document: another document's chunk never replaces it."""
+    if old.doc_id != new.doc_id:
+        raise InputError(
+            f"chunk id {new.id!r} of document {new.doc_id!r} is the id of a chunk of document {old.doc_id!r} "
+            "already in the index; rename the document", field="id")
+
+
 def plan(rows: Sequence[Chunk | None], docs: Collection[str], chunks: Sequence[Chunk], manifest: Manifest) -> Change:
     """The change that makes the documents `docs` consist of exactly `chunks`, in an index whose chunk
     store holds `rows`: new chunk ids are appended, chunks whose title or text changed are replaced, unchanged
-    ones are kept (their metadata updated), and chunks of `docs` not among `chunks` are deleted."""
+    ones are kept (their metadata updated), and chunks of `docs` not among `chunks` are deleted. InputError
+    when a chunk id is taken by another document's chunk."""
     change = Change(list(rows))
     after, result = change.rows, change.result
     keep = {c.id for c in chunks}
@@ -94,20 +106,23 @@ def plan(rows: Sequence[Chunk | None], docs: Collection[str], chunks: Sequence[C
         if old is not None and old.doc_id in docs and old.id not in keep:
             after[r] = None
             change.deleted.append(r)
+            change.removed_ids.append(old.id)
     row_of = {c.id: r for r, c in enumerate(rows) if c is not None}
     for c in chunks:
         r = row_of.get(c.id)
-        if r is None:
+        old = rows[r] if r is not None else None
+        if old is None:
             after.append(c)
             change.index.append((len(after) - 1, c))
             result.added += 1
-        elif rows[r].title == c.title and rows[r].text == c.text:  # type: ignore[union-attr]
+            continue
+        _check_owner(old, c)
+        after[r] = c  # the metadata may differ
+        if old.title == c.title and old.text == c.text:
             result.unchanged += 1
-            after[r] = c  # the metadata may differ
         else:
-            after[r] = c
-            change.index.append((r, c))
-            change.replaced.append(r)
+            change.index.append((r, c))  # type: ignore[arg-type]
+            change.replaced.append(r)  # type: ignore[arg-type]
             result.replaced += 1
     result.removed = len(change.deleted)
     _plan_dense(change, manifest)
@@ -131,9 +146,9 @@ def _update_lexical(work: Path, change: Change, analyzer, texts: ChunkTexts, pro
                   delete_rows=sorted(set(change.deleted) | set(change.replaced)), text=texts.lexical)
 
 
-def _plan_vectors(work: Path, m: Manifest, change: Change) -> dict:
+def _plan_vectors(root: Path, work: Path, m: Manifest, change: Change) -> dict:
     """The changed rows' vectors become pending (joined to a plan still pending); the manifest's `vectors`."""
-    plan = join_change(work, m, [r for r, _ in change.index], change.deleted, len(change.rows),
+    plan = join_change(root, work, m, [r for r, _ in change.index], change.deleted, len(change.rows),
                        str(change.dense_backend), change.patch_hnsw, change.action)
     return pending_state(plan, len(change.rows))
 
@@ -157,38 +172,45 @@ def _updated_manifest(m: Manifest, change: Change, sources: list[str]) -> Manife
     return m2
 
 
-def apply(index_dir: str | Path, m: Manifest, change: Change, sources: list[str], analyzer: Any = None,
-          embedder: Any = None, progress: bool = False, checkpoint_rows: int = 256, fill: bool | None = None,
-          embed_workers: int | None = None) -> Manifest:
-    """Carry out `change` on the index at `index_dir` (manifest `m`; `sources` as the manifest lists
-    them). `analyzer` is needed when the change touches the BM25 part. The changed rows' vectors are
-    pending once the change is swapped in, then filled before this returns when `fill` (None: when an
-    `embedder` is given; otherwise the plan's model, `embed_workers` as in gaji.index.fill).
-    Returns the new manifest."""
-    path = Path(index_dir)
-    work = adding_dir(path)
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(path, work)
-    report = ProgressFile(work, change.action)
+def _change_parts(root: Path, work: Path, m: Manifest, m2: Manifest, change: Change, analyzer: Any,
+                  report: ProgressFile, progress: bool) -> None:
+    """Carry out `change` on the copy of the parts in `work` (its vectors: a plan, in `m2.vectors`)."""
+    ChunkStore.write(work, change.rows)
+    if change.records:
+        records = read_records(work)
+        for doc_id, rec in change.records.items():
+            if rec is None:
+                records.pop(doc_id, None)
+            else:
+                records[doc_id] = rec
+        write_records(work, records)
+    if not change.touched:
+        return
+    texts = texts_of(m)
+    if m.has_lexical:
+        report.stage("bm25", total=len(change.index))
+        with FileBars(progress, report) as prog:
+            _update_lexical(work, change, analyzer, texts, prog, {})
+    if m.has_dense:
+        m2.vectors = _plan_vectors(root, work, m, change)
+    if change.removed_ids and texts.prune is not None:
+        texts.prune(work, set(change.removed_ids))
+
+
+def apply(snap: Snapshot, change: Change, sources: list[str], analyzer: Any = None, progress: bool = False) -> Manifest:
+    """Carry out `change` on the generation `snap` (the caller holds the writer lock; `sources` as the
+    manifest lists them) and commit the result as the next generation, its changed vectors pending.
+    `analyzer` is needed when the change touches the BM25 part. Returns the new manifest."""
+    m = snap.manifest
+    work = new_work_dir(snap.root)
+    report = ProgressFile(snap.root, change.action)
     try:
-        ChunkStore.write(work, change.rows)
-        stats: dict[str, Any] = {}
+        copy_parts(snap.dir, work, snap.root)
         m2 = _updated_manifest(m, change, sources)
-        if change.touched:
-            if m.has_lexical:
-                report.stage("bm25", total=len(change.index))
-                with FileBars(progress, report) as prog:
-                    _update_lexical(work, change, analyzer, texts_of(m), prog, stats)
-            if m.has_dense:
-                m2.vectors = _plan_vectors(work, m, change)
-        write_manifest(work, m2)
-        swap_in(work, path)
+        _change_parts(snap.root, work, m, m2, change, analyzer, report, progress)
+        m2 = commit(snap.root, work, m2, m.generation)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    report.moved(path)
     report.stage("searchable" if m2.vectors_pending else "done", total=len(change.index), done=len(change.index))
-    if (embedder is not None if fill is None else fill) and m2.vectors_pending:
-        fill_vectors(path, embedder, progress, checkpoint_rows, action=change.action, workers=embed_workers)
-        m2 = read_manifest(path)
     return m2

@@ -11,7 +11,8 @@ close the ways in, before any route runs:
                   that are not browsers send no Origin and pass.
     Content-Type  a write to /api/ or /v1/ must be JSON or NDJSON (415): the three types a cross-site form or a
                   no-cors fetch can send without a preflight (text/plain, form encodings) never reach
-                  a route, nor does a body without a type.
+                  a route, nor does a body without a type. A DELETE (no body) is exempt: no page can
+                  send one cross-site without a CORS preflight, and the Origin check applies to it.
 """
 from __future__ import annotations
 
@@ -134,7 +135,7 @@ class RequestGuardMiddleware:
             if not same_origin(o, raw_host) and o.rstrip("/").lower() not in self.cors:
                 return 403, (f"cross-origin {method} from {o[:100]!r} refused: this server takes changes only from "
                              "its own page (allow an origin with --cors-origin)")
-        if scope["path"].startswith(("/api/", "/v1/")) and not is_json_type(media_type(headers)):
+        if scope["path"].startswith(("/api/", "/v1/")) and method != "DELETE" and not is_json_type(media_type(headers)):
             given = media_type(headers) or "none"
             return 415, (f"unsupported content type {given!r}: send application/json (questions) or "
                          "application/x-ndjson (document uploads)")

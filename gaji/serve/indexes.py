@@ -3,8 +3,12 @@
     gaji serve --index hotpot=runs/hotpot --index runs/koblex     # names: hotpot, koblex
 
 Each name holds one `Gaji` (its index, its retrievers); every `Gaji` shares the server's one LLM
-backend. Uploads (`add_documents`) take an index's write lock; questions take its read lock, so a
-search never runs while documents are being added.
+backend. An on-disk index is read one committed generation at a time (gaji.index.generations): when a
+request finds a newer one (written by an upload, or by `gaji index add` from a shell), the name gets a
+new `Gaji` over it, while questions already running finish on the generation they started with.
+Uploads and removals are writers like any other (the index's writer lock across processes,
+gaji.index.lock), so the server never loses what another process wrote. An index without generations
+(an in-memory one) is changed under its read/write lock instead.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from typing import Any, Iterator
 
 from gaji.api import Gaji
 from gaji.config import Settings
+from gaji.corpus.chunking import document_id_problem
 from gaji.errors import ConfigError, InputError
 from gaji.llm.base import LLMBackend
 from gaji.text.normalize import normalize_text, surrogate_field
@@ -103,6 +108,7 @@ class IndexSet:
         self._locks = {n: RWLock() for n in gajis}
         self._fallback = fallback
         self._backend = backend
+        self._switch_lock = threading.Lock()
 
     @classmethod
     def from_specs(cls, specs: list[str], settings: Settings, backend: LLMBackend) -> "IndexSet":
@@ -131,12 +137,29 @@ class IndexSet:
         return name
 
     def gaji(self, name: str | None) -> Gaji:
+        """The `Gaji` of an index, over its newest committed generation."""
         resolved = self.resolve(name)
         if resolved is None:
             if self._fallback is None:
                 raise UnknownIndex("this server has no index")
             return self._fallback
-        return self._gajis[resolved]
+        return self._current(resolved)
+
+    def _current(self, name: str) -> Gaji:
+        g = self._gajis[name]
+        try:
+            index = g.index
+            stale = index is not None and callable(getattr(index, "is_current", None)) and not index.is_current()
+        except Exception:  # noqa: BLE001 - a broken index is reported by the request that uses it
+            return g
+        if not stale:
+            return g
+        with self._switch_lock:
+            if self._gajis[name] is g:  # not switched by another request meanwhile
+                fresh = Gaji(llm=g.backend, settings=g.settings)
+                fresh._index = index.reopen()  # the way gaji demo hands a Gaji an opened index
+                self._gajis[name] = fresh
+            return self._gajis[name]
 
     def lock(self, name: str | None) -> RWLock:
         """The index's read/write lock (a private, never-written one for the index-less fallback)."""
@@ -165,17 +188,32 @@ class IndexSet:
             out["config"] = scrub(out.get("config", {}), g.settings.index)
         return out
 
-    def add_documents(self, name: str, docs: list[Document]) -> dict[str, Any]:
-        """Add documents to a named index (`Index.add`) under its write lock; returns what the index
-        reports it did (chunks added / replaced / unchanged …) when it says."""
+    def _write(self, name: str, op: str, *args: Any) -> dict[str, Any]:
+        """Run `index.<op>(*args)` on a named index: on a handle of its own for an on-disk index (the writer
+        lock; questions go on meanwhile), else under the index's write lock."""
         resolved = self.resolve(name)
+        assert resolved is not None
         index = self.gaji(resolved).index
-        if index is None or not hasattr(index, "add"):
-            raise ConfigError(f"index {name!r} does not accept documents")
-        with self.lock(resolved).write():
-            result = index.add(docs)
+        if index is None or not hasattr(index, op):
+            raise ConfigError(f"index {name!r} does not accept {'documents' if op == 'add' else 'removals'}")
+        if callable(getattr(index, "reopen", None)):
+            result = getattr(index.reopen(), op)(*args)
+            self._current(resolved)
+        else:
+            with self.lock(resolved).write():
+                result = getattr(index, op)(*args)
         to_dict = getattr(result, "to_dict", None)
         return to_dict() if callable(to_dict) else {}
+
+    def add_documents(self, name: str, docs: list[Document]) -> dict[str, Any]:
+        """Add documents to a named index (`Index.add`); returns what the index reports it did (chunks
+        added / replaced / unchanged …) when it says."""
+        return self._write(name, "add", docs)
+
+    def remove_documents(self, name: str, ids: list[str]) -> dict[str, Any]:
+        """Remove documents from a named index (`Index.remove`); an unknown id removes nothing
+        (gaji.index.writer.UnknownDocuments)."""
+        return self._write(name, "remove", ids)
 
 
 _FALLBACK_LOCK = RWLock()
@@ -293,6 +331,9 @@ def _document(obj: dict[str, Any], n: int, bad: Any) -> Document | None:
         doc_id = str(doc_id)
     if not isinstance(doc_id, str) or not doc_id.strip() or len(doc_id) > 256:
         bad(n, "'id' must be a non-empty string (at most 256 characters)", "id")
+        ok = False
+    elif document_id_problem(doc_id):
+        bad(n, str(document_id_problem(doc_id)), "id")
         ok = False
     text = obj.get("text")
     if not isinstance(text, str) or not text.strip():

@@ -138,6 +138,14 @@ class UploadResponse(BaseModel):
     status: IndexStatus
 
 
+class RemoveResponse(BaseModel):
+    index: str
+    removed: list[str] = Field(description="documents taken out of the index")
+    chunks: dict[str, int] = Field(default_factory=dict, description="chunks removed (and the other counts)")
+    generation: int = Field(0, description="the index's committed generation afterwards")
+    status: IndexStatus
+
+
 class Health(BaseModel):
     status: str
     version: str

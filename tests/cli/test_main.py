@@ -43,7 +43,7 @@ def test_groups_hold_their_members_sub_commands(capsys):
         "retrieval", "embed", "run", "check", "report", "sweep", "serve", "injection", "security", "llm-server", "dense-store",
         "ray-embed",
         "ray-expand", "toq-depth", "evaluator", "decomposer", "verifier", "documents", "build", "embed-workers", "plot",
-        "followups", "ttft"]
+        "followups", "ttft", "crash", "concurrency"]
     assert _sub_commands(root.choices["expand"]) == [
         "run", "show", "label", "train-tagger", "train", "keywords", "chunk-keywords", "subset", "bench", "judge"]
     assert main(["bench"]) == 0 and "BENCHMARK" in capsys.readouterr().out  # a group alone prints its help

@@ -105,3 +105,15 @@ def test_default_keeps_shared_passages_whole():
         chunks = list(chunk_documents(docs))
         assert len(chunks) == len(docs), name
         assert all(c.id == c.doc_id for c in chunks)
+
+
+def test_a_document_id_may_not_look_like_a_chunk_id():
+    from gaji.corpus.chunking import document_id_problem
+
+    assert "chunk 1 of document 'long'" in document_id_problem("long#1")
+    assert document_id_problem("a#b#12") and document_id_problem("#0")
+    for ok in ("long", "long#a", "deck.pptx#slide2", "report.pdf#page3", "x#1y", "#", "x#", "값#１"):
+        assert document_id_problem(ok) is None, ok
+    long_doc = Document(id="long", text=" ".join(["A sentence here."] * 40))
+    ids = [c.id for c in chunk_document(long_doc, ChunkingConfig(size=100, overlap=0))]
+    assert all(document_id_problem(i) for i in ids[1:]) and len(ids) > 2  # chunk ids are exactly that form

@@ -69,6 +69,30 @@ def test_errors_for_missing_index_and_unknown_retriever(tmp_path, capsys):
     assert "overlap" in capsys.readouterr().err
 
 
+def test_remove_and_sync(tmp_path, capsys):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("김치는 배추로 만든다.", encoding="utf-8")
+    (notes / "b.md").write_text("Zebras live in Africa.", encoding="utf-8")
+    c = _corpus(tmp_path / "c.jsonl", ROWS)
+    out = tmp_path / "idx"
+    assert main(["index", "build", str(c), "--out", str(out), "--no-dense", "--no-progress"]) == 0
+    assert main(["index", "sync", str(notes), "--index", str(out), "--no-progress"]) == 0
+    assert "2 added, 0 changed, 0 removed" in capsys.readouterr().out
+    (notes / "b.md").write_text("Zebras live in Kenya.", encoding="utf-8")
+    (notes / "a.txt").unlink()
+    assert main(["index", "sync", str(notes), "--index", str(out), "--wait", "5"]) == 0
+    assert "0 added, 1 changed, 1 removed" in capsys.readouterr().out
+    assert main(["index", "remove", str(out), "guam", "atlantis"]) == 2
+    err = capsys.readouterr().err
+    assert "no document 'atlantis'" in err and "nothing was removed" in err and "Traceback" not in err
+    assert main(["index", "remove", str(out), "guam", "atlantis", "--missing-ok"]) == 0
+    assert "removed 1 document(s), 1 chunk(s); not in the index: atlantis" in capsys.readouterr().out
+    assert main(["index", "info", str(out)]) == 0
+    info = capsys.readouterr().out
+    assert "chunks  3" in info and "(generation 4)" in info
+
+
 def test_build_publishes_bm25_first_and_fill_completes_the_vectors(tmp_path, capsys):
     c = _corpus(tmp_path / "c.jsonl", ROWS)
     out = tmp_path / "idx"

@@ -71,7 +71,7 @@ def test_an_add_while_the_build_is_filling_joins_its_plan(tmp_path):
         t.join(30)
     idx = open_index(out)
     assert not idx.vectors_pending and idx.chunks == 11
-    vecs = np.load(out / "dense" / "vectors.npy")
+    vecs = np.load(idx.dir / "dense" / "vectors.npy")  # the add made a new generation: its folder
     assert np.allclose(vecs[3], emb._vec("a new text for three")) and np.allclose(vecs[10], emb._vec("zebras and giraffes"))
     assert np.allclose(vecs[0], emb._vec("document number 0 about topic 0"))
     assert idx.retriever("dense").search("zebras giraffes", 1)[0].id == "zebra"
