@@ -28,7 +28,7 @@ class InputError(GajiError):
         super().__init__(where + message)
 
 
-class IndexError_(GajiError):
+class IndexUnusableError(GajiError):
     """An index that is missing, incomplete or built with an incompatible configuration."""
 
 

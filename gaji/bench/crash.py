@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 
 WORDS = ("penguin ocean ice river mountain battle king language program music forest city rain snow wind "
          "history science school market bridge garden 김치 배추 바다 강 산 전투 왕 언어 음악 숲 도시 비 눈 바람 "
@@ -178,7 +178,7 @@ def leftovers(target: Path, op: str) -> str:
         return "work folder"
     try:
         current = read_manifest(target).data
-    except IndexError_:
+    except IndexUnusableError:
         return "build folder" if built else "no manifest"
     gens = sorted(p.name for p in target.iterdir() if p.name.startswith("gen-"))
     if gens and gens[-1] > (current or ""):
@@ -229,7 +229,7 @@ def check(path: Path, before: tuple | None, after: tuple) -> tuple[str, list[str
 
     try:
         state, problems, pending = _state(path, before, after)
-    except IndexError_ as e:
+    except IndexUnusableError as e:
         ok = before is None and ("interrupted" in str(e) or "no index" in str(e))
         return ("before", []) if ok else ("", [f"the index does not open: {e}"])
     if pending and not problems:

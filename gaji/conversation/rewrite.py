@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import time
 
-from gaji.conversation import prompts as P
+from gaji.conversation import prompts as rewrite_prompts
 from gaji.conversation.turns import Turn
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
@@ -31,9 +31,9 @@ _PREFIX = re.compile(r"^\s*(?:rewritten question|standalone question|question|ë‹
 
 
 def rewrite_messages(lang: str, history: list[Turn], question: str) -> list[dict]:
-    shots = [(P.user_message(lang, turns, q), out) for turns, q, out in P.SHOTS[lang]]
+    shots = [(rewrite_prompts.user_message(lang, turns, q), out) for turns, q, out in rewrite_prompts.SHOTS[lang]]
     turns = [(t.resolved, _cut(t.answer)) for t in history[-MAX_TURNS:]]
-    return few_shot_messages(P.SYSTEM[lang], shots, P.user_message(lang, turns, question))
+    return few_shot_messages(rewrite_prompts.SYSTEM[lang], shots, rewrite_prompts.user_message(lang, turns, question))
 
 
 def rewrite_followup(llm: TrackedLLM, question: str, history: list[Turn], lang: str = "auto") -> Node:

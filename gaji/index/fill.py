@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.stores.sync import push_vectors, sync_rows
 
 from .chunkstore import ChunkStore
@@ -119,7 +119,7 @@ def _current_plan(path: Path) -> tuple[Snapshot, FillPlan] | None:
     plan = FillPlan.load(snap.dir)
     if plan is None:
         snap.release()
-        raise IndexError_(f"{path}: the manifest says vectors are pending but there is no plan of them "
+        raise IndexUnusableError(f"{path}: the manifest says vectors are pending but there is no plan of them "
                           f"({FILL_DIR}/ missing); rebuild the index with `gaji index build`")
     return snap, plan
 
@@ -175,7 +175,7 @@ def _fill(path: Path, snap: Snapshot, plan: FillPlan, embedder: Any, bars: FileB
             return _fill(path, snap, plan, own, bars, checkpoint_rows, result, workers)
     emb = embedder
     if emb.model_id != plan.model:
-        raise IndexError_(f"{path}: the vectors so far were made with {plan.model!r}, not {emb.model_id!r}; "
+        raise IndexUnusableError(f"{path}: the vectors so far were made with {plan.model!r}, not {emb.model_id!r}; "
                           "fill them with the same embedder or rebuild the index")
 
     def still_current() -> None:

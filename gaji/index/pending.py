@@ -15,7 +15,7 @@ import threading
 import weakref
 from typing import Any
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.index.base import Retriever
 from gaji.registry import RETRIEVERS
 from gaji.types import Passage
@@ -28,7 +28,7 @@ from .retrievers import BM25Retriever
 __all__ = ["VectorsPending", "BM25UntilVectors", "still_pending", "vectors_status", "vectors_note"]
 
 
-class VectorsPending(IndexError_):
+class VectorsPending(IndexUnusableError):
     """The index's vectors are still being computed: search it with BM25 meanwhile."""
 
 
@@ -47,7 +47,7 @@ def still_pending(index: Any) -> bool:
         return True
     try:
         m = read_manifest(index.path)
-    except IndexError_:
+    except IndexUnusableError:
         return True
     _seen[index] = key
     if m.vectors_pending or m.counts.get("rows") != index.manifest.counts.get("rows"):

@@ -65,7 +65,7 @@ class BM25Retriever(Retriever):
 
     def __init__(self, index, **_: Any):
         self.index = index
-        index.lexical  # fail now (clear IndexError_) if the index has no BM25 part
+        index.lexical  # fail now (clear IndexUnusableError) if the index has no BM25 part
 
     def terms(self, query: str) -> list[str]:
         return self.index.analyzer.analyze(query)

@@ -1,7 +1,7 @@
 """What goes into an index: sources (paths, shared dataset names, Documents) -> documents -> chunks.
 
     sources = resolve_sources(["notes/", "hotpotqa"])
-    chunks = chunk_all(documents, ChunkingConfig())        # IndexError_ when two documents' chunk ids collide
+    chunks = chunk_all(documents, ChunkingConfig())        # IndexUnusableError when two documents' chunk ids collide
     records = {d.id: doc_record(d) for d in documents}    # documents.json: where each came from, its hash
 
 A document's record holds its source (the absolute path of its file when it was read from one) and
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gaji.corpus.chunking import ChunkingConfig, chunk_document
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.io import atomic_write_json
 from gaji.types import Chunk, Document
 
@@ -56,7 +56,7 @@ def chunk_all(docs: Sequence[Document], cfg: ChunkingConfig) -> list[Chunk]:
     for d in docs:
         for c in chunk_document(d, cfg):
             if c.id in seen:
-                raise IndexError_(
+                raise IndexUnusableError(
                     f"chunk id {c.id!r} of document {d.id!r} collides with a chunk of document {seen[c.id]!r}; "
                     "rename one of the documents"
                 )
@@ -92,7 +92,7 @@ def read_records(parts_dir: str | Path) -> dict[str, dict[str, str]]:
     except FileNotFoundError:
         return {}
     except (ValueError, UnicodeDecodeError) as e:
-        raise IndexError_(f"{Path(parts_dir) / DOCUMENTS}: unreadable ({e}); rebuild the index") from None
+        raise IndexUnusableError(f"{Path(parts_dir) / DOCUMENTS}: unreadable ({e}); rebuild the index") from None
     return d if isinstance(d, dict) else {}
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gaji.corpus.readers import ReadReport
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.registry import RETRIEVERS
 from gaji.stores.sync import open_store_index
 from gaji.types import Chunk
@@ -40,13 +40,13 @@ def is_index(path: str | Path) -> bool:
     """Whether `path` holds a complete gaji index (no compatibility check)."""
     try:
         read_manifest(path)
-    except IndexError_:
+    except IndexUnusableError:
         return False
     return True
 
 
 def open_index(path: str | Path) -> "Index":
-    """Open a built index; IndexError_ (saying what to do) when missing, incomplete or incompatible."""
+    """Open a built index; IndexUnusableError (saying what to do) when missing, incomplete or incompatible."""
     p = Path(path)
     check_openable(p)
     snap = snapshot(p)
@@ -121,7 +121,7 @@ class Index(writer.Writable):
     def lexical(self):
         """The BM25 index (gaji.index.lexical.LexicalIndex)."""
         if not self.has_lexical:
-            raise IndexError_(f"{self.path}: this index has no BM25 part; rebuild with --lexical or use --retriever dense")
+            raise IndexUnusableError(f"{self.path}: this index has no BM25 part; rebuild with --lexical or use --retriever dense")
         with self._lock:
             if self._lexical is None:
                 from .lexical import LexicalIndex
@@ -160,7 +160,7 @@ class Index(writer.Writable):
     def dense(self):
         """The vectors + search backend (gaji.index.dense.DenseIndex)."""
         if not self.has_dense:
-            raise IndexError_(f"{self.path}: this index has no dense part; rebuild with --dense or use --retriever bm25")
+            raise IndexUnusableError(f"{self.path}: this index has no dense part; rebuild with --dense or use --retriever bm25")
         if self.vectors_pending:
             raise VectorsPending(f"{self.path}: the vectors are still being computed; BM25 answers meanwhile")
         with self._lock:

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from gaji.errors import ConfigError
-from gaji.methods import chain_prompts as P
+from gaji.methods import chain_prompts
 from gaji.methods.chain_prompts import History, format_history
 from gaji.methods.base import Method, RunContext, node_failure
 from gaji.methods.chain_stop import check_stop_policy, make_stop_policy
@@ -160,31 +160,31 @@ class Chain(Method):
     def sub_question(self, ctx: RunContext, node: Node, question: str, history: History, seed: int = 0) -> str:
         """(1) Q_i = LLM(Q, Q_<i, A_<i)."""
         lang, o = ctx.lang, self.opts
-        user = P.SUBQ_USER[lang].format(question=question, history=format_history(history, lang))
-        messages = [{"role": "system", "content": P.SUBQ_SYSTEM[lang]}, {"role": "user", "content": user}]
+        user = chain_prompts.SUBQ_USER[lang].format(question=question, history=format_history(history, lang))
+        messages = [{"role": "system", "content": chain_prompts.SUBQ_SYSTEM[lang]}, {"role": "user", "content": user}]
         out = ctx.llm.chat(node, "sub_question", messages, max_tokens=o.subq_tokens,
                            temperature=o.temperature, seed=seed)
-        qi = first_line(out, P.SUBQ_PREFIXES)
+        qi = first_line(out, chain_prompts.SUBQ_PREFIXES)
         return qi or question  # nothing usable: search with the question itself
 
     def sub_answer(self, ctx: RunContext, node: Node, sub_question: str, closed_book: bool) -> str:
         """(2) A_i = LLM(Q_i, D_i): k passages retrieved with Q_i, or closed book."""
         lang, o = ctx.lang, self.opts
         if closed_book:
-            system, user = P.SUBA_CB_SYSTEM[lang], P.SUBA_CB_USER[lang].format(question=sub_question)
+            system, user = chain_prompts.SUBA_CB_SYSTEM[lang], chain_prompts.SUBA_CB_USER[lang].format(question=sub_question)
         else:
             passages = ctx.retrieve(node, sub_question, o.k)
-            user = P.SUBA_USER[lang].format(
+            user = chain_prompts.SUBA_USER[lang].format(
                 data_note=DATA_NOTE[lang],
                 passages=format_passages(passages, max_chars=o.passage_chars),
                 question=sub_question,
             )
-            system = P.SUBA_SYSTEM[lang]
+            system = chain_prompts.SUBA_SYSTEM[lang]
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         out = ctx.llm.chat(node, "sub_answer", messages, max_tokens=o.answer_tokens)
         # a span, even when the model wrote a sentence: the history shows the next sub-question short answers
-        reply = clean_answer(first_line(out, P.ANSWER_PREFIXES))
-        node.answer = shape_answer(reply, sub_question, [], lang).answer or P.NOT_FOUND[lang]
+        reply = clean_answer(first_line(out, chain_prompts.ANSWER_PREFIXES))
+        node.answer = shape_answer(reply, sub_question, [], lang).answer or chain_prompts.NOT_FOUND[lang]
         return node.answer
 
     def final_messages(self, lang: str, question: str, history: History, passages: list[Passage]) -> list[dict]:
@@ -192,14 +192,14 @@ class Chain(Method):
         evidence = ""
         if passages:
             evidence = f"{DATA_NOTE[lang]}\n\n{format_passages(passages, max_chars=self.opts.passage_chars)}\n\n"
-        user = P.FINAL_USER[lang].format(evidence=evidence, history=format_history(history, lang), question=question)
-        return [{"role": "system", "content": P.FINAL_SYSTEM[lang]}, {"role": "user", "content": user}]
+        user = chain_prompts.FINAL_USER[lang].format(evidence=evidence, history=format_history(history, lang), question=question)
+        return [{"role": "system", "content": chain_prompts.FINAL_SYSTEM[lang]}, {"role": "user", "content": user}]
 
     def final_answer(self, ctx: RunContext, node: Node, question: str, history: History,
                      passages: list[Passage], purpose: str = "answer") -> str:
         out = ctx.llm.chat(node, purpose, self.final_messages(ctx.lang, question, history, passages),
                            max_tokens=self.opts.answer_tokens)
-        return clean_answer(first_line(out, P.ANSWER_PREFIXES))
+        return clean_answer(first_line(out, chain_prompts.ANSWER_PREFIXES))
 
 
 __all__ = ["Chain", "History", "first_line", "format_history"]

@@ -36,7 +36,7 @@ from gaji.methods.fewshot import (
     load_demos,
     paragraph_blocks,
 )
-from gaji.methods.prompts import ircot as P
+from gaji.methods.prompts import ircot as ircot_prompts
 from gaji.methods.reader import READERS, demo_blocks, read
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Passage, Trace
@@ -158,12 +158,12 @@ class IRCoT(Method):
         the question's own, plus a CoT of max_steps sentences (~25 tokens each)."""
         o, lang = self.opts, ctx.lang
         per_para = (
-            sum(count(paragraph_blocks([p], P.TITLE[lang], o.passage_chars)) for p in first) / len(first)
+            sum(count(paragraph_blocks([p], ircot_prompts.TITLE[lang], o.passage_chars)) for p in first) / len(first)
             if first else 0.0
         )
-        test = P.qa_block(lang, "", question)
+        test = ircot_prompts.qa_block(lang, "", question)
         grown = count(test) + int(per_para * o.max_paragraphs) + 25 * o.max_steps
-        fitted = fit_prompt(count, context_budget(ctx.llm, o), P.HEADER[lang],
+        fitted = fit_prompt(count, context_budget(ctx.llm, o), ircot_prompts.HEADER[lang],
                             demo_blocks(demos, lang, o, "cot", closed_book=False), lambda _n: test, 0,
                             reserve=max(o.step_tokens, o.reader_tokens if o.reader == "cot" else 32),
                             max_demos=o.max_demos, test_reserve=grown)
@@ -177,13 +177,13 @@ class IRCoT(Method):
         o, lang = self.opts, ctx.lang
 
         def test_block(n: int) -> str:
-            paras = paragraph_blocks(paragraphs[:n], P.TITLE[lang], o.passage_chars)
-            return P.qa_block(lang, paras, question, " ".join(cot))
+            paras = paragraph_blocks(paragraphs[:n], ircot_prompts.TITLE[lang], o.passage_chars)
+            return ircot_prompts.qa_block(lang, paras, question, " ".join(cot))
 
         fitted = fit_prompt(
             count,
             context_budget(ctx.llm, o),
-            P.HEADER[lang],
+            ircot_prompts.HEADER[lang],
             demo_blocks(demos, lang, o, "cot", closed_book=False),
             test_block,
             len(paragraphs),
@@ -191,7 +191,7 @@ class IRCoT(Method):
             max_demos=o.max_demos,
         )
         step.data.update(demos=fitted.demos, paragraphs_shown=fitted.paragraphs)
-        out, _ = generate_sentence(ctx.llm, step, "reason", fitted.text, [P.Q[lang], P.TITLE[lang]], o.step_tokens)
+        out, _ = generate_sentence(ctx.llm, step, "reason", fitted.text, [ircot_prompts.Q[lang], ircot_prompts.TITLE[lang]], o.step_tokens)
         step.data["generation"] = out
         return first_sentence(out)
 

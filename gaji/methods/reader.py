@@ -25,7 +25,7 @@ from gaji.methods.fewshot import (
     generate_chain,
     paragraph_blocks,
 )
-from gaji.methods.prompts import cot as P
+from gaji.methods.prompts import cot as cot_prompts
 from gaji.types import Node, Passage
 
 READERS = ("cot", "direct")
@@ -43,8 +43,8 @@ def demo_blocks(demos: Sequence[Demo], lang: str, opts: FewShotOptions, style: s
     """The demonstrations rendered in the template: gold + M distractors, then Q and the CoT/answer."""
     out = []
     for d in demos:
-        paras = "" if closed_book else paragraph_blocks(d.paragraphs(opts.m, opts.seed), P.TITLE[lang])
-        out.append(P.qa_block(lang, paras, d.question, d.cot_text if style == "cot" else d.answer))
+        paras = "" if closed_book else paragraph_blocks(d.paragraphs(opts.m, opts.seed), cot_prompts.TITLE[lang])
+        out.append(cot_prompts.qa_block(lang, paras, d.question, d.cot_text if style == "cot" else d.answer))
     return out
 
 
@@ -66,13 +66,13 @@ def read(
     lang = ctx.lang
     count = counter or TokenCounter(ctx.llm.count_tokens)
     if closed_book:
-        header = P.HEADER_CLOSED[lang]
+        header = cot_prompts.HEADER_CLOSED[lang]
     else:
-        header = P.HEADER[lang] if style == "cot" else P.HEADER_DIRECT[lang]
+        header = cot_prompts.HEADER[lang] if style == "cot" else cot_prompts.HEADER_DIRECT[lang]
 
     def test_block(n: int) -> str:
-        paras = "" if closed_book else paragraph_blocks(paragraphs[:n], P.TITLE[lang], opts.passage_chars)
-        return P.qa_block(lang, paras, question)
+        paras = "" if closed_book else paragraph_blocks(paragraphs[:n], cot_prompts.TITLE[lang], opts.passage_chars)
+        return cot_prompts.qa_block(lang, paras, question)
 
     fitted = fit_prompt(
         count,
@@ -86,10 +86,10 @@ def read(
     )
     if style == "cot":
         # the chain is one line in the demonstrations; it ends with the answer sentence or the line
-        text = generate_chain(ctx.llm, node, purpose, fitted.text, [P.Q[lang], P.TITLE[lang]], max_tokens)
+        text = generate_chain(ctx.llm, node, purpose, fitted.text, [cot_prompts.Q[lang], cot_prompts.TITLE[lang]], max_tokens)
         answer = cot_answer(text)
     else:
-        stop = ["\n", P.TITLE[lang]]
+        stop = ["\n", cot_prompts.TITLE[lang]]
         out = ctx.llm.complete(node, purpose, fitted.text, stop=stop, max_tokens=max_tokens)
         text = " ".join(out.split())
         found = answer_after_marker(text)  # a direct answer may still say "answer is: X"

@@ -26,7 +26,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Scope
 
-from gaji.errors import GajiError, IndexError_, LLMError
+from gaji.errors import GajiError, IndexUnusableError, LLMError
 from gaji.serve.asgi import AddHeadersMiddleware
 from gaji.serve.auth import openai_error
 from gaji.serve.indexes import UnknownIndex, scrub_text
@@ -81,7 +81,7 @@ def error_status(e: BaseException) -> int:
         return 404
     if isinstance(e, LLMError):
         return 502
-    if isinstance(e, IndexError_):  # the server's index is missing or broken: not the client's fault
+    if isinstance(e, IndexUnusableError):  # the server's index is missing or broken: not the client's fault
         return 500
     if isinstance(e, GajiError):  # ConfigError, InputError: bad options, question or data
         return 400

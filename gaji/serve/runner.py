@@ -20,7 +20,7 @@ from typing import Any, Callable
 from gaji.api import Gaji
 from gaji.conversation.turns import Turn
 from gaji.deadline import deadline_scope
-from gaji.errors import ConfigError, GajiError, IndexError_, InputError
+from gaji.errors import ConfigError, GajiError, IndexUnusableError, InputError
 from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend, Request, Result, TextSink
 from gaji.llm.streaming import AnswerSink
@@ -182,7 +182,7 @@ def run_question(base: Gaji, q: Question, token: CancelToken, on_event: EventSin
     if method.wants_retriever():  # chain retrieves when the service has an index
         try:
             shared = base.retriever(q.retriever)
-        except IndexError_ as e:
+        except IndexUnusableError as e:
             if q.retriever:  # the client asked for a retriever this index cannot give: its mistake
                 raise ConfigError(str(e)) from e
             raise

@@ -156,10 +156,10 @@ class DenseStore:
 
     def _call(self, what: str, fn, *a, **kw):
         """Run one client call within the store deadline (`deadline_s`; collection-wide operations get
-        SLOW_CALL_FACTOR times it); any client error, or no answer in time, becomes an IndexError_ naming
+        SLOW_CALL_FACTOR times it); any client error, or no answer in time, becomes an IndexUnusableError naming
         the engine, server and collection. The call runs on a worker thread so that a client stuck in its
         own retries or reads cannot hold the caller past the deadline."""
-        from gaji.errors import ConfigError, IndexError_
+        from gaji.errors import ConfigError, IndexUnusableError
 
         deadline = within(self.deadline_s * (SLOW_CALL_FACTOR if what in SLOW_CALLS else 1))
         assert deadline is not None
@@ -172,12 +172,12 @@ class DenseStore:
         except cf.TimeoutError:  # (also a client's own TimeoutError: the same story for the caller)
             if fut is not None:
                 fut.cancel()
-            raise IndexError_(f"{self.title} {self.where} collection {self.collection!r}: {what}: no answer within "
+            raise IndexUnusableError(f"{self.title} {self.where} collection {self.collection!r}: {what}: no answer within "
                               f"{deadline.budget_s:g} s (the store deadline; raise it with GAJI_DEADLINE_S)") from None
         except Exception as e:  # noqa: BLE001 - client libraries raise their own types
-            if isinstance(e, (ConfigError, IndexError_)):
+            if isinstance(e, (ConfigError, IndexUnusableError)):
                 raise
-            raise IndexError_(f"{self.title} {self.where} collection {self.collection!r}: {what} failed: {e}") from None
+            raise IndexUnusableError(f"{self.title} {self.where} collection {self.collection!r}: {what} failed: {e}") from None
 
     def insert_all(self, vectors: np.ndarray, live: np.ndarray | None = None) -> int:
         """Insert every (live) row of `vectors`, in batches; returns the number inserted."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.registry import DENSE_STORES
 
 from .base import DenseStore, StoreURL
@@ -48,7 +48,7 @@ def _client(uri: str):
             try:
                 c = MilvusClient(uri=uri, timeout=TIMEOUT_S)
             except Exception as e:  # noqa: BLE001 - pymilvus raises its own types; say what failed
-                raise IndexError_(f"cannot reach Milvus at {uri}: {type(e).__name__}: {e}") from None
+                raise IndexUnusableError(f"cannot reach Milvus at {uri}: {type(e).__name__}: {e}") from None
             _clients[uri] = c
         return c
 
@@ -62,7 +62,7 @@ def check_server(uri: str) -> None:
     parts = urllib.parse.urlsplit(uri)
     why = unreachable(parts.hostname or "", parts.port or 19530)
     if why:
-        raise IndexError_(f"cannot reach Milvus at {uri}: {why}; is the Milvus server running there? "
+        raise IndexUnusableError(f"cannot reach Milvus at {uri}: {why}; is the Milvus server running there? "
                           "(check the milvus://HOST:PORT of --dense-store, or the index's manifest dense_store)")
 
 
@@ -103,7 +103,7 @@ class MilvusStore(DenseStore):
 
         if self.exists():
             if not replace:
-                raise IndexError_(f"Milvus collection {self.collection!r} already exists at {self.uri}")
+                raise IndexUnusableError(f"Milvus collection {self.collection!r} already exists at {self.uri}")
             self.drop()
         schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("id", DataType.INT64, is_primary=True)
@@ -119,7 +119,7 @@ class MilvusStore(DenseStore):
     def load(self) -> None:
         if not self._loaded:
             if not self.exists():
-                raise IndexError_(
+                raise IndexUnusableError(
                     f"Milvus at {self.uri} has no collection {self.collection!r}: rebuild the index with "
                     "`gaji index build ... --dense-store milvus://...` or attach it again"
                 )

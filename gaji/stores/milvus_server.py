@@ -15,7 +15,7 @@ import socket
 import time
 from pathlib import Path
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 
 __all__ = ["MilvusLocalServer", "milvus_available"]
 
@@ -43,7 +43,7 @@ def _free_port(start: int) -> int:
             except OSError:
                 continue
             return port
-    raise IndexError_(f"no free port from {start}")
+    raise IndexUnusableError(f"no free port from {start}")
 
 
 class MilvusLocalServer:
@@ -87,7 +87,7 @@ class MilvusLocalServer:
             log = self.base_dir / "logs" / "milvus-stderr.log"
             tail = log.read_text(errors="replace")[-800:] if log.exists() else ""
             self.stop()
-            raise IndexError_(f"Milvus did not start within {self.start_timeout_s:g} s ({e}); log tail: {tail}") from None
+            raise IndexUnusableError(f"Milvus did not start within {self.start_timeout_s:g} s ({e}); log tail: {tail}") from None
         self.started_s = time.perf_counter() - t0
         return self
 

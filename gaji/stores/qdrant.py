@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.registry import DENSE_STORES
 
 from .base import DenseStore, StoreURL
@@ -45,7 +45,7 @@ def _client(key: str, **kw: Any):
 
                 why = unreachable(kw["host"], kw.get("port") or 6333)
                 if why:
-                    raise IndexError_(f"cannot reach Qdrant at {key}: {why}; is the Qdrant server running there? "
+                    raise IndexUnusableError(f"cannot reach Qdrant at {key}: {why}; is the Qdrant server running there? "
                                       "(check the qdrant://HOST:PORT of --dense-store, or the index's manifest)")
             if not _closing_registered:  # close before interpreter shutdown, not in __del__ during it
                 atexit.register(close_clients)
@@ -53,7 +53,7 @@ def _client(key: str, **kw: Any):
             try:
                 c = QdrantClient(**kw)
             except Exception as e:  # noqa: BLE001 - e.g. the local folder is locked by another process
-                raise IndexError_(f"cannot open Qdrant {key}: {type(e).__name__}: {e}") from None
+                raise IndexUnusableError(f"cannot open Qdrant {key}: {type(e).__name__}: {e}") from None
             _clients[key] = c
         return c
 
@@ -98,7 +98,7 @@ class QdrantStore(DenseStore):
 
         if self.exists():
             if not replace:
-                raise IndexError_(f"Qdrant collection {self.collection!r} already exists at {self.where}")
+                raise IndexUnusableError(f"Qdrant collection {self.collection!r} already exists at {self.where}")
             self.drop()
         self._call("create_collection", self.client.create_collection, self.collection,
                    vectors_config=models.VectorParams(size=int(dim), distance=models.Distance.DOT))
@@ -106,7 +106,7 @@ class QdrantStore(DenseStore):
 
     def load(self) -> None:
         if not self.exists():
-            raise IndexError_(
+            raise IndexUnusableError(
                 f"Qdrant {self.where} has no collection {self.collection!r}: rebuild the index with "
                 "`gaji index build ... --dense-store qdrant+local:DIR` or attach it again"
             )

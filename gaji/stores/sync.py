@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.registry import DENSE_STORES
 
 from .base import DenseStore, StoreDenseIndex, collection_name, parse_store_url
@@ -35,7 +35,7 @@ def open_dense_store(url: str, collection: str | None = None) -> DenseStore:
 def check_store(url: str) -> None:
     """Before a build spends time embedding: the URL parses, names a known store, and its server (if it has
     one) answers within a few seconds. Opening the store does it: each backend checks its server with one
-    bounded TCP connect before its client is made (IndexError_ naming the address otherwise)."""
+    bounded TCP connect before its client is made (IndexUnusableError naming the address otherwise)."""
     open_dense_store(url, parse_store_url(url).collection or "gaji_check")
 
 
@@ -54,7 +54,7 @@ def push_vectors(url: str, hint: str, fingerprint: str, vectors: np.ndarray, liv
     store.load()
     got = store.count()
     if got != n:
-        raise IndexError_(f"{store.location}: inserted {n} vectors but the store holds {got}")
+        raise IndexUnusableError(f"{store.location}: inserted {n} vectors but the store holds {got}")
     if stats is not None:
         stats["dense_store_insert_s"] = time.perf_counter() - t0
         stats["dense_store_rows"] = n

@@ -449,8 +449,8 @@ def _cached_kiwi_multi() -> MultiAnalyzer:
 
 
 def analyzer_from_name(name: str) -> MultiAnalyzer:
-    """Rebuild the analyser a manifest names; IndexError_ when this install cannot reproduce it."""
-    from gaji.errors import IndexError_
+    """Rebuild the analyser a manifest names; IndexUnusableError when this install cannot reproduce it."""
+    from gaji.errors import IndexUnusableError
 
     for kind in ("kiwi", "bigram"):
         if kind == "kiwi" and not kiwi_available():
@@ -459,7 +459,7 @@ def analyzer_from_name(name: str) -> MultiAnalyzer:
         if cand.name == name:
             return cand
     current = default_analyzer("auto").name
-    raise IndexError_(
+    raise IndexUnusableError(
         f"the index was built with analyser {name!r}, but this install provides {current!r}; "
         "rebuild the index with `gaji index build` (or install the kiwipiepy version it names)"
     )

@@ -8,7 +8,7 @@ from typing import Any, AsyncIterator
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from gaji.serve import schemas as S
+from gaji.serve import schemas
 from gaji.serve.errors import ERRORS
 from gaji.serve.routes import Client, Service
 from gaji.serve.service import AskStream
@@ -16,19 +16,19 @@ from gaji.serve.service import AskStream
 router = APIRouter(tags=["ask"])
 
 
-@router.post("/api/ask", response_model=S.AskResponse,
-             responses={**ERRORS, 502: {"model": S.ErrorResponse}, 503: {"model": S.ErrorResponse},
-                        504: {"model": S.ErrorResponse}})
-async def ask(req: S.AskRequest, service: Service, client: Client) -> JSONResponse:
+@router.post("/api/ask", response_model=schemas.AskResponse,
+             responses={**ERRORS, 502: {"model": schemas.ErrorResponse}, 503: {"model": schemas.ErrorResponse},
+                        504: {"model": schemas.ErrorResponse}})
+async def ask(req: schemas.AskRequest, service: Service, client: Client) -> JSONResponse:
     """Answer one question; the body holds the answer, the cited passages, the whole trace, the trace id
     (GET /api/traces/{id}) and the conversation id (send it with a follow-up question)."""
     status, body = await service.ask(await service.open(req, client=client))
     return JSONResponse(body, status_code=status)
 
 
-@router.post("/api/ask/stream", responses={**ERRORS, 503: {"model": S.ErrorResponse}},
+@router.post("/api/ask/stream", responses={**ERRORS, 503: {"model": schemas.ErrorResponse}},
              response_class=StreamingResponse)
-async def ask_stream(req: S.AskRequest, service: Service, client: Client) -> StreamingResponse:
+async def ask_stream(req: schemas.AskRequest, service: Service, client: Client) -> StreamingResponse:
     """Server-sent events: `start` (with the trace and conversation ids), then one `node` per node
     created or updated (a node without its children, with `child_ids` and the text of newly seen
     `passages`), `answer` pieces as the answer is written (`{"draft", "delta"}`; a new draft number

@@ -9,21 +9,21 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from gaji.serve import schemas as S
+from gaji.serve import schemas
 from gaji.serve.errors import ERRORS
 from gaji.serve.routes import Client, Service
 
 router = APIRouter(tags=["history"])
 
 
-@router.get("/api/traces/{trace_id}", responses={**ERRORS, 503: {"model": S.ErrorResponse}})
+@router.get("/api/traces/{trace_id}", responses={**ERRORS, 503: {"model": schemas.ErrorResponse}})
 async def get_trace(trace_id: str, service: Service, client: Client) -> dict[str, Any]:
     """A stored question: its answer, conversation, latency, tokens, client, latest feedback and whole trace."""
     rec = await service.stored_question(trace_id, client, trace=True)
     return rec.to_dict(trace=True)
 
 
-@router.get("/api/conversations/{conversation_id}", responses={**ERRORS, 503: {"model": S.ErrorResponse}})
+@router.get("/api/conversations/{conversation_id}", responses={**ERRORS, 503: {"model": schemas.ErrorResponse}})
 async def get_conversation(conversation_id: str, service: Service, client: Client) -> dict[str, Any]:
     """A conversation's questions, oldest first (without their traces: GET /api/traces/{id} has each)."""
     conv, turns = await service.conversation(conversation_id, client)
@@ -31,9 +31,9 @@ async def get_conversation(conversation_id: str, service: Service, client: Clien
             "turns": [t.to_dict() for t in turns]}
 
 
-@router.post("/api/feedback", response_model=S.FeedbackResponse,
-             responses={**ERRORS, 503: {"model": S.ErrorResponse}})
-async def feedback(req: S.FeedbackRequest, service: Service, client: Client) -> dict[str, Any]:
+@router.post("/api/feedback", response_model=schemas.FeedbackResponse,
+             responses={**ERRORS, 503: {"model": schemas.ErrorResponse}})
+async def feedback(req: schemas.FeedbackRequest, service: Service, client: Client) -> dict[str, Any]:
     """Rate an answer up or down, optionally with the answer that would have been right (`gaji history
     export` turns corrected answers into a question set for `gaji eval`)."""
     fb = await service.add_feedback(req.trace_id, req.rating, req.correct_answer, req.comment, client)

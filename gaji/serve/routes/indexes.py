@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request
 from gaji.errors import GajiError
 from gaji.index.lock import IndexBusy
 from gaji.index.writer import UnknownDocuments
-from gaji.serve import schemas as S
+from gaji.serve import schemas
 from gaji.serve.errors import ERRORS, ApiError, error_response, error_status, internal_error
 from gaji.serve.indexes import IndexSet, UploadInvalid, parse_documents_jsonl
 from gaji.serve.routes import Indexes
@@ -18,12 +18,12 @@ from gaji.serve.routes import Indexes
 router = APIRouter(tags=["indexes"])
 
 
-@router.get("/api/indexes", response_model=S.IndexesResponse, responses=ERRORS)
+@router.get("/api/indexes", response_model=schemas.IndexesResponse, responses=ERRORS)
 async def list_indexes(indexes: Indexes) -> dict:
     return {"indexes": [{"name": n, "default": n == indexes.default, "status": "ok"} for n in indexes.names()]}
 
 
-@router.get("/api/indexes/{name}", response_model=S.IndexStatus, responses=ERRORS)
+@router.get("/api/indexes/{name}", response_model=schemas.IndexStatus, responses=ERRORS)
 async def index_status(name: str, indexes: Indexes) -> dict:
     indexes.resolve(name)
     status = await asyncio.to_thread(indexes.status, name)
@@ -57,8 +57,8 @@ def _work_status(indexes: IndexSet, name: str) -> dict[str, Any]:
     return out
 
 
-@router.post("/api/indexes/{name}/documents", response_model=S.UploadResponse,
-             responses={**ERRORS, 413: {"model": S.ErrorResponse}})
+@router.post("/api/indexes/{name}/documents", response_model=schemas.UploadResponse,
+             responses={**ERRORS, 413: {"model": schemas.ErrorResponse}})
 async def upload(name: str, request: Request, indexes: Indexes) -> Any:
     """JSONL body, one `{"id", "text", "title"?, "metadata"?}` per line. All lines are checked
     first; any bad line rejects the upload (400 with `line` and `errors`)."""
@@ -76,8 +76,8 @@ async def upload(name: str, request: Request, indexes: Indexes) -> Any:
 MAX_REMOVE_IDS = 1000
 
 
-@router.delete("/api/indexes/{name}/documents", response_model=S.RemoveResponse,
-               responses={**ERRORS, 503: {"model": S.ErrorResponse}})
+@router.delete("/api/indexes/{name}/documents", response_model=schemas.RemoveResponse,
+               responses={**ERRORS, 503: {"model": schemas.ErrorResponse}})
 async def remove(name: str, indexes: Indexes,
                  id: list[str] = Query(..., description="a document id to remove (repeat for several)")) -> Any:
     """Take documents out of the index: their chunks, BM25 entries and vectors. All ids must be in the

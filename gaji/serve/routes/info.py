@@ -8,20 +8,20 @@ from fastapi import APIRouter
 
 from gaji import __version__
 from gaji.registry import METHODS, RETRIEVERS
-from gaji.serve import schemas as S
+from gaji.serve import schemas
 from gaji.serve.errors import ERRORS
 from gaji.serve.routes import Service
 
 router = APIRouter(tags=["info"])
 
 
-@router.get("/api/health", response_model=S.Health)
+@router.get("/api/health", response_model=schemas.Health)
 async def health() -> dict:
     """Liveness; needs no API key."""
     return {"status": "ok", "version": __version__}
 
 
-@router.get("/api/methods", response_model=S.MethodsResponse, responses=ERRORS)
+@router.get("/api/methods", response_model=schemas.MethodsResponse, responses=ERRORS)
 async def methods(service: Service) -> dict:
     """The registered methods with their options (name, type, default)."""
     out = []
