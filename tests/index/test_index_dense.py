@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.index.dense import DenseIndex, E5Embedder, ExactBackend, choose_backend, get_embedder, passage_text
 from gaji.types import Chunk
 
@@ -46,7 +46,7 @@ def test_choose_backend():
 
 
 def test_unknown_embedding_model_is_an_index_error():
-    with pytest.raises(IndexError_, match="rebuild"):
+    with pytest.raises(IndexUnusableError, match="rebuild"):
         get_embedder("some-other-model/v9")
 
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.index.generations import collect, parts_dir, snapshot
 from gaji.index.store import open_index
 from gaji.types import Document
@@ -85,12 +85,12 @@ def test_missing_parts_are_a_clear_error(tmp_path):
     out = tmp_path / "idx"
     build_small(out, dense=False)
     (out / "chunks.jsonl").unlink()
-    with pytest.raises(IndexError_, match="parts of this index are missing"):
+    with pytest.raises(IndexUnusableError, match="parts of this index are missing"):
         open_index(out)
     m = json.loads((out / "manifest.json").read_text())
     m["data"] = "../elsewhere"
     (out / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(IndexError_, match="names no generation folder"):
+    with pytest.raises(IndexUnusableError, match="names no generation folder"):
         open_index(out)
 
 

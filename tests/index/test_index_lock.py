@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gaji.errors import ConfigError, IndexError_
+from gaji.errors import ConfigError, IndexUnusableError
 from gaji.index.lock import IndexBusy, lock_path, read_owner, wait_seconds, writer_lock
 from gaji.index.store import open_index
 from gaji.types import Document
@@ -172,7 +172,7 @@ def test_wait_seconds(monkeypatch):
 def test_a_writer_of_a_missing_index_leaves_nothing(tmp_path):
     from gaji.index.writer import remove_documents
 
-    with pytest.raises(IndexError_, match="no index here"):
+    with pytest.raises(IndexUnusableError, match="no index here"):
         remove_documents(tmp_path / "nope", ["a"])
     assert list(tmp_path.iterdir()) == []
 
@@ -185,7 +185,7 @@ def test_a_read_only_index_folder_is_a_clear_error(tmp_path):
     try:
         if os.access(out, os.W_OK):
             pytest.skip("running as a user who can write anywhere")
-        with pytest.raises(IndexError_, match="cannot open the writer lock"):
+        with pytest.raises(IndexUnusableError, match="cannot open the writer lock"):
             open_index(out).add([Document(id="x", text="y")], wait_s=0)
         assert open_index(out).chunks == 5  # reading needs no write access
     finally:

@@ -81,10 +81,10 @@ def test_an_index_without_vectors_has_no_note(tmp_path):
 
 
 def test_a_dense_only_index_says_why_it_cannot_answer_yet(tmp_path):
-    from gaji.errors import IndexError_
+    from gaji.errors import IndexUnusableError
 
     idx = build_small(tmp_path / "dense", lexical=False, fill=False)
-    with pytest.raises(IndexError_, match="no BM25 part to answer meanwhile"):
+    with pytest.raises(IndexUnusableError, match="no BM25 part to answer meanwhile"):
         idx.retriever("dense")
     fill_vectors(idx.path, idx.embedder)
     assert open_index(idx.path).retriever("dense").search("Guido van Rossum programming language", 1)[0].id == "python"

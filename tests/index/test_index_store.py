@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.index.store import is_index, open_index
 
 from fakes_index import FAKE_ID, build_small
@@ -38,17 +38,17 @@ def test_build_open_and_retrievers(tmp_path):
 
 
 def test_incomplete_or_missing_manifest_is_never_opened(tmp_path):
-    with pytest.raises(IndexError_, match="no index"):
+    with pytest.raises(IndexUnusableError, match="no index"):
         open_index(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(IndexError_, match="not a gaji index"):
+    with pytest.raises(IndexUnusableError, match="not a gaji index"):
         open_index(tmp_path / "empty")
     out = tmp_path / "idx"
     build_small(out)
     m = json.loads((out / "manifest.json").read_text())
     m["complete"] = False
     (out / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(IndexError_, match="did not complete"):
+    with pytest.raises(IndexUnusableError, match="did not complete"):
         open_index(out)
 
 
@@ -62,7 +62,7 @@ def test_manifest_mismatch_says_what_and_how(tmp_path, key, value, expect):
     m = json.loads((out / "manifest.json").read_text())
     m["config"][key] = value
     (out / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(IndexError_) as e:
+    with pytest.raises(IndexUnusableError) as e:
         open_index(out)
     msg = str(e.value)
     assert expect in msg and value in msg and "gaji index build" in msg
@@ -74,7 +74,7 @@ def test_format_version_mismatch(tmp_path):
     m = json.loads((out / "manifest.json").read_text())
     m["format_version"] = 99
     (out / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(IndexError_, match="index format 99"):
+    with pytest.raises(IndexUnusableError, match="index format 99"):
         open_index(out)
 
 

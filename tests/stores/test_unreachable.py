@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gaji.cli.main import main
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.testing import closed_port
 
 ROWS = [
@@ -41,7 +41,7 @@ def test_build_fails_before_embedding(scheme, needs, tmp_path, word_embedder, mo
     calls = []
     monkeypatch.setattr(word_embedder, "embed_passages", lambda texts: calls.append(texts))
     t0 = time.perf_counter()
-    with pytest.raises(IndexError_) as e:
+    with pytest.raises(IndexUnusableError) as e:
         build_index([str(_corpus(tmp_path))], tmp_path / "idx", embedder=word_embedder,
                     dense_store=f"{scheme}://127.0.0.1:{port}", progress=False)
     assert time.perf_counter() - t0 < 5 and calls == []

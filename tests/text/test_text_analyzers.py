@@ -1,7 +1,7 @@
 """Analysers (gaji.text.analyzers): Kiwi Korean content morphemes, English stemming/stopwords, routing."""
 import pytest
 
-from gaji.errors import IndexError_
+from gaji.errors import IndexUnusableError
 from gaji.text.analyzers import (
     BigramAnalyzer,
     EnglishAnalyzer,
@@ -79,5 +79,5 @@ def test_analyzer_names_roundtrip_and_unknown():
     a = default_analyzer()
     assert analyzer_from_name(a.name).name == a.name
     assert analyzer_from_name(default_analyzer("bigram").name).name == default_analyzer("bigram").name
-    with pytest.raises(IndexError_, match="gaji index build"):
+    with pytest.raises(IndexUnusableError, match="gaji index build"):
         analyzer_from_name("multi(ko=something-else)")
