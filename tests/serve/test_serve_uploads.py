@@ -20,6 +20,8 @@ from servefakes import TEST_HOSTS
 
 build = pytest.importorskip("gaji.index.build")
 
+HWP_FIXTURE = Path(__file__).resolve().parents[1] / "corpus" / "formats" / "fixtures" / "gaji_report.hwp"
+
 
 def serve(tmp_path: Path, **config):
     from gaji.serve.app import ServeConfig, create_app
@@ -99,6 +101,19 @@ def test_korean_office_files_are_indexed_found_and_cited_by_place(client, tmp_pa
     assert "부서: 등대사업부" in xlsx["text"]
     hwpx = cited(client, "한라산 은하수 관측 해발")
     assert hwpx["location"]["file"] == "계획.hwpx" and "1,950미터" in hwpx["text"]
+
+
+def test_a_real_hwp_file_and_a_half_scanned_pdf(client, tmp_path, font):
+    half = write_pdf(tmp_path / "half.pdf", [["첫 쪽에는 글자가 있다: 자주색 두루미."], []], font=font, image_pages=[2])
+    r = post_files(client, {"보고서.hwp": HWP_FIXTURE, "반쯤 스캔.pdf": half})
+    assert r.status_code == 200, r.text
+    hwp, pdf = r.json()["files"]
+    assert hwp["status"] == "added" and hwp["format"] == "HWP 5" and "보고서.hwp#sec2" in hwp["documents"]
+    assert pdf["documents"] == ["반쯤 스캔.pdf#page1"]
+    assert pdf["notices"] and "p. 2" in pdf["notices"][0] and pdf["notices"][0].startswith("반쯤 스캔.pdf: ")
+    assert not any("/tmp" in n or "gaji-upload" in n for n in pdf["notices"])
+    shifts = cited(client, "야간조 근무 시간 21:00~06:00 인원 18명")
+    assert shifts["location"]["file"] == "보고서.hwp" and shifts["location"]["section"][0] == "2. 근무 체계"
 
 
 def test_a_file_sent_again_replaces_every_document_it_had(client, tmp_path, font):
