@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gaji.bench.docgen import korean_font, write_docx, write_hwpx, write_pdf, write_xlsx
+from gaji.bench.docgen import write_docx, write_hwpx, write_pdf, write_xlsx
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 from gaji.serve.limits import base64_size, files_body_limit
@@ -42,12 +42,8 @@ def client(tmp_path):
 
 
 @pytest.fixture
-def font() -> str:
-    pytest.importorskip("reportlab", reason="reportlab (the test extra) writes the test PDFs")
-    f = korean_font()
-    if f is None:
-        pytest.skip("no Korean TrueType font: install Debian's fonts-nanum (.ci/install-browser.sh does)")
-    return f
+def font(korean_font) -> str:  # tests/conftest.py: skips without a Korean TTF
+    return korean_font
 
 
 def b64(data: bytes | Path) -> str:
