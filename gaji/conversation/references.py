@@ -125,12 +125,16 @@ def list_items(text: str) -> list[str]:
 
 
 def ordinal_items(history: list[Turn], lang: str) -> list[str]:
-    """The list an ordinal counts in: the last answer's items when it has several, else the names of the last
-    question ("Which came first, A or B?" -> [A, B])."""
+    """The list an ordinal counts in: the last answer's items when it has several, else the two names of the
+    last question ("Which came first, A or B?" -> [A, B]); [] when there is no such list."""
     if not history:
         return []
     items = list_items(" ".join(history[-1].answer.split()))
-    return items if len(items) > 1 else names(history[-1].resolved, lang)
+    if len(items) > 1:
+        return items
+    found = names(history[-1].resolved, lang)
+    # "A or B" / "A와 B 중": two names; more are usually one name split up, not a list to count in
+    return found if len(found) == 2 else []
 
 
 def substitute(question: str, ref: Reference, name: str) -> str:

@@ -55,6 +55,9 @@ def needs_resolving(followup: str, rewritten: str, history: list[Turn], lang: st
     the conversation or names nothing from it), or "" when it is."""
     if find_references(rewritten, lang):
         return "kept a reference"
+    unfaithful = unfaithful_rewrite(followup, rewritten, history, lang)
+    if unfaithful:
+        return unfaithful
     for ref in find_references(followup, lang):
         if ref.kind == "ordinal":
             items = ordinal_items(history, lang)
@@ -66,6 +69,48 @@ def needs_resolving(followup: str, rewritten: str, history: list[Turn], lang: st
         return "unchanged"
     known = [c for c in candidates(history, lang) if c and c in followup]
     return "" if known else "unchanged"
+
+
+_KO_QUESTION_END = re.compile(r"(?:\?|까|요|니|냐|나|지|야|어|가|은|는|고|래|죠|데)\s*[?？]?\s*$")
+_STOP_EN = frozenset("what which who whom whose when where why how is are was were do does did the a an of in on at "
+                     "to for and or about from with by it its he she they their there that this one other".split())
+
+
+def unfaithful_rewrite(followup: str, rewritten: str, history: list[Turn], lang: str) -> str:
+    """Why a rewrite that names something is still not the follow-up: "not a question" (a Korean sentence that
+    states instead of asks), "copied an earlier question", "dropped the question" (under half of the
+    follow-up's own words are left), "not one question" (it asks two); "" when none applies."""
+    if rewritten.strip() == followup.strip():
+        return ""
+    if rewritten.count("?") + rewritten.count("？") > max(1, followup.count("?") + followup.count("？")):
+        return "not one question"
+    if lang == "ko" and followup.rstrip().endswith("?") and not _KO_QUESTION_END.search(rewritten):
+        return "not a question"
+    flat = lambda t: re.sub(r"\W+", "", t.lower())  # noqa: E731 - a local normaliser
+    for turn in history[-MAX_CHECKED_TURNS:]:
+        if flat(rewritten) == flat(turn.resolved) and flat(followup) != flat(turn.resolved):
+            return "copied an earlier question"
+    own = content_words(followup, lang)
+    if own and sum(w in flat(rewritten) for w in own) < len(own) / 2:
+        return "dropped the question"
+    return ""
+
+
+MAX_CHECKED_TURNS = 3
+
+
+def content_words(question: str, lang: str) -> list[str]:
+    """The follow-up's own words, references and question words left out, Korean particles stripped."""
+    from gaji.eval.metrics.answer import strip_ko_ending
+
+    text = question
+    for ref in reversed(find_references(question, lang)):
+        text = text[: ref.start] + " " + text[ref.end:]
+    words = re.findall(r"[가-힣]+|[A-Za-z]+", drop_opener(text) if lang == "ko" else text)
+    if lang == "ko":
+        out = [strip_ko_ending(w) for w in words]
+        return [w for w in out if len(w) >= 2 and w not in {"어디", "언제", "누구", "무엇", "얼마", "어떻게", "어떤"}]
+    return [w.lower() for w in words if w.lower() not in _STOP_EN and len(w) > 2]
 
 
 def resolve_left_references(llm: TrackedLLM, node: Node, followup: str, history: list[Turn],

@@ -82,3 +82,15 @@ def test_needs_resolving():
     assert needs_resolving("금강산은 언제 유명해졌어?", "금강산은 언제 유명해졌어?", h, "ko") == ""
     assert needs_resolving("When did it end?", "When did it end?", h, "en") == "kept a reference"
     assert needs_resolving("Who founded Nvidia?", "Who founded Nvidia?", h, "en") == ""
+
+
+def test_unfaithful_rewrites_are_caught():
+    from gaji.conversation.resolve import unfaithful_rewrite
+
+    h = [Turn("금강산의 총면적은 얼마야?", "530제곱킬로미터")]
+    assert unfaithful_rewrite("거기는 보통 어떻게 나뉘어?", "금강산의 총면적은 얼마야?", h, "ko") == "copied an earlier question"
+    assert unfaithful_rewrite("그럼 가을에는?", "가을에는 봉래산의 여름 이름이 있습니다.", h, "ko") == "not a question"
+    assert unfaithful_rewrite("거기의 별명은 뭐야?", "라라랜드는 로스앤젤레스에서 촬영됐어?", h, "ko") == "dropped the question"
+    assert unfaithful_rewrite("팬클럽 이름은?", "방탄소년단은 어디 소속이야? 팬클럽 이름은?", h, "ko") == "not one question"
+    assert unfaithful_rewrite("거기는 보통 어떻게 나뉘어?", "금강산은 보통 어떻게 나뉘어?", h, "ko") == ""
+    assert unfaithful_rewrite("When did she die?", "When did Maria von Trapp die?", h, "en") == ""
