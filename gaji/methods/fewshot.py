@@ -231,8 +231,11 @@ def fit_prompt(
 
 
 # -- chain-of-thought text -------------------------------------------------------------------------
-# "So the answer is: X" (IRCoT's termination and answer marker) and the Korean "따라서 정답은: X".
-_MARKER = re.compile(r"(?:answer is|정답은|답은)\s*:\s*(.*)", re.I | re.S)
+# "So the answer is: X" (IRCoT's termination and answer marker) and the Korean "따라서 정답은: X"; the colon may be
+# left out after the exemplars' full phrase ("So the answer is X", "따라서 정답은 1446년입니다"), not after a bare
+# "answer is", which also opens "the answer is not in the passages".
+_MARKER = re.compile(r"(?:answer is|정답은|답은)\s*:\s*(.*)|(?:so the answer is|따라서 정답은|따라서 답은)\s+(.*)",
+                     re.I | re.S)
 
 
 def first_sentence(text: str) -> str:
@@ -252,7 +255,7 @@ def answer_after_marker(text: str) -> str | None:
     m = _MARKER.search(text)
     if m is None:
         return None
-    rest = m.group(1).strip()
+    rest = (m.group(1) if m.group(1) is not None else m.group(2)).strip()
     rest = rest.split("\n", 1)[0]
     sents = split_sentences(rest)
     ans = sents[0] if sents else rest

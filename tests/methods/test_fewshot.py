@@ -91,3 +91,12 @@ def test_generate_chain_stops_after_the_answer_sentence():
     assert text == "It is by F. W. Murnau. So the answer is: no."
     assert len(node.calls) == 4  # "It is by F", "W", "Murnau", "So the answer is: no"
     assert all(". " in r.stop and "\n" in r.stop for r in llm.requests)
+
+
+def test_the_full_marker_phrase_works_without_its_colon():
+    from gaji.methods.fewshot import answer_after_marker, has_answer_marker
+
+    assert answer_after_marker("So the answer is 1945.") == "1945"
+    assert has_answer_marker("따라서 정답은 1446년입니다.")
+    # a bare "answer is" without the colon is not the marker: it also opens refusals
+    assert not has_answer_marker("The answer is not in the passages.")
