@@ -20,6 +20,7 @@ question). Results: a markdown table on stdout, JSON (and the table) under ``--o
 """
 from __future__ import annotations
 
+import json
 import os
 import platform
 import random
@@ -315,6 +316,7 @@ def run(
     rebuild: bool = False,
     progress: bool = False,
     command: str | None = None,
+    baseline: str | None = None,
 ) -> dict[str, Any]:
     from gaji.corpus.shared_data import dataset_paths
     from gaji.errors import ConfigError
@@ -380,6 +382,8 @@ def run(
         "tuning": tuning,
         "targets": targets,
     }
+    if baseline:
+        results["baseline"] = compare_with(results, _load_baseline(baseline), baseline)
     md = markdown(results)
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = started.replace(":", "").replace("-", "")
@@ -410,6 +414,53 @@ def _targets(per_set: dict[str, Any], scale_res: dict | None) -> dict[str, Any]:
         t["bm25_index_ge_15k_per_s"] = {"per_s": scale_res["index_per_s_excl_analysis"],
                                         "met": scale_res["index_per_s_excl_analysis"] >= 15_000}
     return t
+
+
+def _load_baseline(path: str) -> dict[str, Any]:
+    from gaji.errors import ConfigError
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"--baseline {path}: not a readable results file ({e})") from None
+    if not isinstance(data, dict) or "sets" not in data or "indexing" not in data:
+        raise ConfigError(f"--baseline {path}: not a `gaji bench retrieval` results file (no 'sets'/'indexing')")
+    return data
+
+
+def compare_with(results: dict[str, Any], base: dict[str, Any], path: str) -> dict[str, Any]:
+    """Recall@10 per set and retriever, and the embedding rate per set, now and in `base` (sets and retrievers
+    in both only)."""
+    rows = []
+    for s, res in results["sets"].items():
+        for name, r in res.items():
+            b = (base["sets"].get(s) or {}).get(name)
+            if b is None:
+                continue
+            now, then = r["recall"][10], b["recall"].get("10", b["recall"].get(10))
+            rows.append({"set": s, "retriever": name, "r10": now, "r10_base": then,
+                         "delta_points": None if then is None else round(100 * (now - then), 1)})
+    embed = []
+    for s, b in results["indexing"].items():
+        old = base["indexing"].get(s)
+        if old:
+            embed.append({"set": s, "model": b.get("embedding_model"), "per_s": b.get("embedding_per_s"),
+                          "model_base": old.get("embedding_model"), "per_s_base": old.get("embedding_per_s")})
+    return {"path": path, "date": base.get("date"), "recall10": rows, "embedding": embed}
+
+
+def _baseline_markdown(cmp: dict[str, Any]) -> list[str]:
+    lines = ["", f"Beside the baseline `{cmp['path']}` ({cmp.get('date')}):", "",
+             "| set | retriever | R@10 now | R@10 baseline | Δ points |", "|---|---|---:|---:|---:|"]
+    for r in cmp["recall10"]:
+        d = r["delta_points"]
+        lines.append(f"| {r['set']} | {r['retriever']} | {_f(r['r10'])} | {_f(r['r10_base'])} | "
+                     f"{'–' if d is None else f'{d:+.1f}'} |")
+    lines += ["", "| set | embedder now | passages/s now | embedder baseline | passages/s baseline |",
+              "|---|---|---:|---|---:|"]
+    for e in cmp["embedding"]:
+        lines.append(f"| {e['set']} | {e['model']} | {_f(e['per_s'], 1)} | {e['model_base']} | {_f(e['per_s_base'], 1)} |")
+    return lines
 
 
 def _f(x: Any, nd: int = 3) -> str:
@@ -455,6 +506,8 @@ def markdown(results: dict[str, Any]) -> str:
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
                   f"| synthetic | {sc['passages']} | {_f(sc['index_per_s_excl_analysis'], 0)} | {sc['segments']} | {sc['queries']} | "
                   f"{_f(sc['search_ms']['p50'], 3)} | {_f(sc['search_ms']['p95'], 3)} | {_f(sc['analysis_ms']['p50'], 3)} | {_f(sc['analysis_ms']['p95'], 3)} |"]
+    if results.get("baseline"):
+        lines += _baseline_markdown(results["baseline"])
     t = results.get("targets") or {}
     if t:
         lines += ["", "Targets:"]

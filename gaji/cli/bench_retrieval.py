@@ -25,6 +25,9 @@ def register(bsub) -> None:
     p.add_argument("--depth", type=int, default=None, help="hybrid candidate depth per component")
     p.add_argument("--rebuild", action="store_true", help="rebuild cached indexes")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--baseline", default=None, metavar="JSON",
+                   help="an earlier run's results (e.g. benchmarks/retrieval/latest.json, built with another embedder): "
+                   "recall@10 and embedding rates are shown beside it")
     p.set_defaults(func=_run)
 
 
@@ -42,6 +45,7 @@ def _run(args: argparse.Namespace) -> int:
         tune=args.tune,
         hybrid_kw={k: v for k, v in (("rrf_k", args.rrf_k), ("weights", args.weights), ("depth", args.depth)) if v is not None},
         rebuild=args.rebuild,
+        baseline=args.baseline,
         progress=args.progress and sys.stderr.isatty(),
         command="gaji " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("gaji") else None,
     )

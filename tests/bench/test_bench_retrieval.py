@@ -53,3 +53,25 @@ def test_bench_retrieval_on_tiny_data(tmp_path, capsys, retrievers, tune):
     assert main(args) == 0
     capsys.readouterr()
     assert json.loads((out / "latest.json").read_text())["indexing"]["hotpotqa"]["cached"] is True
+
+
+def test_baseline_comparison_shows_recall_and_embedding_rates_side_by_side(tmp_path):
+    import json as _json
+
+    from gaji.bench.retrieval import _load_baseline, compare_with, markdown
+    from gaji.errors import ConfigError
+
+    now = {"date": "now", "command": "x", "machine": {"cpus": 2},
+           "sets": {"hotpotqa": {"hybrid": {"recall": {10: 0.931}}}},
+           "indexing": {"hotpotqa": {"embedding_model": "e5@onnx-int8", "embedding_per_s": 40.0}}}
+    base = {"date": "then", "sets": {"hotpotqa": {"hybrid": {"recall": {"10": 0.936}}}, "musique": {}},
+            "indexing": {"hotpotqa": {"embedding_model": "e5", "embedding_per_s": 3.3}}}
+    path = tmp_path / "base.json"
+    path.write_text(_json.dumps(base))
+    cmp = compare_with(now, _load_baseline(str(path)), str(path))
+    assert cmp["recall10"] == [{"set": "hotpotqa", "retriever": "hybrid", "r10": 0.931, "r10_base": 0.936,
+                                "delta_points": -0.5}]
+    assert cmp["embedding"][0]["per_s"] == 40.0 and cmp["embedding"][0]["per_s_base"] == 3.3
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ConfigError, match="bad.json"):
+        _load_baseline(str(tmp_path / "bad.json"))
