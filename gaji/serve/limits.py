@@ -3,7 +3,7 @@
 Two limits: a small one for every request (a question is a few KiB) and a larger one for document
 uploads (`POST /api/indexes/{name}/documents`). A declared `Content-Length` over the limit is
 refused before the body is read; a chunked body is counted as it arrives and refused when it
-crosses the limit. Either way the client gets 413 `{"error": ...}`.
+crosses the limit. Either way the client gets 413 with an error body (OpenAI's shape on /v1).
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class BodyLimitMiddleware:
         limit = self.limit_for(scope)
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await _send_413(send, limit)
+            await send_error(send, scope["path"], 413, BodyTooLarge(limit).detail, [(b"connection", b"close")])
             return
         seen = 0
 
@@ -63,6 +63,3 @@ class BodyLimitMiddleware:
 
         await self.app(scope, counting_receive, send)
 
-
-async def _send_413(send: Send, limit: int) -> None:
-    await send_error(send, 413, BodyTooLarge(limit).detail, [(b"connection", b"close")])
