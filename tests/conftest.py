@@ -107,3 +107,15 @@ def postgres_url(postgres_server):
     finally:
         con.close()
     return f"postgresql://gaji@{host}:{port}/{name}"
+
+
+@pytest.fixture
+def korean_font() -> str:
+    """A Korean TTF for writing test PDFs; the test skips (saying why) without one."""
+    pytest.importorskip("reportlab", reason="reportlab (the test extra) writes the test PDFs")
+    from gaji.bench.docgen import korean_font as find
+
+    font = find()
+    if font is None:
+        pytest.skip("no Korean TrueType font: install Debian's fonts-nanum (.ci/install-browser.sh does)")
+    return font

@@ -188,6 +188,13 @@ def render(summary: dict[str, Any], meta: dict[str, Any], oracle: bool) -> str:
     return "\n".join(lines)
 
 
+def in_part(pair_id: str, part: str) -> bool:
+    """The split of the pairs for tuning the rewriter: "dev" = odd-numbered ids ("ko-01"), "report" = even."""
+    digits = re.sub(r"\D", "", pair_id)
+    odd = bool(digits) and int(digits) % 2 == 1
+    return odd if part == "dev" else not odd
+
+
 @dataclass
 class FollowupOptions:
     """What `gaji bench followups` runs (its flags)."""
@@ -196,6 +203,7 @@ class FollowupOptions:
     method: str = "oner"
     only: str | None = None  # "ko" | "en": one language's pairs
     limit: int = 0  # first N pairs of each language (0: all)
+    part: str | None = None  # "dev": odd-numbered pairs (ko-01, ko-03, …), "report": even-numbered
     oracle: bool = False  # also answer the hand-written standalone question
     answers: bool = True  # False: the rewrites alone
     concurrency: int | None = None  # pairs at once (None: the LLM's parallel slots)
@@ -220,6 +228,8 @@ def run_followups(settings: Any, o: FollowupOptions, say: Any = print) -> dict[s
     pairs = load_pairs(o.pairs)
     if o.only:
         pairs = [p for p in pairs if p.lang == o.only]
+    if o.part:
+        pairs = [p for p in pairs if in_part(p.id, o.part)]
     if o.limit and o.limit > 0:
         pairs = [p for lang in ("en", "ko") for p in [q for q in pairs if q.lang == lang][: o.limit]]
     if not pairs:

@@ -8,10 +8,11 @@ Areas (each row: what was sent, the status expected, the status got):
     csrf       cross-site writes: text/plain, form and bodiless-type uploads (415), a foreign or "null"
                Origin (403); the index must be unchanged; the page's own same-origin request still works
     rebinding  a foreign Host (a DNS-rebinding page) gets 421 for the page, reads and writes
-    traversal  index names, static files and upload ids that try to climb out ("../") reach nothing
+    traversal  index names, static files, upload ids and file names that try to climb out ("../") reach nothing
     keys       missing / wrong / other-length keys are 401, the right one in either header works, and keys are
                compared as SHA-256 digests with hmac.compare_digest (constant time, length hidden)
-    limits     bodies over the limits (declared or chunked) are 413, an over-long question 400
+    limits     bodies over the limits (declared or chunked) and files over the upload limit once decoded are
+               413, an over-long question 400
     injection  a document title that tries to close the prompt's <documents> fence stays inside it
 
 The same checks run in CI from tests/serve/test_security.py against a server on loopback; the command is
@@ -19,6 +20,7 @@ registered by gaji/cli/bench_security.py.
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -125,6 +127,11 @@ def csrf_checks(t: Target) -> list[Check]:
             h = t.headers(**{"Content-Type": ctype}) if ctype else t.headers()
             r = c.post(up, content=doc, headers=h)
             _check(out, "csrf", f"upload as {ctype or 'no content type'}", 415, r.status_code)
+        files = f"{t.url}/api/indexes/{t.index}/files"
+        body = json.dumps({"files": [{"name": "csrf.txt", "content_base64": "UGxhbnRlZC4="}]}).encode()
+        for ctype in ("text/plain", "multipart/form-data; boundary=x"):
+            r = c.post(files, content=body, headers=t.headers(**{"Content-Type": ctype}))
+            _check(out, "csrf", f"file upload as {ctype}", 415, r.status_code)
         r = c.post(f"{t.url}/api/ask", content=b'{"question": "hi"}', headers=t.headers(**{"Content-Type": "text/plain"}))
         _check(out, "csrf", "ask as text/plain", 415, r.status_code)
         host, port = t.hostport
@@ -181,6 +188,14 @@ def traversal_checks(t: Target) -> list[Check]:
     created = escape.exists()
     _check(out, "traversal", "upload id '../../…/tmp/gaji-security-escape'", 200, r.status_code,
            f"created {escape}" if created else "stored as an id only", extra_ok=not created)
+    named = escape.with_suffix(".txt")
+    named.unlink(missing_ok=True)
+    with _client() as c:
+        r = c.post(f"{t.url}/api/indexes/{t.index}/files", headers=t.headers(),
+                   json={"files": [{"name": "../" * 12 + str(named).lstrip("/"), "content_base64": "eA=="}]})
+    created = named.exists()
+    _check(out, "traversal", "file name '../../…/tmp/gaji-security-escape.txt'", 422, r.status_code,
+           f"created {named}" if created else "refused by name", extra_ok=not created)
     return out
 
 
@@ -245,6 +260,10 @@ def limit_checks(t: Target) -> list[Check]:
         r = c.post(f"{t.url}/api/indexes/{t.index}/documents", content=stream(),
                    headers=t.headers(**{"Content-Type": "application/x-ndjson"}))
         _check(out, "limits", f"chunked upload over {t.max_upload} bytes", 413, r.status_code)
+        half = base64.b64encode(b"z" * (t.max_upload // 2 + 1)).decode("ascii")  # in the body limit, not in files
+        r = c.post(f"{t.url}/api/indexes/{t.index}/files", headers=t.headers(),
+                   json={"files": [{"name": "a.txt", "content_base64": half}, {"name": "b.txt", "content_base64": half}]})
+        _check(out, "limits", f"files over {t.max_upload} bytes decoded", 413, r.status_code)
         r = c.post(f"{t.url}/api/ask", json={"question": "q" * 4001}, headers=t.headers())
         _check(out, "limits", "question of 4,001 characters", 400, r.status_code)
         bad = b"not json\n" * 100

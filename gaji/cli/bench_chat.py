@@ -17,6 +17,8 @@ def register(bsub) -> None:
     p.add_argument("--method", "-m", default="oner", help="method that answers (default oner)")
     p.add_argument("--only", choices=["ko", "en"], help="only the Korean or the English pairs")
     p.add_argument("--limit", type=int, default=0, help="first N pairs of each language")
+    p.add_argument("--part", choices=["dev", "report"],
+                   help="dev: the odd-numbered pairs of each language (tune on these); report: the even-numbered")
     p.add_argument("--oracle", action="store_true", help="also answer the hand-written standalone question")
     p.add_argument("--answers", action=argparse.BooleanOptionalAction, default=True,
                    help="answer the follow-ups with and without the rewrite (default); --no-answers: rewrites only")
@@ -42,7 +44,8 @@ def register(bsub) -> None:
 def _followups(args: argparse.Namespace) -> int:
     from gaji.bench.followups import FollowupOptions, run_followups
 
-    opts = FollowupOptions(pairs=args.pairs, method=args.method, only=args.only, limit=args.limit, oracle=args.oracle,
+    opts = FollowupOptions(pairs=args.pairs, method=args.method, only=args.only, part=args.part, limit=args.limit,
+                           oracle=args.oracle,
                            answers=args.answers, concurrency=args.concurrency, index_cache=args.index_cache,
                            dense=args.dense, out=args.out)
     run_followups(settings_from_args(args), opts, say=lambda m: print(m, flush=True))

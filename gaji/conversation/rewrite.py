@@ -15,6 +15,7 @@ import re
 import time
 
 from gaji.conversation import prompts as rewrite_prompts
+from gaji.conversation.resolve import needs_resolving, resolve_left_references
 from gaji.conversation.turns import Turn
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
@@ -54,10 +55,23 @@ def rewrite_followup(llm: TrackedLLM, question: str, history: list[Turn], lang: 
             node.filled_question = rewritten
         else:
             node.data["unusable_output"] = out
+        _check_and_resolve(llm, node, question, history, lang)
     node.data["changed"] = node.filled_question != question
     node.wall_ms = (time.perf_counter() - t0) * 1000
     node.display = describe_rewrite(node, lang)
     return node
+
+
+def _check_and_resolve(llm: TrackedLLM, node: Node, question: str, history: list[Turn], lang: str) -> None:
+    """When the free rewrite kept a reference or left a Korean follow-up unchanged, resolve the follow-up as
+    asked by narrow choices (gaji/conversation/resolve.py) and take that instead."""
+    why = needs_resolving(question, node.filled_question, history, lang)
+    if not why:
+        return
+    res = resolve_left_references(llm, node, question, history, lang)
+    node.data["resolve"] = {"why": why, "free_rewrite": node.filled_question, "steps": res.steps}
+    if res.question:
+        node.filled_question = res.question
 
 
 def describe_rewrite(node: Node, lang: str) -> list:
@@ -70,6 +84,8 @@ def describe_rewrite(node: Node, lang: str) -> list:
     f.note("rewritten as", "다시 쓴 질문", node.filled_question if changed else None)
     kept = node.status == "failed" or "unusable_output" in node.data
     f.decision("kept as asked", "물은 그대로", kept, "the rewrite failed" if lang != "ko" else "다시 쓰기 실패")
+    for step in node.data.get("resolve", {}).get("steps", []):
+        f.note("resolved", "풀어 쓴 지칭", True, f"{step['reference']} → {step['name']} ({step['how']})")
     return f.lines
 
 

@@ -92,22 +92,39 @@ def _fill(index_dir: str | Path, m: Manifest, fill: bool, action: str, progress:
 
 def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document | str | Path] | str | Path,
                   progress: bool = False, skip_bad: bool = False, checkpoint_rows: int = 256,
-                  wait_s: float | None = None, fill: bool = True, embed_workers: int | None = None) -> AddResult:
+                  wait_s: float | None = None, fill: bool = True, embed_workers: int | None = None,
+                  files: Sequence[str] = ()) -> AddResult:
     """Add documents (chunked as the index was). A document whose id is already indexed replaces its old
     chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone, chunks it no
     longer has are removed. BM25 first: the new vectors are filled after the commit (`fill`), or left
-    pending for gaji.index.fill."""
+    pending for gaji.index.fill.
+
+    `files`: the file names the documents were read from (ids ``FILE`` and ``FILE#page3`` …, as
+    gaji.corpus.formats names them): the file replaces all it had, so an indexed document of such a file
+    that is not among `documents` (a page the new version no longer has) is removed."""
     sources = resolve_sources(documents_or_paths)
     docs, report = read_documents(sources, skip_bad=skip_bad)
     with writing(index_dir, "add", wait_s) as snap:
         m = snap.manifest
+        rows = _rows(snap)
         chunks = chunk_all(docs, ChunkingConfig.from_dict(m.config.get("chunking") or {}))
-        change = update.plan(_rows(snap), {d.id for d in docs}, chunks, m)
+        fresh = {d.id for d in docs}
+        stale = _documents_of_files(rows, files) - fresh
+        change = update.plan(rows, fresh | stale, chunks, m)
         change.result.report = report
-        change.records = {d.id: doc_record(d) for d in docs}
+        change.records = {**{d.id: doc_record(d) for d in docs}, **{i: None for i in stale}}
         m2 = _commit(snap, change, source_names(sources), progress)
     _fill(index_dir, m2, fill, "add", progress, checkpoint_rows, embed_workers)
     return change.result
+
+
+def _documents_of_files(rows: Sequence[Any], files: Sequence[str]) -> set[str]:
+    """The indexed documents read from the files named `files` (id ``FILE`` or ``FILE#…``)."""
+    if not files:
+        return set()
+    names = set(files)
+    prefixes = tuple(f + "#" for f in files)
+    return {c.doc_id for c in rows if c is not None and (c.doc_id in names or c.doc_id.startswith(prefixes))}
 
 
 def remove_documents(index_dir: str | Path, ids: Sequence[str], missing_ok: bool = False, progress: bool = False,
@@ -200,14 +217,14 @@ class Writable:
 
     def add(self, documents_or_paths: Iterable[Document | str | Path] | str | Path, progress: bool = False,
             skip_bad: bool = False, checkpoint_rows: int = 256, fill: bool = True, embed_workers: int | None = None,
-            wait_s: float | None = None) -> AddResult:
+            wait_s: float | None = None, files: Sequence[str] = ()) -> AddResult:
         """Add documents (same chunking as the build). A document whose id is already indexed replaces
         its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
         chunks it no longer has are removed. Atomic, BM25 first: the vectors are filled then (`fill`;
-        `embed_workers` as in gaji.index.fill) or left for gaji.index.fill."""
+        `embed_workers` as in gaji.index.fill) or left for gaji.index.fill. `files`: see `add_documents`."""
         try:
             return add_documents(self.path, documents_or_paths, progress, skip_bad, checkpoint_rows, wait_s,
-                                 fill=fill, embed_workers=embed_workers)
+                                 fill=fill, embed_workers=embed_workers, files=files)
         finally:  # an add that fails while filling vectors has published its BM25 rows already
             self._switch()
 

@@ -62,6 +62,7 @@ VERDICTS: dict[str, dict[str, str]] = {
 EPSILON = 0.1
 L2 = 0.1
 FOLDS = 5
+RESPLITS = 8  # other fold assignments replayed to show how much one split's numbers move
 TIE_WEIGHT = 0.001  # the loss weight of a question on which every route scores the same
 
 
@@ -126,8 +127,9 @@ def label(row: Row, epsilon: float = EPSILON) -> str:
     return min(good, key=lambda r: (row.tokens[r], ROUTES.index(r)))
 
 
-def fold_of(qid: str, folds: int) -> int:
-    return int(hashlib.sha1(qid.encode("utf-8")).hexdigest(), 16) % folds
+def fold_of(qid: str, folds: int, salt: str = "") -> int:
+    """The recorded split: salt "" ; another salt = another fold assignment (the re-split check)."""
+    return int(hashlib.sha1((salt + qid).encode("utf-8")).hexdigest(), 16) % folds
 
 
 def softmax_fit(X: np.ndarray, y: np.ndarray, k: int, sample_weight: np.ndarray | None = None, l2: float = L2,
@@ -170,9 +172,9 @@ def choose(router: AutoRouter, X: np.ndarray, rows: Sequence[Row]) -> list[str]:
 
 
 def cross_validate(X: np.ndarray, rows: Sequence[Row], folds: int = FOLDS, epsilon: float = EPSILON, l2: float = L2,
-                   tie_weight: float | None = TIE_WEIGHT) -> list[str]:
+                   tie_weight: float | None = TIE_WEIGHT, salt: str = "") -> list[str]:
     """Held-out routes: each question routed by a router fitted on the other folds."""
-    fold = np.array([fold_of(r.id, folds) for r in rows])
+    fold = np.array([fold_of(r.id, folds, salt) for r in rows])
     out: list[str] = [""] * len(rows)
     for k in range(folds):
         train = np.flatnonzero(fold != k)
@@ -300,6 +302,15 @@ def train_auto_router(root: Path | str = ".", *, epsilon: float = EPSILON, l2: f
         rep = replay(root, rows, routes)
         report["sensitivity"].append({"epsilon": eps, **{s: {"f1": v["auto"]["f1"], "tokens": v["auto"]["tokens"]}
                                                           for s, v in rep.items()}})
+    # one split of 20-50 questions per set moves F1 by a few points: the same training on other fold assignments
+    per_set: dict[str, list[tuple[float, float]]] = {}
+    for k in range(RESPLITS):
+        rep = replay(root, rows, cross_validate(X, rows, folds, epsilon, l2, salt=f"resplit{k}:"))
+        for s, v in rep.items():
+            per_set.setdefault(s, []).append((v["auto"]["f1"], v["auto"]["tokens"]))
+    report["resplits"] = {"splits": RESPLITS, "salt": "resplit<k>:", **{
+        s: {"f1_mean": float(np.mean([a for a, _ in xs])), "f1_sd": float(np.std([a for a, _ in xs])),
+            "tokens_mean": float(np.mean([t for _, t in xs]))} for s, xs in per_set.items()}}
     router = fit_router(X, rows, epsilon, l2)
     router.meta = {"trained_on": report["data"], "split": report["split"], "fit": report["fit"],
                    "held_out": {s: {"questions": v["questions"], "auto_f1": round(v["auto"]["f1"], 4),
@@ -338,6 +349,13 @@ def report_markdown(report: dict[str, Any]) -> str:
                  "answers), on the sets where the evaluator's verdicts were recorded: " + "; ".join(
         f"{s}: F1 {_pct(v['verify']['f1'])} at {_tok(v['verify']['tokens'])} tokens "
         f"({v['verify']['escalated']} escalated)" for s, v in rep.items() if v.get("verify")) + ".")
+    rs = report.get("resplits")
+    if rs:
+        lines.append("")
+        lines.append(f"The same training on {rs['splits']} other fold assignments (sha1(salt + id) mod folds): auto F1 "
+                     "mean ± sd (tokens): " + "; ".join(
+            f"{s}: {_pct(v['f1_mean'])} ± {_pct(v['f1_sd'])} ({_tok(v['tokens_mean'])})"
+            for s, v in rs.items() if isinstance(v, dict)) + ".")
     lines.append("")
     lines.append("Routes auto chose (held out): " + "; ".join(
         f"{s}: " + ", ".join(f"{r} {n}" for r, n in v["route_mix"].items()) for s, v in rep.items()))

@@ -1,7 +1,8 @@
 """IRCoT: interleaving retrieval with chain-of-thought reasoning (Trivedi et al., 2023; review §3).
 
     collected <- retrieve(question, K)
-    repeat until a sentence says "answer is:" or max_steps:
+    repeat until a sentence says "answer is:" / "정답은:", max_steps, or a sentence is empty, repeated or a
+    question (the model asking instead of reasoning):
         (i)  reason:   next CoT sentence from question + collected paragraphs + CoT so far
                        (few-shot prompt; only the first generated sentence is kept)
         (ii) retrieve: K paragraphs with that sentence as the query, added to collected
@@ -19,6 +20,7 @@ child Node (kind "step") with its sentence (answer), its query and the passages 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from gaji.errors import ConfigError
@@ -40,6 +42,13 @@ from gaji.methods.prompts import ircot as ircot_prompts
 from gaji.methods.reader import READERS, demo_blocks, read
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Passage, Trace
+
+
+def restates_question(sentence: str, question: str) -> bool:
+    """Is the step's sentence a question (it ends with "?"), or the question itself in other spacing or case?"""
+    s = " ".join(sentence.split()).rstrip()
+    norm = lambda t: re.sub(r"[\W_]+", " ", t.lower()).split()  # noqa: E731
+    return s.endswith(("?", "？")) or (bool(norm(s)) and norm(s) == norm(question))
 
 
 class Collection:
@@ -122,6 +131,13 @@ class IRCoT(Method):
             if not sentence or sentence in cot:  # greedy decoding would repeat itself from here on
                 step.status = "skipped"
                 step.data["note"] = "empty or repeated sentence: reasoning ends"
+                stop_reason = "no_progress"
+                ctx.emit(step)
+                break
+            if restates_question(sentence, q):
+                # a question is no reasoning step, and as a query it finds what the first retrieval found
+                step.status = "skipped"
+                step.data["note"] = "the sentence asks a question instead of reasoning: reasoning ends"
                 stop_reason = "no_progress"
                 ctx.emit(step)
                 break

@@ -188,17 +188,19 @@ class IndexSet:
             out["config"] = scrub(out.get("config", {}), g.settings.index)
         return out
 
-    def _write(self, name: str, op: str, *args: Any) -> dict[str, Any]:
-        """Run `index.<op>(*args)` on a named index: on a handle of its own for an on-disk index (the writer
-        lock; questions go on meanwhile), else under the index's write lock."""
+    def _write(self, name: str, op: str, *args: Any, **kw: Any) -> dict[str, Any]:
+        """Run `index.<op>(*args, **kw)` on a named index: on a handle of its own for an on-disk index (the
+        writer lock; questions go on meanwhile), else under the index's write lock."""
         resolved = self.resolve(name)
         assert resolved is not None
         index = self.gaji(resolved).index
         if index is None or not hasattr(index, op):
             raise ConfigError(f"index {name!r} does not accept {'documents' if op == 'add' else 'removals'}")
         if callable(getattr(index, "reopen", None)):
-            result = getattr(index.reopen(), op)(*args)
+            result = getattr(index.reopen(), op)(*args, **kw)
             self._current(resolved)
+        elif kw:  # only an on-disk index knows which documents a file had (gaji.index.writer)
+            raise ConfigError(f"index {name!r} does not accept files")
         else:
             with self.lock(resolved).write():
                 result = getattr(index, op)(*args)
@@ -209,6 +211,17 @@ class IndexSet:
         """Add documents to a named index (`Index.add`); returns what the index reports it did (chunks
         added / replaced / unchanged …) when it says."""
         return self._write(name, "add", docs)
+
+    def add_files(self, name: str, docs: list[Document], files: list[str]) -> dict[str, Any]:
+        """Add the documents read from uploaded files: each file replaces every document it had before
+        (ids ``FILE`` and ``FILE#…``; gaji.index.writer.add_documents `files`)."""
+        return self._write(name, "add", docs, files=files)
+
+    def chunking(self, name: str) -> dict[str, Any]:
+        """The chunking settings an index was built with ({} for one without a manifest)."""
+        manifest = getattr(self.gaji(self.resolve(name)).index, "manifest", None)
+        config = getattr(manifest, "config", None)
+        return dict(config.get("chunking") or {}) if isinstance(config, dict) else {}
 
     def remove_documents(self, name: str, ids: list[str]) -> dict[str, Any]:
         """Remove documents from a named index (`Index.remove`); an unknown id removes nothing

@@ -146,6 +146,45 @@ class RemoveResponse(BaseModel):
     status: IndexStatus
 
 
+MAX_FILES = 100
+
+
+class UploadedFileBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(max_length=1000, description="the file's own name, with its extension: 보고서.hwp")
+    content_base64: str = Field(description="the file's bytes in base64 (standard alphabet, padded)")
+
+
+class FilesRequest(BaseModel):
+    """Document files to add to an index: PDF, HWP, HWPX, DOCX, PPTX, XLSX, HTML, TXT, MD."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: list[UploadedFileBody] = Field(min_length=1, max_length=MAX_FILES)
+
+
+class FileResultBody(BaseModel):
+    name: str
+    status: Literal["added", "refused"]
+    reason: str = Field("", description="why the file was refused (empty when added)")
+    format: str = ""
+    bytes: int = 0
+    documents: list[str] = Field(default_factory=list, description="the document ids read from it: the file "
+                                 "name, with #page3 / #slide2 / #sheet1 / #sec2 where it makes several")
+    chunks: int = 0
+    notices: list[str] = Field(default_factory=list, description="what was read but worth telling (a scanned page)")
+
+
+class FilesResponse(BaseModel):
+    index: str
+    added: int = Field(description="files added")
+    refused: int = Field(description="files refused (see each file's reason)")
+    files: list[FileResultBody]
+    chunks: dict[str, int] = Field(default_factory=dict, description="what the index did: added, replaced, unchanged, …")
+    status: IndexStatus
+
+
 class Health(BaseModel):
     status: str
     version: str

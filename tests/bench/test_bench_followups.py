@@ -74,3 +74,13 @@ def test_ttft_measures_the_first_piece_before_the_end():
     assert r["drafts"] == 1 and r["first_token_ms"] == r["final_token_ms"]
     assert r["first_token_ms"] + 150 <= r["total_ms"]  # four pieces, 50 ms apart: the first came well before the end
     assert ttft_summary([r])["oner"]["streamed"] == 1
+
+
+def test_dev_and_report_parts_split_the_pairs_by_number():
+    from gaji.bench.followups import in_part, load_pairs, PAIRS
+
+    ids = [p.id for p in load_pairs(PAIRS)]
+    dev = [i for i in ids if in_part(i, "dev")]
+    report = [i for i in ids if in_part(i, "report")]
+    assert set(dev).isdisjoint(report) and set(dev) | set(report) == set(ids)
+    assert "ko-01" in dev and "ko-02" in report and abs(len(dev) - len(report)) <= 2

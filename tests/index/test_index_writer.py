@@ -186,3 +186,23 @@ def test_sync_follows_office_documents_edited_and_deleted(tmp_path):
     assert all(not p.doc_id.startswith("연구.docx") for p in idx.retriever("bm25").search("양자 센서", 5))
     rec = read_records(idx.dir)[slides[0]]
     assert rec["file_sha256"] == hashlib.sha256((notes / "발표.pptx").read_bytes()).hexdigest()
+
+
+def test_adding_a_file_again_replaces_every_document_it_had(tmp_path):
+    out = tmp_path / "idx"
+    build_small(out, docs=DOCS, dense=False)
+    pages = [Document(id=f"r.pdf#page{i}", title="r", text=f"{i}쪽 본문: 올빼미 {i}마리.") for i in (1, 2, 3)]
+    others = [Document(id="r.pdfx", title="x", text="이름이 비슷한 다른 문서다."),
+              Document(id="r.pdf-notes", title="y", text="이것도 다른 문서다.")]
+    idx = open_index(out)
+    idx.add(pages + others, files=["r.pdf"])
+    assert {"r.pdf#page3", "r.pdfx", "r.pdf-notes"} <= {c.doc_id for c in idx.iter_chunks()}
+    res = idx.add([Document(id="r.pdf", title="r", text="한 쪽만 남은 새 판이다.")], files=["r.pdf"])
+    docs = {c.doc_id for c in idx.iter_chunks()}
+    assert res.removed == 3 and res.added == 1
+    assert not any(d.startswith("r.pdf#") for d in docs) and {"r.pdf", "r.pdfx", "r.pdf-notes", "kimchi"} <= docs
+    records = read_records(idx.dir)
+    assert "r.pdf#page1" not in records and "r.pdf" in records
+    # without `files`, an add replaces only the documents it names
+    idx.add([Document(id="r.pdf#page9", title="r", text="아홉째 쪽.")])
+    assert {"r.pdf", "r.pdf#page9"} <= {c.doc_id for c in idx.iter_chunks()}

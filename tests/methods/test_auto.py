@@ -120,11 +120,15 @@ def test_bad_options_and_router_files_are_clear_errors(tmp_path):
     with pytest.raises(ConfigError, match="route"):
         Auto.parse_options({"route": "sideways"})
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"format": "gaji-auto-router/1", "routes": ["closed"], "features": ["ko"],
+    bad.write_text(json.dumps({"format": "gaji-auto-router/1", "routes": ["closed"], "features": ["words"],
                                "weights": [[1.0, 2.0]], "bias": [0.0], "mean": [0.0], "scale": [1.0],
                                "methods": {"closed": {"method": "nor"}}}))
     with pytest.raises(ConfigError, match="do not match"):
         Auto.parse_options({"router": str(bad)})
+    old = tmp_path / "old.json"  # a router trained with the language feature, which routing no longer computes
+    old.write_text(bad.read_text().replace('["words"]', '["ko"]'))
+    with pytest.raises(ConfigError, match=r"unknown feature\(s\) \['ko'\].*train-auto"):
+        Auto.parse_options({"router": str(old)})
     with pytest.raises(ConfigError, match="no auto router here"):
         Auto.parse_options({"router": str(tmp_path / "missing.json")})
 
@@ -137,7 +141,42 @@ def test_the_shipped_router_loads_and_records_its_training():
 
 def test_features_read_english_and_korean_questions():
     en = question_features("Who was born first, Park Chan-wook or Bong Joon-ho?", p_compare=0.9)
-    assert en["ko"] == 0 and en["compare"] == 1 and en["names"] == 2 and en["who"] == 1 and en["p_compare"] == 0.9
+    assert en["compare"] == 1 and en["names"] == 2 and en["who"] == 1 and en["p_compare"] == 0.9
     ko = question_features("영화 『올드보이』 감독의 고향은 어디인가요?", p_compare=0.1)
-    assert ko["ko"] == 1 and ko["where"] == 1 and ko["nesting"] >= 1 and ko["names"] >= 1
-    assert list(en) == list(FEATURES)
+    assert ko["where"] == 1 and ko["nesting"] >= 1 and ko["names"] >= 1
+    assert list(en) == list(FEATURES) and "ko" not in FEATURES
+
+
+# a Korean question and its English translation: the router must not learn the language from the features
+PAIRS = [
+    ("훈민정음은 몇 년에 반포되었나요?", "In what year was Hunminjeongeum promulgated?"),
+    ("한라산의 높이는 얼마인가요?", "How high is Hallasan?"),
+    ("영화 『올드보이』 감독의 고향은 어디인가요?", "Where is the hometown of the director of the film Oldboy?"),
+    ("박찬욱과 봉준호 중 누가 먼저 태어났나요?", "Who was born first, Park Chan-wook or Bong Joon-ho?"),
+    ("명량 해전을 지휘한 장군은 누구인가요?", "Who was the admiral who commanded the Battle of Myeongnyang?"),
+    ("세종이 즉위한 해에 태어난 사람은 누구인가요?", "Who was born in the year Sejong took the throne?"),
+]
+
+
+@pytest.mark.parametrize("ko, en", PAIRS)
+def test_a_korean_question_and_its_translation_read_alike(ko, en):
+    fk, fe = question_features(ko, p_compare=0.5), question_features(en, p_compare=0.5)
+    for name in ("compare", "yes_no", "when", "who", "where", "number", "which", "digits"):
+        assert fk[name] == fe[name], (name, ko, en)
+    assert abs(fk["words"] - fe["words"]) < 0.45  # within a factor of about 1.5 in words
+    assert abs(fk["names"] - fe["names"]) <= 1 and abs(fk["nesting"] - fe["nesting"]) <= 1
+
+
+def test_korean_particles_are_not_cues():
+    f = question_features("훈민정음은 몇 년에 반포되었나요?", p_compare=0.7)
+    # "몇 년" asks when (not how many), "은" is a topic particle (not a relative clause), and one name with no
+    # comparison cue has nothing to compare (the shape router's P(compare) does not count)
+    assert f["when"] == 1 and f["number"] == 0 and f["nesting"] == 0 and f["p_compare"] == 0.0
+    assert question_features("한라산의 높이는 몇 미터인가요?", p_compare=0.5)["number"] == 1
+
+
+def test_the_shipped_router_routes_a_korean_question_like_its_translation():
+    r = shared_auto_router("")
+    for ko, en in PAIRS:
+        pk, pe = r.decide(ko).probs, r.decide(en).probs
+        assert max(abs(pk[x] - pe[x]) for x in ROUTES) < 0.1, (ko, pk, en, pe)

@@ -191,3 +191,33 @@ def test_cot_reader_writes_the_chain_sentence_by_sentence_and_stops_at_the_answe
 def test_direct_reader_fits_its_own_demonstrations():
     t, llm, _ = run(["So the answer is: Fig.", "Fig."], reader="direct", context_tokens=1500)
     assert t.root.data["demos_planned"] < t.root.data["reader_demos"]
+
+
+KO_DOCS = [("ko-h", "훈민정음", "훈민정음은 세종이 1443년에 창제하고 1446년에 반포한 문자 체계이다."),
+           ("ko-s", "세종", "세종은 조선의 제4대 국왕으로 1418년부터 1450년까지 재위하였다.")]
+KO_Q = "훈민정음은 몇 년에 반포되었나요?"
+
+
+def test_korean_answer_marker_stops_and_the_direct_reader_answers_with_the_span():
+    # the demo's one-hop question on the chain: step 1 states the answer (IRCoT retrieves with it, as the paper
+    # does), step 2 says "따라서 정답은:" and reasoning stops there (no retrieval with it); the direct reader's
+    # span is the answer, not the marker's text
+    t, llm, r = run(["훈민정음은 1446년에 반포되었다.", "따라서 정답은: 1446년.", "1446년"],
+                    docs=KO_DOCS, question=KO_Q, reader="direct")
+    assert t.status == "ok", t.error
+    assert t.root.data["stop_reason"] == "answer" and r.queries == [KO_Q, "훈민정음은 1446년에 반포되었다."]
+    assert t.answer == "1446년" and t.usage().calls == 3
+
+
+@pytest.mark.parametrize("echo, question, docs", [
+    ("훈민정음은 몇 년에 반포되었나요?", KO_Q, KO_DOCS),
+    ("훈민정음은  몇 년에 반포되었나요", KO_Q, KO_DOCS),
+    ("Which fruit follows cherry?", Q, DOCS),
+    ("apple, banana", Q, DOCS),
+])
+def test_a_step_that_asks_or_restates_the_question_ends_reasoning(echo, question, docs):
+    t, _, r = run([echo, "따라서 정답은: X.", "X"], docs=docs, question=question, reader="direct")
+    steps = [c for c in t.root.children if c.kind == "step"]
+    assert len(steps) == 1 and steps[0].status == "skipped" and t.root.data["stop_reason"] == "no_progress"
+    assert r.queries == [question]  # the echo was not searched: it finds what the question found
+    assert t.usage().calls == 2 and t.answer  # one step, then the reader answers from the collected paragraphs

@@ -43,7 +43,7 @@ ROUTE_METHODS: dict[str, dict[str, Any]] = {
 }
 # how each feature reads in a reason, in English and Korean
 _CUES = {
-    "ko": ("Korean question", "한국어 질문"), "words": ("length", "길이"), "names": ("names", "이름 수"),
+    "words": ("length", "길이"), "names": ("names", "이름 수"),
     "compare": ("comparison cue", "비교 표현"), "yes_no": ("yes/no question", "예/아니오 질문"),
     "when": ("asks when", "시점 질문"), "who": ("asks who", "인물 질문"), "where": ("asks where", "장소 질문"),
     "number": ("asks how many", "수량 질문"), "which": ("asks which", "선택 질문"),
@@ -157,7 +157,8 @@ class AutoRouter:
             raise ConfigError(f"{p}: field 'routes' has unknown route(s) {unknown}; known: {', '.join(ROUTES)}")
         bad = [f for f in features if f not in FEATURES]
         if bad:
-            raise ConfigError(f"{p}: field 'features' has unknown feature(s) {bad}; known: {', '.join(FEATURES)}")
+            raise ConfigError(f"{p}: field 'features' has unknown feature(s) {bad}; known: {', '.join(FEATURES)} "
+                              "(retrain it with `gaji classifier train-auto`)")
         if W.shape != (len(routes), len(features)) or b.shape != (len(routes),) or mean.shape != (len(features),) \
                 or scale.shape != (len(features),):
             raise ConfigError(f"{p}: fields 'weights', 'bias', 'mean', 'scale' do not match {len(routes)} routes "

@@ -2,7 +2,8 @@
 
     page.py     GET /  (the web page) and /static
     info.py     GET /api/health, /api/methods, /api/metrics
-    indexes.py  GET /api/indexes, /api/indexes/{name};  POST, DELETE /api/indexes/{name}/documents
+    indexes.py  GET /api/indexes, /api/indexes/{name};  POST, DELETE /api/indexes/{name}/documents;
+                POST /api/indexes/{name}/files
     ask.py      POST /api/ask, /api/ask/stream (server-sent events)
     history.py  GET /api/traces/{id}, /api/conversations/{id};  POST /api/feedback
     chat.py     POST /v1/chat/completions, GET /v1/models (the OpenAI-compatible API)

@@ -1,5 +1,6 @@
 """The indexes by name: list them, read one's status (with the progress of a build, add or fill working on
-it, and whether its vectors are complete), add documents to one (JSONL upload), remove some."""
+it, and whether its vectors are complete), add documents to one (JSONL upload) or files (PDF, HWP, DOCX …,
+gaji.serve.uploads), remove some."""
 from __future__ import annotations
 
 import asyncio
@@ -14,6 +15,7 @@ from gaji.serve import schemas
 from gaji.serve.errors import ERRORS, ApiError, error_response, error_status, internal_error
 from gaji.serve.indexes import IndexSet, UploadInvalid, parse_documents_jsonl
 from gaji.serve.routes import Indexes
+from gaji.serve.uploads import FilesTooLarge, count_chunks, decode_files, read_files
 
 router = APIRouter(tags=["indexes"])
 
@@ -70,6 +72,32 @@ async def upload(name: str, request: Request, indexes: Indexes) -> Any:
         return error_response(400, str(e), line=e.line, field=e.field, errors=e.errors)
     result = await _write(indexes, name, indexes.add_documents, docs)
     return {"index": name, "added": len(docs), "chunks": result,
+            "status": await asyncio.to_thread(indexes.status, name)}
+
+
+@router.post("/api/indexes/{name}/files", response_model=schemas.FilesResponse,
+             responses={**ERRORS, 413: {"model": schemas.ErrorResponse}, 422: {"model": schemas.ErrorResponse},
+                        503: {"model": schemas.ErrorResponse}})
+async def upload_files(name: str, body: schemas.FilesRequest, request: Request, indexes: Indexes) -> Any:
+    """Document files in base64 (`{"files": [{"name": "보고서.hwp", "content_base64": "…"}]}`), read by the
+    readers `gaji index build` uses; a file sent again under its name replaces what it had. Every file gets
+    a result: added (documents, chunks) or refused (reason). 200 when at least one file was added, 422
+    (with the results) when none could be read, 413 when the files together are over the upload limit."""
+    indexes.resolve(name)
+    try:
+        files = decode_files([(f.name, f.content_base64) for f in body.files],
+                             request.app.state.config.max_upload_bytes)
+    except FilesTooLarge as e:
+        raise ApiError(413, str(e)) from None
+    docs, results = await asyncio.to_thread(read_files, files)
+    if not docs:
+        raise ApiError(422, "no file could be read: " + "; ".join(f"{r.name}: {r.reason}" for r in results[:5]),
+                       files=[r.to_dict() for r in results])
+    await asyncio.to_thread(lambda: count_chunks(docs, results, indexes.chunking(name)))
+    added = [r.name for r in results if r.status == "added"]
+    result = await _write(indexes, name, lambda n, d: indexes.add_files(n, d, added), docs)
+    return {"index": name, "added": len(added), "refused": len(results) - len(added),
+            "files": [r.to_dict() for r in results], "chunks": result,
             "status": await asyncio.to_thread(indexes.status, name)}
 
 

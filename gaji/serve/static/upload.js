@@ -1,0 +1,151 @@
+// gaji web page, adding documents: files dropped on (or picked in) the drop zone are sent, one request per
+// file, to POST /api/indexes/{index}/files as base64 in JSON (the server takes writes as JSON only, which a
+// page on another site cannot send without the server's consent). The index is the one chosen in the
+// question form. Each file gets a line: how many chunks it added, or why it was refused. Server data (file
+// names, reasons) is always inserted as text (textContent), never as HTML.
+"use strict";
+
+(() => {
+  const T = {
+    en: {
+      title: "Add documents", drop: "Drop files here or click to choose them",
+      formats: "HWP, HWPX, PDF, DOCX, PPTX, XLSX, HTML, TXT, MD", sending: "reading and indexing…",
+      added: (n) => `added: ${n} ${n === 1 ? "chunk" : "chunks"}`, refused: "refused", failed: "failed",
+      type: "not a document type gaji reads", unreadable: "the browser could not read the file",
+    },
+    ko: {
+      title: "문서 추가", drop: "파일을 여기에 끌어다 놓거나 눌러서 고르세요",
+      formats: "HWP, HWPX, PDF, DOCX, PPTX, XLSX, HTML, TXT, MD", sending: "읽고 색인하는 중…",
+      added: (n) => `추가됨: 조각 ${n}개`, refused: "거부됨", failed: "실패",
+      type: "gaji가 읽는 문서 형식이 아닙니다", unreadable: "브라우저가 파일을 읽지 못했습니다",
+    },
+  };
+  const SUFFIXES = [".hwp", ".hwpx", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".txt", ".md"];
+  const $ = (id) => document.getElementById(id);
+  const lang = () => (document.documentElement.lang === "ko" ? "ko" : "en");
+  const t = (k) => T[lang()][k] || T.en[k] || k;
+  const rows = []; // {name, state: "sending"|"added"|"refused"|"failed", chunks, format, reason, notices, li}
+  let queue = Promise.resolve();
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function headers() {
+    const h = { "Content-Type": "application/json" };
+    const key = sessionStorage.getItem("gaji.key");
+    if (key) h["X-API-Key"] = key;
+    return h;
+  }
+
+  const index = () => ($("index") && !$("index").disabled ? $("index").value : "");
+
+  function showCard() {
+    const name = index();
+    $("upload-card").classList.toggle("hidden", !name);
+    $("upload-index").textContent = name;
+  }
+
+  function applyLang() {
+    for (const e of document.querySelectorAll("[data-up]")) e.textContent = t(e.dataset.up);
+    for (const r of rows) renderRow(r);
+  }
+
+  function renderRow(r) {
+    const li = r.li;
+    li.className = `upload-row up-${r.state}`;
+    let what = t("sending");
+    if (r.state === "added") what = t("added")(r.chunks);
+    else if (r.state === "refused") what = `${t("refused")}: ${r.reason}`;
+    else if (r.state === "failed") what = `${t("failed")}: ${r.reason}`;
+    const mark = { sending: "…", added: "✓", refused: "✗", failed: "✗" }[r.state];
+    const parts = [el("span", "up-mark", mark), el("span", "up-name", r.name)];
+    if (r.format) parts.push(el("span", "badge", r.format));
+    parts.push(el("span", "up-what", what));
+    li.replaceChildren(...parts);
+    for (const n of r.notices || []) li.append(el("div", "muted small up-notice", n));
+  }
+
+  function addRow(name) {
+    const r = { name, state: "sending", chunks: 0, format: "", reason: "", notices: [], li: el("li") };
+    rows.push(r);
+    $("upload-results").prepend(r.li);
+    renderRow(r);
+    return r;
+  }
+
+  function readBase64(file) {
+    return new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+      reader.onerror = () => reject(new Error(t("unreadable")));
+      reader.readAsDataURL(file);
+    });
+  }
+
+  async function send(file, r, target) {
+    try {
+      const content = await readBase64(file);
+      const res = await fetch(`/api/indexes/${encodeURIComponent(target)}/files`, {
+        method: "POST", headers: headers(), body: JSON.stringify({ files: [{ name: file.name, content_base64: content }] }),
+      });
+      let body = {};
+      try { body = await res.json(); } catch (_) { /* not JSON */ }
+      const one = (body.files || [])[0];
+      if (one) {
+        Object.assign(r, { state: one.status === "added" ? "added" : "refused", chunks: one.chunks || 0,
+                           format: one.format || "", reason: one.reason || "", notices: one.notices || [] });
+      } else {
+        Object.assign(r, { state: "failed", reason: body.error || `HTTP ${res.status}` });
+        if (res.status === 401) $("key-panel").classList.remove("hidden");
+      }
+    } catch (e) {
+      Object.assign(r, { state: "failed", reason: e.message });
+    }
+    renderRow(r);
+  }
+
+  function upload(files) {
+    const target = index();
+    if (!target) return;
+    for (const file of files) {
+      const r = addRow(file.name);
+      const dot = file.name.lastIndexOf(".");
+      if (dot < 0 || !SUFFIXES.includes(file.name.slice(dot).toLowerCase())) {
+        Object.assign(r, { state: "refused", reason: t("type") });
+        renderRow(r);
+        continue;
+      }
+      queue = queue.then(() => send(file, r, target)); // one at a time: the index has one writer anyway
+    }
+  }
+
+  function init() {
+    const zone = $("drop-zone");
+    if (!zone) return;
+    for (const name of ["dragenter", "dragover"]) {
+      zone.addEventListener(name, (e) => { e.preventDefault(); zone.classList.add("over"); });
+    }
+    for (const name of ["dragleave", "drop"]) zone.addEventListener(name, () => zone.classList.remove("over"));
+    zone.addEventListener("drop", (e) => {
+      e.preventDefault();
+      upload(Array.from(e.dataTransfer.files || []));
+    });
+    // a file dropped beside the zone would make the browser leave the page to open it
+    for (const name of ["dragover", "drop"]) document.addEventListener(name, (e) => e.preventDefault());
+    $("upload-input").addEventListener("change", (e) => {
+      upload(Array.from(e.target.files || []));
+      e.target.value = ""; // the same file can be picked again
+    });
+    $("index").addEventListener("change", showCard);
+    new MutationObserver(showCard).observe($("index"), { childList: true, attributes: true });
+    new MutationObserver(applyLang).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
+    applyLang();
+    showCard();
+  }
+
+  document.addEventListener("DOMContentLoaded", init);
+})();
