@@ -26,6 +26,11 @@ from gaji.registry import METHODS
 from gaji.types import Trace
 
 
+def copy_settings(s: Settings) -> Settings:
+    """A Settings that shares nothing mutable with `s` (its mappings are copied too)."""
+    return dataclasses.replace(s, retriever_options=dict(s.retriever_options), sources=dict(s.sources))
+
+
 class Gaji:
     def __init__(
         self,
@@ -35,7 +40,8 @@ class Gaji:
         settings: Settings | None = None,
         **overrides: Any,
     ):
-        s = settings or load_settings({})
+        # a copy: the caller's Settings may build other Gaji objects (one per index), which must not share this one's
+        s = copy_settings(settings) if settings is not None else load_settings({})
         for k, v in overrides.items():
             if v is not None:
                 setattr(s, k, v)

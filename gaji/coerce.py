@@ -103,3 +103,53 @@ def _typed(value: Any, ty: Any, what: str) -> Any:
         return [coerce(x, inner, what) for x in value]
     return value
 
+
+
+# -- allowed ranges --------------------------------------------------------------------------------
+# The bounds of numeric options, by name: an option means the same wherever it appears (a method's options, a
+# retriever's, the settings), so one table serves them all. Every entry point checks here: Method.__init__ (method
+# options however they were made: -o flags, /api/ask and /v1 JSON, the Python API, GAJI_K), the retriever and
+# settings parsers, and `gaji index search -k`. The upper bounds keep one question's work finite: a huge k, depth
+# or step count would run for hours or exhaust memory instead of failing. A method whose own meaning of a name
+# differs (0 = "the default") widens the range in its `option_ranges`.
+MAX_K = 100  # passages per search: more than any prompt holds (a 8k-token context fits ~20 passages)
+MAX_DEPTH = 8  # levels of a question tree below its root
+MAX_STEPS = 50  # iterations / reasoning steps / chain links / follow-ups of one question
+MAX_BRANCH = 20  # sub-questions (or list items) one node splits into
+MAX_NODES = 500  # nodes of one question tree
+MAX_TOKENS = 32_768  # one generation's token budget, and a prompt's context budget is at most 4x that
+MAX_CHARS = 1_000_000  # characters of one passage shown in a prompt
+MAX_WORDS = 5_000  # words of a long-form answer or summary
+
+Range = tuple[float, float]
+OPTION_RANGES: dict[str, Range] = {
+    "k": (1, MAX_K), "node_k": (1, MAX_K), "long_passages": (1, MAX_K), "max_paragraphs": (1, MAX_K * MAX_STEPS),
+    "max_depth": (0, MAX_DEPTH),
+    "max_steps": (1, MAX_STEPS), "iterations": (1, MAX_STEPS), "max_length": (1, MAX_STEPS),
+    "max_followups": (0, MAX_STEPS), "max_calls": (0, MAX_STEPS * 4),
+    "max_children": (1, MAX_BRANCH), "max_items": (1, MAX_BRANCH), "max_subquestions": (1, MAX_BRANCH),
+    "max_nodes": (1, MAX_NODES),
+    "max_tokens": (1, MAX_TOKENS), "step_tokens": (1, MAX_TOKENS), "answer_tokens": (1, MAX_TOKENS),
+    "subq_tokens": (1, MAX_TOKENS), "reader_tokens": (1, MAX_TOKENS),
+    "context_tokens": (0, MAX_TOKENS * 4), "context_budget": (1, MAX_TOKENS * 4),
+    "passage_chars": (1, MAX_CHARS), "doc_chars": (1, MAX_CHARS),
+    "words": (1, MAX_WORDS), "summary_words": (1, MAX_WORDS), "answer_words": (1, MAX_WORDS),
+    "m": (0, MAX_BRANCH), "max_demos": (0, MAX_K),
+    "threshold": (0.0, 1.0), "temperature": (0.0, 2.0),
+}
+
+
+def _num(x: float) -> str:
+    return str(x) if isinstance(x, int) else f"{x:g}"
+
+
+def check_range(name: str, value: Any, what: str, ranges: dict[str, Range] | None = None) -> Any:
+    """`value` when option `name` has no bound or lies inside it, else a ConfigError starting with `what` and
+    naming the allowed range. `ranges` overrides OPTION_RANGES for some names."""
+    bound = (ranges or {}).get(name) or OPTION_RANGES.get(name)
+    if bound is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    low, high = bound
+    if not low <= value <= high:  # NaN fails too
+        raise ConfigError(f"{what} must be between {_num(low)} and {_num(high)}, not {_num(value)}")
+    return value

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from gaji.coerce import parse_bool, parse_pairs
+from gaji.coerce import check_range, parse_bool, parse_pairs
 from gaji.errors import ConfigError
 
 
@@ -75,9 +75,9 @@ def coerce_setting(name: str, value: Any, source: str) -> Any:
         if ty.startswith("bool"):
             return value if isinstance(value, bool) else parse_bool(str(value))
         if ty.startswith("int"):
-            return int(value)
+            return check_range(name, int(value), f"{source}: setting {name!r}")
         if ty.startswith("float"):
-            return float(value)
+            return check_range(name, float(value), f"{source}: setting {name!r}")
         return str(value)
     except (TypeError, ValueError):
         raise ConfigError(f"{source}: setting {name!r} cannot be {value!r} (expected {ty})") from None

@@ -10,7 +10,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypeVar
 
-from gaji.coerce import coerce
+from gaji.coerce import check_range, coerce
 from gaji.errors import ConfigError
 from gaji.types import Trace
 
@@ -52,7 +52,8 @@ class Registry(Generic[T]):
             if key not in declared:
                 known = ", ".join(sorted(declared)) or "none"
                 raise ConfigError(f"{self.kind} {name!r} has no option {key!r}; its options: {known}")
-            out[key] = coerce(value, declared[key], f"option {key!r} of {self.kind} {name!r}")
+            what = f"option {key!r} of {self.kind} {name!r}"
+            out[key] = check_range(key, coerce(value, declared[key], what), what)
         return out
 
     def _load(self) -> None:

@@ -69,3 +69,16 @@ def test_the_settings_k_is_checked_like_a_method_option():
     s.sources["k"] = "flag"
     with pytest.raises(ConfigError, match="option k of method 'toq' must be at least 1"):
         Gaji(settings=s).make_method("toq")
+
+
+def test_a_settings_object_given_to_gaji_is_never_changed():
+    s = Settings(llm="scripted", retriever="contre", retriever_options={"max_depth": "1"})
+    s.sources["k"] = "flag"
+    a = Gaji(index="/idx/a", settings=s, k=7, retriever_options={"base": "bm25"})
+    b = Gaji(index="/idx/b", settings=s)
+    assert s.index is None and s.k == 5 and s.retriever_options == {"max_depth": "1"}  # the caller's, untouched
+    assert (a.settings.index, b.settings.index) == ("/idx/a", "/idx/b")  # two instances, two indexes
+    assert a.settings.k == 7 and b.settings.k == 5 and b.settings.retriever_options == {"max_depth": "1"}
+    a.settings.sources["k"] = "changed"
+    a.settings.retriever_options["node_k"] = "3"
+    assert s.sources["k"] == "flag" and "node_k" not in s.retriever_options and "node_k" not in b.settings.retriever_options

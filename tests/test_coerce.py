@@ -40,3 +40,35 @@ def test_typed_values_must_fit_the_option_type():
                       ("a", list[int]), ([1.5], list[int]), ({}, int)]:
         with pytest.raises(ConfigError, match="^opt: cannot read"):
             coerce(value, ty, "opt")
+
+
+def test_check_range_names_the_option_and_the_allowed_range():
+    from gaji.coerce import MAX_K, check_range
+
+    assert MAX_K == 100
+    assert check_range("k", 100, "option 'k'") == 100 and check_range("k", 1, "option 'k'") == 1
+    assert check_range("seed", 10**12, "option 'seed'") == 10**12  # no bound
+    assert check_range("k", "many", "x") == "many"  # not a number: the type check's business
+    with pytest.raises(ConfigError, match=r"^option 'k' must be between 1 and 100, not 1000000000$"):
+        check_range("k", 1_000_000_000, "option 'k'")
+    with pytest.raises(ConfigError, match="between 1 and 100, not -5"):
+        check_range("k", -5, "option 'k'")
+    with pytest.raises(ConfigError, match="between 0 and 1, not nan"):
+        check_range("threshold", float("nan"), "option 'threshold'")
+    assert check_range("k", 0, "x", {"k": (0, MAX_K)}) == 0  # a method's own meaning of 0
+
+
+def test_every_method_default_lies_inside_its_range():
+    import dataclasses
+
+    from gaji.coerce import OPTION_RANGES
+    from gaji.registry import METHODS
+
+    for entry in METHODS.entries():
+        cls = entry.obj
+        opts = cls.Options()
+        ranges = {**OPTION_RANGES, **cls.option_ranges}
+        for f in dataclasses.fields(opts):
+            if f.name in ranges:
+                low, high = ranges[f.name]
+                assert low <= getattr(opts, f.name) <= high, (entry.name, f.name)

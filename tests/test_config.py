@@ -69,3 +69,11 @@ def test_retriever_options_from_flag_env_and_file(tmp_path):
     assert s.retriever_options == {"max_depth": "2"} and s.sources["retriever_options"] == "flag"
     with pytest.raises(ConfigError, match="GAJI_RETRIEVER_OPTIONS"):
         load_settings({}, env={"GAJI_RETRIEVER_OPTIONS": "max_depth"}, cwd=tmp_path)
+
+
+def test_k_out_of_range_names_its_source_and_the_range(tmp_path):
+    with pytest.raises(ConfigError, match=r"environment GAJI_K: setting 'k' must be between 1 and 100, not 1000"):
+        load_settings({}, env={"GAJI_K": "1000"}, cwd=tmp_path)
+    with pytest.raises(ConfigError, match=r"flag --k: setting 'k' must be between 1 and 100, not 0"):
+        load_settings({"k": 0}, env={}, cwd=tmp_path)
+    assert load_settings({"k": 100}, env={}, cwd=tmp_path).k == 100

@@ -45,3 +45,12 @@ def test_the_real_retrievers_declare_their_options():
     assert RETRIEVERS.parse_options("hybrid", {"rrf_k": "30"}) == {"rrf_k": 30.0}
     with pytest.raises(ConfigError, match="bm25"):
         RETRIEVERS.parse_options("bm25", {"rrf_k": "30"})
+
+
+def test_retriever_options_are_bounded_like_method_options():
+    from gaji.registry import RETRIEVERS
+
+    with pytest.raises(ConfigError, match="option 'max_depth' of retriever 'contre' must be between 0 and 8, not 50"):
+        RETRIEVERS.parse_options("contre", {"max_depth": "50"})
+    with pytest.raises(ConfigError, match="option 'node_k' of retriever 'contre' must be between 1 and 100"):
+        RETRIEVERS.parse_options("contre", {"node_k": "100000"})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from gaji.coerce import MAX_K
 from gaji.config import Settings, load_settings
 
 
@@ -16,7 +17,7 @@ def add_settings_flags(p: argparse.ArgumentParser, *, index: bool = True) -> Non
         g.add_argument("--retriever", help="bm25 | dense | hybrid (default hybrid)")
         g.add_argument("--retriever-opt", dest="retriever_options", action="append", metavar="KEY=VALUE",
                        help="an option of the retriever (repeatable), e.g. rrf_k=30, or max_depth=1 for contre")
-        g.add_argument("-k", "--k", type=int, dest="k", help="passages per retrieval")
+        g.add_argument("-k", "--k", type=int, dest="k", help=f"passages per retrieval (1 to {MAX_K})")
     g.add_argument("--lang", choices=["auto", "ko", "en"], help="prompt language (default: follows the question)")
     g.add_argument("--cache", action=argparse.BooleanOptionalAction, default=None, help="on-disk LLM response cache")
     g.add_argument("--parallel", type=int, help="LLM parallel slots (embedded backend)")

@@ -20,6 +20,8 @@ import os
 import sys
 import textwrap
 
+from gaji.coerce import MAX_K
+
 __all__ = ["register"]
 
 
@@ -110,7 +112,7 @@ def register(sub) -> None:
     s.add_argument("index", metavar="DIR")
     s.add_argument("query")
     s.add_argument("--retriever", default="hybrid", help="bm25 | dense | hybrid (default hybrid)")
-    s.add_argument("-k", "--k", type=int, default=5)
+    s.add_argument("-k", "--k", type=int, default=5, help=f"passages to print (1 to {MAX_K})")
     s.add_argument("--json", action="store_true", help="print passages as JSON lines")
     s.add_argument("--width", type=int, default=300, help="characters of passage text to show")
     s.set_defaults(func=_search)
@@ -312,11 +314,13 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
+    from gaji.coerce import check_range
     from gaji.index.store import open_index
     from gaji.types import format_location
 
     from gaji.index.pending import BM25UntilVectors, vectors_note
 
+    check_range("k", args.k, "-k")  # before the index is opened: a bad k is the user's mistake, named as such
     idx = open_index(args.index)
     r = idx.retriever(args.retriever)
     passages = r.search(args.query, args.k)

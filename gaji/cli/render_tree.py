@@ -47,9 +47,13 @@ def node_label(node: Node, trace: Trace, max_passages: int = 5, width: int = 160
         if f.tone == "tag":
             t.append(f" {f.text}", style="cyan")
     t.append("  ")
-    shown = node.filled_question or node.question
+    # a node whose description words its filled question itself, under its own label (a follow-up's rewrite:
+    # "rewritten as"), is headed by the question as asked, its input; else by the filled question
+    filled_said = bool(node.filled_question) and any(
+        f.tone != "tag" and f.text == node.filled_question for f in node.display)
+    shown = node.question if filled_said else (node.filled_question or node.question)
     t.append(_clip(shown, width), style="bold")
-    if node.filled_question and node.filled_question != node.question:
+    if not filled_said and node.filled_question and node.filled_question != node.question:
         t.append("\n  from: ", style="dim")
         t.append(_clip(node.question, width), style="dim")
     if node.query:

@@ -75,10 +75,13 @@ def _check_and_resolve(llm: TrackedLLM, node: Node, question: str, history: list
 
 
 def describe_rewrite(node: Node, lang: str) -> list:
-    """How the rewrite node is shown (Node.display): a follow-up after N turns, and why it was kept as asked
-    when it was (renderers show the question as asked beside the rewrite themselves)."""
+    """How the rewrite node is shown (Node.display): a follow-up after N turns, the standalone question it was
+    rewritten as, and why it was kept as asked when it was. The renderers show a node whose description
+    words its filled question under the question as asked (here: the follow-up, the rewrite's input)."""
     turns = node.data.get("turns", 0)
     f = Facts(lang).tag("follow-up", "후속 질문", True, f"after {turns} turn(s)" if lang != "ko" else f"대화 {turns}턴 뒤")
+    changed = node.filled_question and node.filled_question != node.question
+    f.note("rewritten as", "다시 쓴 질문", node.filled_question if changed else None)
     kept = node.status == "failed" or "unusable_output" in node.data
     f.decision("kept as asked", "물은 그대로", kept, "the rewrite failed" if lang != "ko" else "다시 쓰기 실패")
     for step in node.data.get("resolve", {}).get("steps", []):

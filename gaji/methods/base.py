@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
-from gaji.coerce import coerce
+from gaji.coerce import Range, check_range, coerce
 from gaji.errors import ConfigError, GajiError, LLMError
 from gaji.index.base import Retriever
 from gaji.llm.streaming import AnswerSink, AnswerStream
@@ -116,6 +116,8 @@ class Method:
     long_form: ClassVar[bool] = False  # always writes paragraphs (ConTReGen); see long_answers()
     # purposes of the LLM calls on the root node that write the answer (streamed when `on_answer` is set)
     answer_purposes: ClassVar[frozenset[str]] = frozenset({"answer"})
+    # where this method's meaning of an option differs from gaji.coerce.OPTION_RANGES (e.g. k=0: "the default")
+    option_ranges: ClassVar[dict[str, Range]] = {}
 
     @dataclass
     class Options:
@@ -126,6 +128,10 @@ class Method:
             options = self.Options()
         if overrides:
             options = dataclasses.replace(options, **overrides)
+        # every way options arrive (flags, JSON, GAJI_K, code) ends here: the numeric bounds are checked once
+        for f in dataclasses.fields(options):
+            check_range(f.name, getattr(options, f.name), f"option {f.name!r} of method {self.name!r}",
+                        self.option_ranges)
         self.opts = options
 
     # -- options from strings (CLI `-o key=value`, HTTP params) -------------

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import logging
 from typing import Any
 
@@ -54,20 +53,6 @@ def needs_key(path: str, method: str) -> bool:
         return False
     return (path.startswith("/api/") or path == "/api" or path.startswith("/openapi")
             or path.startswith("/v1/") or path == "/v1")
-
-
-def openai_error(status: int, message: str) -> dict[str, Any]:
-    """OpenAI's error body, for the OpenAI-compatible paths (/v1/…): their clients read this shape."""
-    kind = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-            404: "not_found_error", 413: "invalid_request_error", 429: "rate_limit_error"}.get(status, "server_error")
-    code = {401: "invalid_api_key", 404: "not_found", 413: "request_too_large", 503: "server_busy",
-            504: "timeout"}.get(status)
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
-
-
-def error_body(path: str, status: int, message: str) -> bytes:
-    body = openai_error(status, message) if path.startswith("/v1/") else {"error": message}
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
 class ApiKeyMiddleware:
@@ -114,14 +99,7 @@ class ApiKeyMiddleware:
 
 async def _refuse(send: Send, path: str, status: int, msg: str) -> None:
     headers = [(b"www-authenticate", b'Bearer realm="gaji"')] if status == 401 else []
-    if not path.startswith("/v1/"):
-        await send_error(send, status, msg, headers)
-        return
-    body = error_body(path, status, msg)
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            *headers]})
-    await send({"type": "http.response.body", "body": body})
+    await send_error(send, path, status, msg, headers)
 
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

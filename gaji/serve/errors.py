@@ -27,8 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Scope
 
 from gaji.errors import GajiError, IndexUnusableError, LLMError
-from gaji.serve.asgi import AddHeadersMiddleware
-from gaji.serve.auth import openai_error
+from gaji.serve.asgi import AddHeadersMiddleware, error_json, is_openai_path, openai_error
 from gaji.serve.indexes import UnknownIndex, scrub_text
 from gaji.serve.schemas import ErrorResponse
 
@@ -94,9 +93,7 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
 
 def _respond(request: Request, status: int, message: str, headers: dict[str, str] | None = None,
              **extra: Any) -> JSONResponse:
-    if request.url.path.startswith("/v1/"):
-        return JSONResponse(openai_error(status, message), status_code=status, headers=headers)
-    return error_response(status, message, headers, **extra)
+    return JSONResponse(error_json(request.url.path, status, message, **extra), status_code=status, headers=headers)
 
 
 def add_error_handlers(app: FastAPI) -> None:
@@ -127,7 +124,7 @@ def add_error_handlers(app: FastAPI) -> None:
 
 def _internal(request: Request, e: BaseException) -> JSONResponse:
     body = internal_error(e, _rid(request))
-    if request.url.path.startswith("/v1/"):
+    if is_openai_path(request.url.path):
         return JSONResponse(openai_error(500, body["error"]), status_code=500)
     return JSONResponse(body, status_code=500)
 

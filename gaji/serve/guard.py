@@ -150,4 +150,4 @@ class RequestGuardMiddleware:
             await self.app(scope, receive, send)
             return
         status, message = refused
-        await send_error(send, status, message, [(b"connection", b"close")])
+        await send_error(send, scope["path"], status, message, [(b"connection", b"close")])

@@ -6,7 +6,7 @@ their files in base64, a third larger than the files: their body may be that muc
 for the JSON around the files), and the route checks the decoded files against the upload limit
 itself (gaji.serve.uploads). A declared `Content-Length` over the limit is
 refused before the body is read; a chunked body is counted as it arrives and refused when it
-crosses the limit. Either way the client gets 413 `{"error": ...}`.
+crosses the limit. Either way the client gets 413 with an error body (OpenAI's shape on /v1).
 """
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class BodyLimitMiddleware:
         files = self.max_upload if is_file_upload(scope["path"], scope["method"]) else None
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await _send_413(send, limit, files)
+            await send_error(send, scope["path"], 413, BodyTooLarge(limit, files).detail, [(b"connection", b"close")])
             return
         seen = 0
 
@@ -88,7 +88,3 @@ class BodyLimitMiddleware:
             return msg
 
         await self.app(scope, counting_receive, send)
-
-
-async def _send_413(send: Send, limit: int, files: int | None = None) -> None:
-    await send_error(send, 413, BodyTooLarge(limit, files).detail, [(b"connection", b"close")])

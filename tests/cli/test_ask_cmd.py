@@ -51,3 +51,14 @@ def test_sources_say_where_in_the_file():
     t.citations = [p.id]
     out = rendered(t)
     assert "보고서.pdf#page2  (보고서.pdf · p. 2)" in out
+
+
+def test_k_out_of_range_is_a_usage_error_naming_the_range(capsys):
+    from gaji.cli.main import main
+
+    assert main(["ask", "Which battle came first?", "--method", "oner", "-k", "1000", "--llm", "scripted"]) == 2
+    err = capsys.readouterr().err
+    assert "error: flag --k: setting 'k' must be between 1 and 100, not 1000" in err and "Traceback" not in err
+    assert main(["ask", "Which battle came first?", "--method", "toq", "-o", "max_depth=1000", "--llm", "scripted"]) == 2
+    err = capsys.readouterr().err
+    assert "option 'max_depth' of method 'toq' must be between 1 and 8, not 1000" in err and "Traceback" not in err

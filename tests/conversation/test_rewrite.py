@@ -126,3 +126,25 @@ def test_the_prompt_keeps_the_latest_turns_and_cuts_long_answers():
     assert "question 2?" not in user and "Q3: question 5?" in user  # the last three turns
     assert len(user) < 1500 and " …" in user
     assert msgs[0]["role"] == "system" and len(msgs) == 1 + 2 * 5 + 1  # system, five exemplars, the question
+
+
+def test_the_rewrite_node_describes_its_standalone_question_in_the_traces_language():
+    from rich.console import Console
+
+    from gaji.cli.render_tree import node_label
+    from gaji.types import Fact, Trace
+
+    ko = rewrite_followup(TrackedLLM(ScriptedLLM(default="한라산 정상에 있는 호수 이름은?")), "거기 정상에 있는 호수 이름은?",
+                          [Turn("한라산은 어디에 있어?", "제주도")])
+    assert Fact("다시 쓴 질문", "한라산 정상에 있는 호수 이름은?", "note") in ko.display
+    en = rewrite_followup(TrackedLLM(ScriptedLLM(default="Where did King Sejong die?")), "Where did he die?",
+                          [Turn("Who created Hangul?", "King Sejong")])
+    assert Fact("rewritten as", "Where did King Sejong die?", "note") in en.display
+    same = rewrite_followup(TrackedLLM(ScriptedLLM(default="Where did he die?")), "Where did he die?", [Turn("q", "a")])
+    assert [f.label for f in same.display] == ["follow-up"]  # nothing was rewritten: nothing to say
+    # the CLI tree heads the node with the follow-up as asked (its input), and the rewrite on its own line
+    con = Console(record=True, width=200, color_system=None)
+    con.print(node_label(en, Trace(question="Where did King Sejong die?", method="oner")))
+    lines = con.export_text().splitlines()
+    assert lines[0].endswith("Where did he die?") and "  rewritten as: Where did King Sejong die?" in lines
+    assert not any("from:" in ln for ln in lines)

@@ -327,7 +327,7 @@ def test_a_users_own_file_stays_strict(make_run, qfile, tmp_path, monkeypatch):
 
 def test_bad_retriever_option_fails_before_any_work(make_run, qfile, tmp_path):
     run = make_run(qfile, method="eval_fake_ret")
-    run.s.retriever_options = {"nope": "1"}
+    run.gaji.settings.retriever_options = {"nope": "1"}  # the Gaji's own copy of the settings is what it reads
     with pytest.raises(ConfigError, match="has no option 'nope'"):
         run.prepare()
     assert not (tmp_path / "run" / "results.jsonl").exists()

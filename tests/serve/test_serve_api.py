@@ -185,3 +185,28 @@ def test_metrics_count_requests_outcomes_and_tokens(client):
     assert m["latency_ms"]["count"] == 3 and m["latency_ms"]["p50"] is not None and m["latency_ms"]["p95"] >= m["latency_ms"]["p50"]
     assert m["tokens"]["prompt"] > 0 and m["llm"]["calls"] == 3
     assert m["queue"]["running"] == 0 and m["queue"]["slots"] == 4
+
+
+@pytest.mark.parametrize("method, options, needle", [
+    ("oner", {"k": 1e9}, "option 'k' of method 'oner' must be between 1 and 100, not 1000000000"),
+    ("oner", {"k": -5}, "option 'k' of method 'oner' must be between 1 and 100, not -5"),
+    ("toq", {"max_depth": 10**6}, "option 'max_depth' of method 'toq' must be between 1 and 8"),
+    ("ircot", {"max_steps": 10**6}, "option 'max_steps' of method 'ircot' must be between 1 and 50"),
+])
+def test_an_option_out_of_range_is_400_on_every_ask_route_before_any_llm_call(make_app, scripted, method, options,
+                                                                              needle):
+    llm = scripted()
+    body = {"question": EN_Q, "method": method, "options": options}
+    chat = {"model": f"gaji-{method}", "messages": [{"role": "user", "content": EN_Q}], "gaji": {"options": options}}
+    with TestClient(make_app(llm=llm)) as c:
+        ask = c.post("/api/ask", json=body)
+        stream = c.post("/api/ask/stream", json=body)
+        v1 = c.post("/v1/chat/completions", json=chat)
+        v1_stream = c.post("/v1/chat/completions", json={**chat, "stream": True})
+    for r in (ask, stream):
+        assert r.status_code == 400 and r.headers["content-type"].startswith("application/json"), r.text
+        assert needle in r.json()["error"]
+    for r in (v1, v1_stream):
+        assert r.status_code == 400, r.text
+        assert r.json()["error"]["type"] == "invalid_request_error" and needle in r.json()["error"]["message"]
+    assert llm.requests == []

@@ -86,7 +86,13 @@ def test_a_conversation_as_a_thread(make_app, scripted, live_server, browser, st
         # the third turn's tree has the rewrite first under the root
         d.find_elements(By.CSS_SELECTOR, "#thread .turn")[2].find_element(By.CSS_SELECTOR, ".show-tree").click()
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#tree .node.root .node-q").text == TURNS[2][1])
-        assert d.find_elements(By.CSS_SELECTOR, "#tree .node.kind-rewrite")
+        rewrite = d.find_element(By.CSS_SELECTOR, "#tree .node.kind-rewrite")
+        # headed by the follow-up as asked (its input), the standalone question on a line of its own, no "template"
+        assert rewrite.find_element(By.CSS_SELECTOR, ".node-q").text == TURNS[2][0]
+        lines = [[s.text for s in x.find_elements(By.CSS_SELECTOR, "span")]
+                 for x in rewrite.find_elements(By.CSS_SELECTOR, ".node-line")]
+        assert lines == [["다시 쓴 질문", TURNS[2][1]]], lines
+        assert not rewrite.find_elements(By.CSS_SELECTOR, ".node-line.template")
         d.execute_script("window.scrollTo(0, 0)")
         out = SCREENSHOT if (not SCREENSHOT.exists() or os.environ.get("GAJI_UPDATE_SCREENSHOT") == "1") else (
             tmp_path / "conversation.png")

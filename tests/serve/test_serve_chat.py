@@ -183,3 +183,10 @@ def test_a_method_that_answers_again_streams_a_second_draft(make_app, scripted, 
     assert text == "Battle of Manila\n\n↻ Battle of Guam"  # the revision follows the first draft
     assert plain.choices[0].message.content == "Battle of Guam"  # the final answer only
     assert plain.usage.completion_tokens == 6 and plain.model_extra["gaji"]["llm_calls"] == 2
+
+
+def test_an_option_out_of_range_is_a_bad_request_for_the_openai_client(chat_app, live_server):
+    with live_server(chat_app) as url:
+        with pytest.raises(openai.BadRequestError, match=r"option 'k' of method 'oner' must be between 1 and 100"):
+            client(url).chat.completions.create(model="gaji-oner", messages=[{"role": "user", "content": QUESTION}],
+                                                extra_body={"gaji": {"options": {"k": 10**9}}})

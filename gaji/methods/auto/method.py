@@ -27,6 +27,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.base import Method, RunContext
@@ -43,6 +44,7 @@ class Auto(Method):
     name = "auto"
     needs_retriever = False  # closed book when there is no index
     optional_retriever = True
+    option_ranges = {"k": (0, MAX_K)}  # 0: the routed method's own k
 
     @dataclass
     class Options:

@@ -40,6 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from gaji.coerce import MAX_BRANCH, MAX_DEPTH
 from gaji.errors import ConfigError, LLMError
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import interleave_ranked
@@ -63,6 +64,7 @@ class ToQ(Method):
     """Tree-of-Question (Lee et al., Naver): recursive question decomposition with an LLM query evaluator."""
 
     name = "toq"
+    option_ranges = {"max_depth": (1, MAX_DEPTH), "max_children": (2, MAX_BRANCH), "max_items": (2, MAX_BRANCH)}
 
     @dataclass
     class Options:

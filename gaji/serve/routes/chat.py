@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import ValidationError
 
 from gaji.serve import chat as C
-from gaji.serve.auth import openai_error
+from gaji.serve.asgi import openai_error
 from gaji.serve.errors import ApiError
 from gaji.serve.routes import Client, Service
 from gaji.serve.schemas import AskRequest

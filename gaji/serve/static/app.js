@@ -375,7 +375,10 @@
       b.title = f.label;
       head.append(b);
     }
-    const shown = n.filled_question || n.question || "";
+    // a node whose description words its filled question itself, under its own label (a follow-up's rewrite:
+    // "rewritten as"), is headed by the question as asked, its input; else by the filled question
+    const filledSaid = !!n.filled_question && facts.some((f) => f.tone !== "tag" && f.text === n.filled_question);
+    const shown = (filledSaid ? n.question : n.filled_question || n.question) || "";
     head.append(el("span", "node-q", shown));
     head.append(el("span", "spacer"));
     const u = nodeUsage(n);
@@ -387,7 +390,7 @@
     if (n.status && n.status !== "ok") head.append(el("span", `badge status-${n.status}`, t(n.status === "failed" ? "failed" : n.status)));
     main.append(head);
 
-    if (n.filled_question && n.question && n.filled_question !== n.question) {
+    if (!filledSaid && n.filled_question && n.question && n.filled_question !== n.question) {
       const tpl = el("div", "node-line template");
       tpl.append(el("span", "label", t("template")));
       tpl.append(highlightSlots(n.question));
