@@ -88,7 +88,8 @@ def unfaithful_rewrite(followup: str, rewritten: str, history: list[Turn], lang:
         return "not a question"
     flat = lambda t: re.sub(r"\W+", "", t.lower())  # noqa: E731 - a local normaliser
     for turn in history[-MAX_CHECKED_TURNS:]:
-        if flat(rewritten) == flat(turn.resolved) and flat(followup) != flat(turn.resolved):
+        repeated = flat(followup) in (flat(turn.question), flat(turn.resolved))  # the user asked it again
+        if flat(rewritten) == flat(turn.resolved) and not repeated:
             return "copied an earlier question"
     own = content_words(followup, lang)
     if own and sum(w in flat(rewritten) for w in own) < len(own) / 2:

@@ -94,3 +94,11 @@ def test_unfaithful_rewrites_are_caught():
     assert unfaithful_rewrite("팬클럽 이름은?", "방탄소년단은 어디 소속이야? 팬클럽 이름은?", h, "ko") == "not one question"
     assert unfaithful_rewrite("거기는 보통 어떻게 나뉘어?", "금강산은 보통 어떻게 나뉘어?", h, "ko") == ""
     assert unfaithful_rewrite("When did she die?", "When did Maria von Trapp die?", h, "en") == ""
+
+
+def test_a_question_asked_again_may_be_rewritten_as_before():
+    from gaji.conversation.resolve import unfaithful_rewrite
+
+    h = [Turn("Which came first, Manila or Guam?", "Guam"),
+         Turn("When did it end?", "10 August 1944", standalone="When did the Battle of Guam end?")]
+    assert unfaithful_rewrite("When did it end?", "When did the Battle of Guam end?", h, "en") == ""
