@@ -39,8 +39,8 @@ def _doc(rng: random.Random, ident: str) -> dict[str, str]:
 
 
 def _word(ident: str) -> str:
-    """The word only this document has: consonants only, so that no analyser changes it (a Korean chunk's
-    Latin words are not stemmed while an English query's are: a word ending in "e" would not match)."""
+    """The word only this document has: consonants only, so that no analyser changes it (an index built
+    routing by language leaves a Korean chunk's Latin words unstemmed while an English query's are stemmed)."""
     return "uniq" + "".join("bcdfghjkmn"[int(c)] if c.isdigit() else "p" for c in ident) + "z"
 
 

@@ -35,6 +35,7 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_probes",  # evaluator, decomposer, verifier
         "gaji.cli.bench_documents",  # documents
         "gaji.cli.bench_build",  # build, embed-workers
+        "gaji.cli.bench_bigdoc",  # bigdoc
         "gaji.cli.bench_plot",  # plot
         "gaji.cli.bench_chat",  # followups, ttft
         "gaji.cli.bench_durability",  # crash, concurrency

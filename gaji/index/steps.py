@@ -18,10 +18,19 @@ from .dense import save_npy_atomic
 from .progress_file import format_eta
 from .texts import chunk_text
 
-__all__ = ["ANALYZE_BATCH", "index_lexical", "embed_rows", "load_parts"]
+__all__ = ["ANALYZE_BATCH", "EMBED_BATCH_ROWS", "EMBED_BATCH_CHARS", "CHECKPOINT_CHARS", "index_lexical", "embed_rows",
+           "batch_end", "load_parts"]
 
 ANALYZE_BATCH = 512
 CHECKPOINT_S = 30.0  # a slow machine loses at most this much embedding to a kill, however few rows that is
+# Embedding work is counted in characters as well as rows: a chunk of a huge document (10,000 characters by
+# default) costs ~15 passages' worth, so 64 of them per embedder call or 256 per checkpoint would put minutes
+# between progress updates and checkpoints. A call gets at most EMBED_BATCH_ROWS rows and EMBED_BATCH_CHARS
+# characters (one longer row alone); a checkpoint comes after `checkpoint_rows` rows or CHECKPOINT_CHARS
+# characters, whichever is first. Passages of the usual sizes (under ~1,000 characters) hit the row limits.
+EMBED_BATCH_ROWS = 64
+EMBED_BATCH_CHARS = 64 * 1024
+CHECKPOINT_CHARS = 256 * 1024
 
 
 def _passages_per_s(task) -> str:
@@ -99,35 +108,50 @@ def load_parts(parts_dir: Path, n: int) -> tuple[list[np.ndarray], int]:
     return parts, done
 
 
+def batch_end(lengths: Sequence[int], start: int, max_rows: int, max_chars: int) -> int:
+    """The end of the embedder call that starts at row `start`: at most `max_rows` rows and `max_chars`
+    characters of `lengths` (always at least one row)."""
+    end, chars = start, 0
+    n = len(lengths)
+    while end < n and end - start < max_rows and (end == start or chars + lengths[end] <= max_chars):
+        chars += lengths[end]
+        end += 1
+    return end
+
+
 def embed_rows(
     texts: Sequence[str], embedder, parts_dir: Path, prog: Bars, checkpoint_rows: int, stats: dict[str, Any],
     before_save: Callable[[], None] | None = None, checkpoint_s: float = CHECKPOINT_S,
+    checkpoint_chars: int = CHECKPOINT_CHARS,
 ) -> np.ndarray:
-    """Embed `texts`, checkpointing every `checkpoint_rows` rows or `checkpoint_s` seconds, whichever comes
-    first, into parts_dir; resumes from existing parts. `before_save` runs before each checkpoint is written
-    (it may raise to stop the work)."""
+    """Embed `texts`, checkpointing every `checkpoint_rows` rows, `checkpoint_chars` characters or
+    `checkpoint_s` seconds, whichever comes first, into parts_dir; resumes from existing parts. `before_save`
+    runs before each checkpoint is written (it may raise to stop the work)."""
     parts_dir.mkdir(parents=True, exist_ok=True)
     n = len(texts)
+    lengths = [len(t) for t in texts]
     parts, done = load_parts(parts_dir, n)
     stats["resumed_rows"] = done
     task = prog.task("embedding (e5)", n, completed=done)
     t0 = time.perf_counter()
-    batch = max(1, min(checkpoint_rows, 64))
+    batch = max(1, min(checkpoint_rows, EMBED_BATCH_ROWS))
     pending: list[np.ndarray] = []
-    pending_start = done
+    pending_start, pending_chars = done, 0
     saved_at = time.perf_counter()
     while done < n:
-        end = min(n, done + batch)
+        end = batch_end(lengths, done, batch, EMBED_BATCH_CHARS)
         pending.append(embedder.embed_passages(list(texts[done:end])))
         task.advance(end - done, status=_passages_per_s)
+        pending_chars += sum(lengths[done:end])
         done = end
-        if done - pending_start >= checkpoint_rows or done == n or time.perf_counter() - saved_at >= checkpoint_s:
+        if (done - pending_start >= checkpoint_rows or pending_chars >= checkpoint_chars or done == n
+                or time.perf_counter() - saved_at >= checkpoint_s):
             block = np.concatenate(pending) if len(pending) > 1 else pending[0]
             if before_save is not None:
                 before_save()
             save_npy_atomic(parts_dir / f"{pending_start:09d}-{done:09d}.npy", block)
             parts.append(block)
-            pending, pending_start, saved_at = [], done, time.perf_counter()
+            pending, pending_start, pending_chars, saved_at = [], done, 0, time.perf_counter()
     stats["embed_s"] = stats.get("embed_s", 0.0) + time.perf_counter() - t0
     stats["embedded_rows"] = stats.get("embedded_rows", 0) + n - int(stats["resumed_rows"])
     if not parts:

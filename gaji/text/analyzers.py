@@ -1,15 +1,24 @@
-"""Text analysers: text -> index terms, for BM25. One per language, routed by `detect_lang`.
+"""Text analysers: text -> index terms, for BM25. Each word by its script: Hangul -> Korean, the rest -> English.
 
     >>> a = default_analyzer()
     >>> a.analyze("캐리비안의 해적 시리즈중 제일 관객수가 많은게 뭐야?")
     ['캐리비안', '해적', '시리즈', '중', '관객', '수', '많', '것']
     >>> a.analyze("Which battles occurred first?")
     ['battl', 'occur', 'first']
+    >>> a.analyze("허깅페이스의 Transformers 라이브러리")      # the term an English query "transformer" has
+    ['허깅페이스', 'transform', '라이브러리']
 
-Korean (`KiwiAnalyzer`): kiwipiepy morphemes; content morphemes are kept -- nouns (NN*), verb and
-adjective stems (VV, VA), roots (XR), foreign words (SL, lower-cased), numbers (SN), hanja (SH) and
-Kiwi's URL/e-mail/serial tokens (W_*) -- while particles, endings, copulas, suffixes and punctuation are
-dropped. English words inside Korean text stay whole and lower-cased (they are *not* stemmed).
+`MultiAnalyzer` routes by script, the same way for a chunk and for a query whatever their language: the
+Hangul of a text goes to the Korean analyser (Kiwi reads the whole text, for context), every other word
+or part of a word (Latin, numbers, hanja) to the English analyser. So an English word in a Korean chunk
+and a Korean word in an English chunk give the terms a query in the other language asks for. Indexes
+built before (routing each text by its detected language: Latin words in Korean text unstemmed) are
+still searched that way: the manifest names the analyser, `analyzer_from_name` rebuilds it.
+
+Korean (`KiwiAnalyzer`): kiwipiepy morphemes; content morphemes written in Hangul are kept -- nouns (NN*),
+verb and adjective stems (VV, VA), roots (XR) -- while particles, endings, copulas, suffixes and
+punctuation are dropped. (Routing by language, Kiwi also kept foreign words (SL, lower-cased), numbers
+(SN), hanja (SH) and its URL/e-mail/serial tokens (W_*).)
 
 Multiword proper nouns: Kiwi's default multiword dictionary (WikiData names) turns
 "캐리비안의 해적" into ONE token "캐리비안의 해적" (with a space and the particle inside). We load Kiwi
@@ -23,10 +32,10 @@ both (no multiword names occur). So: split.
 
 English (`EnglishAnalyzer`): accents folded, lower-cased, split on non-alphanumerics, possessive 's
 dropped, a short stopword list removed, then a Porter-style suffix-stripping stemmer (`stem`, written
-here). Hangul words inside English text go to the Korean analyser.
+here).
 
 `BigramAnalyzer` is the Korean fallback when kiwipiepy is not installed: Hangul runs become
-overlapping character bigrams, other words are lower-cased.
+overlapping character bigrams.
 
 Every analyser reads its input in NFC (`gaji.text.normalize.normalize_text`): a Korean text decomposed
 into conjoining jamo (NFD, as macOS and some PDFs write it) gives the same terms as the precomposed one.
@@ -63,6 +72,7 @@ __all__ = [
 ENGLISH_VERSION = "en-porter-1"
 BIGRAM_VERSION = "ko-bigram-1"
 KIWI_SCHEME = "ko-kiwi-1"  # bump when the kept tags or normalisation change
+SCRIPT_ROUTING = "by-script-1"  # bump when what goes to which analyser changes (MultiAnalyzer)
 
 
 class Analyzer(Protocol):
@@ -234,6 +244,13 @@ def _has_hangul(s: str) -> bool:
     return any("\uac00" <= c <= "\ud7a3" or "\u1100" <= c <= "\u11ff" or "\u3130" <= c <= "\u318f" for c in s)
 
 
+_HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f"  # syllables, conjoining jamo, compatibility jamo
+_HANGUL_RE = re.compile(f"[{_HANGUL}]")
+_NON_HANGUL_WORD_RE = re.compile(f"[^\\W_{_HANGUL}]+")  # a word, or the part of it that is not Hangul
+
+Positioned = list[tuple[int, str]]  # (character offset in the analysed text, term)
+
+
 class EnglishAnalyzer:
     """Lower-case, tokenise, drop stopwords, Porter-style stem."""
 
@@ -264,12 +281,31 @@ class EnglishAnalyzer:
         for t in texts:
             yield self.analyze(t)
 
+    def non_hangul_terms(self, text: str) -> Positioned:
+        """Terms of the words (or parts of words) of `text` (NFC, possessives dropped) that are not Hangul,
+        with their offsets: "iPhone과" gives the term of "iPhone"."""
+        out: Positioned = []
+        for m in _NON_HANGUL_WORD_RE.finditer(text):
+            for w in _WORD_RE.findall(fold(m.group())):
+                t = self.term(w)
+                if t:
+                    out.append((m.start(), t))
+        return out
+
 
 # ---------------------------------------------------------------------------------------------
 # Korean
 # ---------------------------------------------------------------------------------------------
 
 _KIWI_KEEP = frozenset({"NNG", "NNP", "NNB", "VV", "VA", "XR", "SL", "SN", "SH"})
+_KIWI_HANGUL_KEEP = frozenset({"NNG", "NNP", "NNB", "VV", "VA", "XR"})  # routing by script: the Hangul tags
+
+
+def _script_match_options() -> int:
+    """Kiwi's default patterns without URL / e-mail / hashtag / mention / serial (see hangul_terms_many)."""
+    from kiwipiepy import Match
+
+    return Match.ALL & ~(Match.URL | Match.EMAIL | Match.HASHTAG | Match.MENTION | Match.SERIAL)
 _kiwi = None
 _kiwi_lock = threading.Lock()
 
@@ -348,6 +384,26 @@ class KiwiAnalyzer:
             results = list(kiwi.tokenize(batch))
         return [self._terms(toks) for toks in results]
 
+    # -- the Hangul side of MultiAnalyzer's routing by script ----------------------------------------
+    @staticmethod
+    def _hangul_terms(tokens) -> Positioned:
+        out: Positioned = []
+        for tok in tokens:
+            if tok.tag.split("-", 1)[0] in _KIWI_HANGUL_KEEP and _HANGUL_RE.search(tok.form):
+                out.extend((tok.start, part) for part in tok.form.split())
+        return out
+
+    def hangul_terms_many(self, texts: Sequence[str]) -> list[Positioned]:
+        """Content morphemes written in Hangul of each text (Kiwi sees the whole text, for context), with
+        offsets. Everything else (Latin words, numbers, hanja, URLs) is the English analyser's, so Kiwi's
+        URL / e-mail / hashtag / mention / serial patterns are off: "#김치" gives 김치."""
+        if not texts:
+            return []
+        kiwi = get_kiwi()
+        with _kiwi_call_lock:
+            results = list(kiwi.tokenize(list(texts), match_options=_script_match_options()))
+        return [self._hangul_terms(toks) for toks in results]
+
 
 _HANGUL_RUN_RE = re.compile(r"[\uac00-\ud7a3]+")
 
@@ -378,19 +434,53 @@ class BigramAnalyzer:
         for t in texts:
             yield self.analyze(t)
 
+    def hangul_terms_many(self, texts: Sequence[str]) -> list[Positioned]:
+        """Character bigrams of each text's Hangul runs, with offsets (the rest is the English analyser's)."""
+        out = []
+        for text in texts:
+            terms: Positioned = []
+            for m in _HANGUL_WORD_RE.finditer(text):
+                run, at = m.group(), m.start()
+                if len(run) == 1:
+                    terms.append((at, run))
+                else:
+                    terms.extend((at + i, run[i : i + 2]) for i in range(len(run) - 1))
+            out.append(terms)
+        return out
+
+
+_HANGUL_WORD_RE = re.compile(f"[{_HANGUL}]+")
+
 
 # ---------------------------------------------------------------------------------------------
-# Routing by language
+# Routing: by script (now), by the text's language (indexes built before)
 # ---------------------------------------------------------------------------------------------
 
 
 class MultiAnalyzer:
-    """Analyse each text with the analyser of its language (given, or `detect_lang`)."""
+    """The BM25 analyser: Korean and English in one text, analysed by script (`routing` "script"), or each
+    text by its detected language (`routing` "lang", what indexes built before routing by script used).
 
-    def __init__(self, korean: Analyzer, english: EnglishAnalyzer | None = None):
+    By script, every text -- chunk or query, whatever its language -- goes through the same two passes:
+    its Hangul through the Korean analyser (Kiwi sees the whole text; its Hangul content morphemes are
+    kept) and every other word, or part of a word ("iPhone" of "iPhone과"), through the English analyser
+    (folded, stopwords dropped, stemmed; numbers and hanja too). So "Transformers" in a Korean chunk is
+    the term ``transform`` that the English query "transformer" asks for, and 김치찌개 in an English chunk
+    is what a Korean query asks for. Terms come in text order.
+
+    By language (kept so that an index built that way is searched the way it was built): a Korean text
+    goes to Kiwi whole (Latin words kept whole, lower-cased, not stemmed), any other text to the English
+    analyser, its Hangul words one by one to the Korean analyser.
+    """
+
+    def __init__(self, korean: Analyzer, english: EnglishAnalyzer | None = None, routing: str = "script"):
+        if routing not in ("script", "lang"):
+            raise ValueError(f"routing must be 'script' or 'lang', not {routing!r}")
         self.korean = korean
         self.english = english or EnglishAnalyzer()
-        self.name = f"multi(ko={korean.name}; en={self.english.name})"
+        self.routing = routing
+        parts = f"(ko={korean.name}; en={self.english.name})"
+        self.name = f"multi-{SCRIPT_ROUTING}{parts}" if routing == "script" else f"multi{parts}"
 
     def warmup(self) -> None:
         """Load heavy resources now (Kiwi's model, ~2 s) rather than on the first text."""
@@ -398,6 +488,9 @@ class MultiAnalyzer:
             get_kiwi()
 
     def analyze(self, text: str, lang: str | None = None) -> list[str]:
+        """The terms of `text`. `lang` (routing by language only): its language, instead of detecting it."""
+        if self.routing == "script":
+            return next(iter(self.analyze_many([text])))
         text = normalize_text(text)
         lang = lang or detect_lang(text)
         if lang == "ko":
@@ -419,13 +512,29 @@ class MultiAnalyzer:
         return out
 
     def analyze_many(self, texts: Sequence[str], langs: Sequence[str] | None = None) -> Iterator[list[str]]:
-        """Analyse many texts (batched for Korean); results in input order."""
+        """Analyse many texts (Korean batched); results in input order. `langs`: as in `analyze`."""
         texts = [normalize_text(t) for t in texts]
+        if self.routing == "script":
+            yield from self._by_script(texts)
+            return
         langs = list(langs) if langs is not None else [detect_lang(t) for t in texts]
         ko_idx = [i for i, l in enumerate(langs) if l == "ko"]
         ko_terms = dict(zip(ko_idx, self.korean.analyze_many(texts[i] for i in ko_idx)))
         for i, t in enumerate(texts):
             yield ko_terms[i] if i in ko_terms else self._english(t)
+
+    def _by_script(self, texts: list[str]) -> Iterator[list[str]]:
+        texts = [_POSSESSIVE_RE.sub("", t) for t in texts]  # before both passes: their offsets agree
+        with_hangul = [i for i, t in enumerate(texts) if _HANGUL_RE.search(t)]
+        hangul: dict[int, Positioned] = {}
+        for start in range(0, len(with_hangul), 64):
+            idx = with_hangul[start : start + 64]
+            hangul.update(zip(idx, self.korean.hangul_terms_many([texts[i] for i in idx])))  # type: ignore[attr-defined]
+        for i, t in enumerate(texts):
+            terms = self.english.non_hangul_terms(t)
+            if i in hangul:
+                terms = sorted(terms + hangul[i], key=lambda p: p[0])  # stable: a word's parts keep their order
+            yield [term for _, term in terms]
 
 
 def default_analyzer(korean: str = "auto") -> MultiAnalyzer:
@@ -449,7 +558,10 @@ def _cached_kiwi_multi() -> MultiAnalyzer:
 
 
 def analyzer_from_name(name: str) -> MultiAnalyzer:
-    """Rebuild the analyser a manifest names; IndexUnusableError when this install cannot reproduce it."""
+    """Rebuild the analyser a manifest names; IndexUnusableError when this install cannot reproduce it.
+    An index built before routing by script gets the analyser that routes by language, the way it was built:
+    its terms and its queries' terms then agree (English words in its Korean chunks stay unstemmed; a
+    rebuild gives it the routing by script)."""
     from gaji.errors import IndexUnusableError
 
     for kind in ("kiwi", "bigram"):
@@ -458,6 +570,9 @@ def analyzer_from_name(name: str) -> MultiAnalyzer:
         cand = default_analyzer(kind)
         if cand.name == name:
             return cand
+        legacy = MultiAnalyzer(cand.korean, cand.english, routing="lang")
+        if legacy.name == name:
+            return legacy
     current = default_analyzer("auto").name
     raise IndexUnusableError(
         f"the index was built with analyser {name!r}, but this install provides {current!r}; "

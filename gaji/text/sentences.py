@@ -31,12 +31,18 @@ _ABBREVIATIONS = frozenset(
     sep sept oct nov dec gen col lt sgt capt rev gov sen rep mt ft fig approx dept est vol pp ed eds
     u.s u.k u.n a.m p.m d.c ph.d b.c a.d""".split()
 )
+_NEXT_CHAR_RE = re.compile(r"\s*(\S)")
+_ACRONYM_RE = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+
+
+_MAX_WORD = 64  # longer than any abbreviation, initial or dotted acronym the rules look for
 
 
 def _word_before(text: str, pos: int) -> str:
-    """The non-space run that ends at `pos` (exclusive), without leading punctuation."""
-    i = pos
-    while i > 0 and not text[i - 1].isspace():
+    """The non-space run that ends at `pos` (exclusive), without leading punctuation; at most its last
+    `_MAX_WORD` characters (so a long text without spaces is not walked back over once per period)."""
+    i, stop = pos, max(0, pos - _MAX_WORD)
+    while i > stop and not text[i - 1].isspace():
         i -= 1
     return text[i:pos].lstrip("\"'“‘([")
 
@@ -54,10 +60,11 @@ def _is_false_period(text: str, start: int, end: int) -> bool:
         return True
     if len(word) == 1 and word.isalpha() and word.isupper() and word.isascii():
         return True  # an initial: "Stephen R. Covey"
-    if re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", word):
+    if _ACRONYM_RE.fullmatch(word):
         return True  # dotted acronym whose last period is this one: "U.S", "e.g"
-    # the next word starts in lower case (Latin): "approx. ten", "no. of"
-    nxt = re.match(r"\s*(\S)", text[end:])
+    # the next word starts in lower case (Latin): "approx. ten", "no. of". Matched in place: a slice of the
+    # rest of the text per period would make splitting a long document quadratic.
+    nxt = _NEXT_CHAR_RE.match(text, end)
     if nxt and nxt.group(1).isascii() and nxt.group(1).islower():
         return True
     return False

