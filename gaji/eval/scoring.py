@@ -65,19 +65,20 @@ class Scorer:
         except ConfigError:
             raise  # a configuration problem (e.g. --toq-eval without the evaluator) stops the run
         except Exception as e:  # noqa: BLE001 - a scoring crash is recorded with the trace, the run goes on
-            rec = {**self.base(item), "prediction": trace.answer, "status": "error",
-                   "error": f"scoring: {type(e).__name__}: {e}", "metrics": self.answer_metrics("", item),
-                   "summary": trace.summary(), "retrieved": [], "finished_at": now_iso()}
+            rec = self.line(item, trace.answer, "error", f"scoring: {type(e).__name__}: {e}",
+                            self.answer_metrics("", item), trace.summary())
             return rec, {"id": item.id, "trace": trace.to_dict(), "eval": []}
 
     def crashed(self, item: EvalItem, error: BaseException, wall_s: float) -> dict:
         """The result line of a question whose run raised."""
         metrics = self.answer_metrics("", item)
         metrics["wall_s"] = round(wall_s, 4)
-        return {**self.base(item), "prediction": "", "status": "error", "error": f"{type(error).__name__}: {error}",
-                "metrics": metrics, "summary": None, "retrieved": [], "finished_at": now_iso()}
+        return self.line(item, "", "error", f"{type(error).__name__}: {error}", metrics, None)
 
-    def base(self, item: EvalItem) -> dict[str, Any]:
+    @staticmethod
+    def line(item: EvalItem, prediction: str, status: str, error: str | None, metrics: dict,
+             summary: dict | None, retrieved: list[str] | None = None) -> dict[str, Any]:
+        """The result line of one question (results.jsonl): the only place its fields are put together."""
         return {
             "id": item.id,
             "question": item.question,
@@ -85,6 +86,13 @@ class Scorer:
             "gold_docs": [g.doc_id or g.title for g in item.gold],
             "lang": item.lang,
             "type": item.type,
+            "prediction": prediction,
+            "status": status,
+            "error": error,
+            "metrics": metrics,
+            "summary": summary,
+            "retrieved": retrieved or [],
+            "finished_at": now_iso(),
         }
 
     def score(self, item: EvalItem, trace: Trace) -> tuple[dict, dict]:
@@ -102,16 +110,8 @@ class Scorer:
             ec = call_cost([c for n in eval_nodes for c in n.calls])
             metrics["eval_tokens"] = ec["tokens"]
             metrics["eval_calls"] = ec["calls"]
-        rec = {
-            **self.base(item),
-            "prediction": trace.answer,
-            "status": "ok" if trace.status == "ok" else "failed",
-            "error": trace.error,
-            "metrics": metrics,
-            "summary": trace.summary(),
-            "retrieved": [d.doc_id for d in docs[: max(self.ks, default=10)]],
-            "finished_at": now_iso(),
-        }
+        rec = self.line(item, trace.answer, "ok" if trace.status == "ok" else "failed", trace.error, metrics,
+                        trace.summary(), [d.doc_id for d in docs[: max(self.ks, default=10)]])
         trace_line = {"id": item.id, "trace": trace.to_dict(), "eval": [n.to_dict() for n in eval_nodes]}
         return rec, trace_line
 
