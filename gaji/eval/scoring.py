@@ -11,6 +11,7 @@ only a configuration problem stops the run.
 """
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Callable
 
 from gaji.errors import ConfigError, GajiError
@@ -39,24 +40,23 @@ def retrieved(trace: Trace) -> tuple[list[RetrievedDoc], list[Passage]]:
     return docs, [first[d.doc_id] for d in docs if d.doc_id in first]
 
 
+@dataclass
 class Scorer:
-    """Every metric of one question of a run over `dataset`."""
+    """Every metric of one question of a run over `dataset`.
 
-    def __init__(self, dataset: Dataset, *, ks: tuple[int, ...], gold_match: str, unindexed: set[str],
-                 judge_k: int | None, toq_eval: bool, judge_llm: Callable[[], LLMBackend], retries: int,
-                 toq_factory: Callable | None = None):
-        """`unindexed`: corpus ids left out of the index (gold references to them leave the recall denominators);
-        `judge_k`: the chunks --judge judges (None: no judge); `judge_llm` gives the judges' backend when
-        first needed."""
-        self.dataset = dataset
-        self.ks = ks
-        self.gold_match = gold_match
-        self.unindexed = unindexed
-        self.judge_k = judge_k
-        self.toq_eval = toq_eval
-        self.judge_llm = judge_llm
-        self.retries = retries
-        self.toq_factory = toq_factory
+    `unindexed`: corpus ids left out of the index (gold references to them leave the recall denominators);
+    `judge_k`: the chunks --judge judges (None: no judge); `judge_llm` gives the judges' backend when first needed."""
+
+    dataset: Dataset
+    _: KW_ONLY
+    ks: tuple[int, ...]
+    gold_match: str
+    unindexed: set[str]
+    judge_k: int | None
+    toq_eval: bool
+    judge_llm: Callable[[], LLMBackend]
+    retries: int
+    toq_factory: Callable | None = None
 
     def answered(self, item: EvalItem, trace: Trace) -> tuple[dict, dict]:
         """(result line, trace line) of a question the method answered (or failed on)."""
