@@ -308,6 +308,10 @@ def _info(args: argparse.Namespace) -> int:
         ("sources", ", ".join(info["sources"])),
         ("versions", ", ".join(f"{k} {v}" for k, v in info["versions"].items() if v)),
     ]
+    if info.get("analyzer_note"):
+        from gaji.index.manifest import rebuild_hint
+
+        rows.append(("note", f"{info['analyzer_note']} ({rebuild_hint(idx.path, idx.manifest)})"))
     for k, v in rows:
         print(f"{k:>10}  {v}")
     return 0

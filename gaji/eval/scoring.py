@@ -11,6 +11,7 @@ only a configuration problem stops the run.
 """
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Callable
 
 from gaji.errors import ConfigError, GajiError
@@ -39,24 +40,23 @@ def retrieved(trace: Trace) -> tuple[list[RetrievedDoc], list[Passage]]:
     return docs, [first[d.doc_id] for d in docs if d.doc_id in first]
 
 
+@dataclass
 class Scorer:
-    """Every metric of one question of a run over `dataset`."""
+    """Every metric of one question of a run over `dataset`.
 
-    def __init__(self, dataset: Dataset, *, ks: tuple[int, ...], gold_match: str, unindexed: set[str],
-                 judge_k: int | None, toq_eval: bool, judge_llm: Callable[[], LLMBackend], retries: int,
-                 toq_factory: Callable | None = None):
-        """`unindexed`: corpus ids left out of the index (gold references to them leave the recall denominators);
-        `judge_k`: the chunks --judge judges (None: no judge); `judge_llm` gives the judges' backend when
-        first needed."""
-        self.dataset = dataset
-        self.ks = ks
-        self.gold_match = gold_match
-        self.unindexed = unindexed
-        self.judge_k = judge_k
-        self.toq_eval = toq_eval
-        self.judge_llm = judge_llm
-        self.retries = retries
-        self.toq_factory = toq_factory
+    `unindexed`: corpus ids left out of the index (gold references to them leave the recall denominators);
+    `judge_k`: the chunks --judge judges (None: no judge); `judge_llm` gives the judges' backend when first needed."""
+
+    dataset: Dataset
+    _: KW_ONLY
+    ks: tuple[int, ...]
+    gold_match: str
+    unindexed: set[str]
+    judge_k: int | None
+    toq_eval: bool
+    judge_llm: Callable[[], LLMBackend]
+    retries: int
+    toq_factory: Callable | None = None
 
     def answered(self, item: EvalItem, trace: Trace) -> tuple[dict, dict]:
         """(result line, trace line) of a question the method answered (or failed on)."""
@@ -65,19 +65,20 @@ class Scorer:
         except ConfigError:
             raise  # a configuration problem (e.g. --toq-eval without the evaluator) stops the run
         except Exception as e:  # noqa: BLE001 - a scoring crash is recorded with the trace, the run goes on
-            rec = {**self.base(item), "prediction": trace.answer, "status": "error",
-                   "error": f"scoring: {type(e).__name__}: {e}", "metrics": self.answer_metrics("", item),
-                   "summary": trace.summary(), "retrieved": [], "finished_at": now_iso()}
+            rec = self.line(item, trace.answer, "error", f"scoring: {type(e).__name__}: {e}",
+                            self.answer_metrics("", item), trace.summary())
             return rec, {"id": item.id, "trace": trace.to_dict(), "eval": []}
 
     def crashed(self, item: EvalItem, error: BaseException, wall_s: float) -> dict:
         """The result line of a question whose run raised."""
         metrics = self.answer_metrics("", item)
         metrics["wall_s"] = round(wall_s, 4)
-        return {**self.base(item), "prediction": "", "status": "error", "error": f"{type(error).__name__}: {error}",
-                "metrics": metrics, "summary": None, "retrieved": [], "finished_at": now_iso()}
+        return self.line(item, "", "error", f"{type(error).__name__}: {error}", metrics, None)
 
-    def base(self, item: EvalItem) -> dict[str, Any]:
+    @staticmethod
+    def line(item: EvalItem, prediction: str, status: str, error: str | None, metrics: dict,
+             summary: dict | None, retrieved: list[str] | None = None) -> dict[str, Any]:
+        """The result line of one question (results.jsonl): the only place its fields are put together."""
         return {
             "id": item.id,
             "question": item.question,
@@ -85,6 +86,13 @@ class Scorer:
             "gold_docs": [g.doc_id or g.title for g in item.gold],
             "lang": item.lang,
             "type": item.type,
+            "prediction": prediction,
+            "status": status,
+            "error": error,
+            "metrics": metrics,
+            "summary": summary,
+            "retrieved": retrieved or [],
+            "finished_at": now_iso(),
         }
 
     def score(self, item: EvalItem, trace: Trace) -> tuple[dict, dict]:
@@ -102,16 +110,8 @@ class Scorer:
             ec = call_cost([c for n in eval_nodes for c in n.calls])
             metrics["eval_tokens"] = ec["tokens"]
             metrics["eval_calls"] = ec["calls"]
-        rec = {
-            **self.base(item),
-            "prediction": trace.answer,
-            "status": "ok" if trace.status == "ok" else "failed",
-            "error": trace.error,
-            "metrics": metrics,
-            "summary": trace.summary(),
-            "retrieved": [d.doc_id for d in docs[: max(self.ks, default=10)]],
-            "finished_at": now_iso(),
-        }
+        rec = self.line(item, trace.answer, "ok" if trace.status == "ok" else "failed", trace.error, metrics,
+                        trace.summary(), [d.doc_id for d in docs[: max(self.ks, default=10)]])
         trace_line = {"id": item.id, "trace": trace.to_dict(), "eval": [n.to_dict() for n in eval_nodes]}
         return rec, trace_line
 

@@ -211,19 +211,15 @@ class ChunkKnowledgeModel:
 
     # -- saving ---------------------------------------------------------------------------------
     def save(self, directory: str | Path, extra: dict[str, Any] | None = None) -> None:
-        torch = _torch()
-        import io
-
-        from gaji.io import atomic_write_bytes, atomic_write_json
+        from gaji.io import atomic_write_json
+        from gaji.learn.encoder import save_state
 
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         state = {f"encoder.{k}": v for k, v in self.encoder.state_dict().items() if k != "word.weight"}
         for name in ("bio_head", "title_dec", "question_dec"):
             state.update({f"{name}.{k}": v for k, v in getattr(self, name).state_dict().items()})
-        buf = io.BytesIO()
-        torch.save(state, buf)
-        atomic_write_bytes(d / "multitask.pt", buf.getvalue())
+        save_state(d / "multitask.pt", state)
         atomic_write_json(d / "multitask.json", {"kind": "gaji-chunk-knowledge-model", "layers": self.layers,
                                                  "dec_layers": self.dec_layers, "vocab": self.vocab,
                                                  "source": dict(self.encoder.source), **(extra or {})})

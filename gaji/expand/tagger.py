@@ -106,18 +106,14 @@ class KeywordTagger:
         self.head.train(on)
 
     def save(self, directory: str | Path, extra: dict[str, Any] | None = None) -> None:
-        torch = _torch()
-        import io
-
-        from gaji.io import atomic_write_bytes, atomic_write_json
+        from gaji.io import atomic_write_json
+        from gaji.learn.encoder import save_state
 
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         state = {f"encoder.{k}": v for k, v in self.encoder.state_dict().items() if k != "word.weight"}
         state.update({f"head.{k}": v for k, v in self.head.state_dict().items()})
-        buf = io.BytesIO()
-        torch.save(state, buf)
-        atomic_write_bytes(d / "tagger.pt", buf.getvalue())
+        save_state(d / "tagger.pt", state)
         atomic_write_json(d / "tagger.json", {"kind": "gaji-keyword-tagger", "labels": list(LABELS),
                                               "layers": self.layers, "source": self.source, **(extra or {})})
 

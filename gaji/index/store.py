@@ -218,11 +218,16 @@ class Index(writer.Writable):
             return BM25UntilVectors(self, name, kw)
 
     def info(self) -> dict[str, Any]:
+        """What the index holds and how it was built; `analyzer_note`: what a rebuild would change in its BM25
+        analysis (None when nothing)."""
+        from gaji.text.analyzers import routing_note
+
         m = self.manifest
         keys = ("created", "updated", "build_seconds", "config", "versions", "counts", "stats", "sources", "history",
                 "generation", "vectors")
+        note = routing_note(m.config.get("analyzer")) if m.config.get("lexical") else None
         return {"path": str(self.path), "chunks": self.chunks, "documents": m.counts.get("documents"),
-                **{k: getattr(m, k) for k in keys}}
+                **{k: getattr(m, k) for k in keys}, "analyzer_note": note}
 
     def close(self) -> None:
         with self._lock:

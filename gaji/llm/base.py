@@ -69,6 +69,15 @@ class LLMBackend:
 
     streams: bool = False  # True when generate_stream hands out text as it is generated (not all at the end)
 
+    def mirror(self, inner: "LLMBackend") -> None:
+        """For a backend that wraps another (a cache, a cancellable view): present itself as `inner` does --
+        the same model name, slots, context, streaming and deadline -- so callers budget and batch alike."""
+        self.name = inner.name
+        self.parallel_slots = inner.parallel_slots
+        self.context_size = inner.context_size
+        self.streams = inner.streams
+        self.deadline_s = getattr(inner, "deadline_s", None)
+
     def generate(self, request: Request) -> Result:  # pragma: no cover - interface
         raise NotImplementedError
 

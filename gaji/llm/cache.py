@@ -36,11 +36,7 @@ class CachedLLM(LLMBackend):
 
     def __init__(self, backend: LLMBackend, cache_dir: str | Path | None = None):
         self.backend = backend
-        self.name = backend.name
-        self.parallel_slots = backend.parallel_slots
-        self.context_size = backend.context_size
-        self.streams = backend.streams
-        self.deadline_s = getattr(backend, "deadline_s", None)
+        self.mirror(backend)
         self.model_id = model_identity(backend)
         root = Path(cache_dir) if cache_dir else default_home() / "llm-cache"
         self.dir = root / hashlib.sha256(self.model_id.encode("utf-8")).hexdigest()[:16]

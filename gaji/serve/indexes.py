@@ -232,7 +232,7 @@ class IndexSet:
 _FALLBACK_LOCK = RWLock()
 
 
-INFO_KEYS = ("created", "updated", "build_seconds", "counts", "versions")
+INFO_KEYS = ("created", "updated", "build_seconds", "counts", "versions", "analyzer_note")
 
 
 def describe_index(index: Any) -> dict[str, Any]:

@@ -71,11 +71,7 @@ class CancellableLLM(LLMBackend):
     def __init__(self, inner: LLMBackend, token: CancelToken):
         self.inner = inner
         self.token = token
-        self.name = inner.name
-        self.parallel_slots = inner.parallel_slots
-        self.context_size = inner.context_size
-        self.streams = inner.streams
-        self.deadline_s = getattr(inner, "deadline_s", None)
+        self.mirror(inner)
 
     def generate(self, request: Request) -> Result:
         self.token.check()

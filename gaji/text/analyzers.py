@@ -578,3 +578,16 @@ def analyzer_from_name(name: str) -> MultiAnalyzer:
         f"the index was built with analyser {name!r}, but this install provides {current!r}; "
         "rebuild the index with `gaji index build` (or install the kiwipiepy version it names)"
     )
+
+
+BY_SCRIPT_PREFIX = "multi-by-script-"  # every name of MultiAnalyzer routing by script starts so, whatever its version
+
+
+def routing_note(name: str | None) -> str | None:
+    """One line for an index whose manifest names analyser `name`: what a rebuild changes when its BM25 was
+    built routing by language; None when it routes by script (or has no BM25). The caller adds how to
+    rebuild it (`gaji.index.manifest.rebuild_hint`)."""
+    if not name or name.startswith(BY_SCRIPT_PREFIX):
+        return None
+    return ("BM25 reads this index by language, the way it was built; a rebuild switches it to analysis by "
+            "script, which finds English words inside Korean text and the reverse")

@@ -42,6 +42,33 @@ def test_build_info_search_add(tmp_path, capsys):
     assert "zebra" in capsys.readouterr().out
 
 
+def test_info_of_an_index_built_routing_by_language_says_a_rebuild_switches_it(tmp_path, capsys, monkeypatch):
+    import gaji.text.analyzers as analyzers
+
+    c = _corpus(tmp_path / "c.jsonl", ROWS)
+    legacy = analyzers.MultiAnalyzer(analyzers.BigramAnalyzer(), routing="lang")
+    monkeypatch.setattr(analyzers, "default_analyzer", lambda korean="auto": legacy)  # what an older gaji built
+    old = tmp_path / "old"
+    assert main(["index", "build", str(c), "--out", str(old), "--no-dense", "--no-progress"]) == 0
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["index", "info", str(old)]) == 0
+    notes = [ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("note")]
+    assert len(notes) == 1 and "switches it to analysis by script" in notes[0]
+    assert f"gaji index build {c} --out {old}" in notes[0]
+    assert main(["index", "info", str(old), "--json"]) == 0
+    assert "English words inside Korean text" in json.loads(capsys.readouterr().out)["analyzer_note"]
+
+    new = tmp_path / "new"
+    assert main(["index", "build", str(c), "--out", str(new), "--no-dense", "--no-progress", "--korean-analyzer",
+                 "bigram"]) == 0
+    capsys.readouterr()
+    assert main(["index", "info", str(new)]) == 0
+    assert not [ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("note")]
+    assert main(["index", "info", str(new), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["analyzer_note"] is None
+
+
 def test_bad_input_errors_name_file_and_line(tmp_path, capsys):
     c = tmp_path / "bad.jsonl"
     c.write_text('{"id": "a", "text": "ok"}\n{"id": "b", "text": \n', encoding="utf-8")

@@ -81,3 +81,22 @@ def test_citations_of_a_document_folder_say_where(tmp_path):
     assert cite["id"] == "발표.pptx#slide2"
     assert cite["location"]["file"] == "발표.pptx" and cite["location"]["slide"] == 2
     assert r.json()["trace"]["passages"][cite["id"]]["location"]["section"] == ["성과"]
+
+
+def test_an_index_built_routing_by_language_says_a_rebuild_switches_it(tmp_path, monkeypatch):
+    import gaji.text.analyzers as analyzers
+    from gaji.serve.app import ServeConfig, create_app
+    from gaji.serve.indexes import IndexSet
+
+    legacy = analyzers.MultiAnalyzer(analyzers.BigramAnalyzer(), routing="lang")
+    monkeypatch.setattr(analyzers, "default_analyzer", lambda korean="auto": legacy)  # what an older gaji built
+    with resources.as_file(resources.files("gaji") / "data" / "demo_corpus.jsonl") as corpus:
+        build.build_index([str(corpus)], tmp_path / "old", dense=False, progress=False)
+        monkeypatch.undo()
+        build.build_index([str(corpus)], tmp_path / "new", dense=False, progress=False, korean_analyzer="bigram")
+    indexes = IndexSet.from_specs([f"old={tmp_path / 'old'}", f"new={tmp_path / 'new'}"],
+                                  Settings(retriever="bm25", retries=0), ScriptedLLM(default="x"))
+    with TestClient(create_app(indexes, ServeConfig(allowed_hosts=TEST_HOSTS))) as c:
+        old, new = c.get("/api/indexes/old").json()["config"], c.get("/api/indexes/new").json()["config"]
+    assert old["analyzer"] == legacy.name and "switches it to analysis by script" in old["analyzer_note"]
+    assert new["analyzer_note"] is None

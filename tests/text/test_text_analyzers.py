@@ -9,6 +9,7 @@ from gaji.text.analyzers import (
     analyzer_from_name,
     default_analyzer,
     kiwi_available,
+    routing_note,
     stem,
 )
 
@@ -134,3 +135,11 @@ def test_indexes_built_routing_by_language_keep_that_analysis():
     assert analyzer_from_name(old_bigram.name).routing == "lang"
     with pytest.raises(ValueError):
         MultiAnalyzer(BigramAnalyzer(), routing="language")
+
+
+def test_only_an_analyser_routing_by_language_gets_the_rebuild_note():
+    for korean in (BigramAnalyzer(), *((default_analyzer("kiwi").korean,) if kiwi_available() else ())):
+        assert routing_note(MultiAnalyzer(korean).name) is None
+        note = routing_note(MultiAnalyzer(korean, routing="lang").name)
+        assert "rebuild" in note and "English words inside Korean text" in note and "\n" not in note
+    assert routing_note(None) is None  # no BM25 part
