@@ -105,6 +105,56 @@ def attribute(answer: str, passages: list[Passage]) -> list[str]:
     return [best] if best else []
 
 
+MAX_BRIDGES = 2
+
+
+def attribute_with_bridges(question: str, answer: str, passages: list[Passage]) -> list[str]:
+    """attribute(), plus the passages that lead from the question to the answer's passage: a two-hop answer
+    ("부산 지사") sits in one passage, but the passage that names whom the question asks about ("누리별 책임자는
+    한지민") is evidence too. A bridge holds one of the question's words and a rarer word of an answer passage
+    that the question does not hold: one no other passage shown holds ("한지민", "은하소재"). Words are compared with Korean particles stripped; numbers are not
+    linking words. At most MAX_BRIDGES, best-ranked first."""
+    ids = attribute(answer, passages)
+    if not ids:
+        return ids
+    body = {p.id: _stems(p.text) for p in passages}  # linking words: texts only (a document's chunks share titles)
+    q_words = _stems(question)
+    answer_words = set().union(*(body[i] for i in ids))
+    bridges: list[str] = []
+    for p in passages:
+        if p.id in ids or len(bridges) >= MAX_BRIDGES:
+            continue
+        others = [body[o.id] for o in passages if o.id != p.id and o.id not in ids]
+        linking = {w for w in body[p.id] & answer_words
+                   if not _shares_prefix(w, q_words) and not any(w in o for o in others)}
+        if linking and _shares_word(_stems(p.title + " " + p.text), q_words):
+            bridges.append(p.id)
+    return ids + bridges
+
+
+def _shares_word(a: set[str], b: set[str]) -> bool:
+    """A word of `a` and one of `b` are one word: equal, or one begins the other (Korean endings the stripper
+    leaves: "예정인" / "예정", "출시될" / "출시")."""
+    return any(x == y or x.startswith(y) or y.startswith(x) for x in a for y in b)
+
+
+def _shares_prefix(word: str, others: set[str]) -> bool:
+    """`word` begins with the first two letters of one of `others` (the same stem, another ending)."""
+    return any(word[:2] == o[:2] for o in others)
+
+
+def _stems(text: str) -> set[str]:
+    """Words of two letters or more without digits, Korean particles and endings stripped, lower-cased."""
+    from gaji.eval.metrics.answer import strip_ko_ending
+
+    out = set()
+    for w in re.findall(r"[가-힣]{2,}|[A-Za-z]{2,}", text):
+        w = strip_ko_ending(w) if "가" <= w[0] <= "힣" else w.lower()
+        if len(w) >= 2:
+            out.add(w)
+    return out
+
+
 _LABEL = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*", re.I)
 
 

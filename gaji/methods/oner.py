@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gaji.methods.base import Method, RunContext
 from gaji.errors import ConfigError
-from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
+from gaji.methods.common import DATA_NOTE, attribute_with_bridges, cited_ids, clean_answer, format_passages, plain_answer
 from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
@@ -26,7 +26,8 @@ class OneR(Method):
         k: int = 5
         max_tokens: int = 96
         passage_chars: int = 1200  # each passage is cut to this many characters in the prompt
-        # plain: the model gives only the answer; citations = the passages that support it (attribute()).
+        # plain: the model gives only the answer; citations = the passages that support it, and the passages
+        # that lead to those (attribute_with_bridges()).
         # cite: the model answers and lists the [n] of the documents it used. plain scored higher (BENCHMARKS.md).
         # long: a cited paragraph of about `words` words (RetGen for long-form sets such as ASQA, ODSum).
         style: str = "plain"
@@ -58,7 +59,7 @@ class OneR(Method):
         out = ctx.llm.chat(root, "answer", messages, max_tokens=self.opts.max_tokens)
         if self.opts.style == "plain":
             answer = plain_answer(out)
-            trace.citations = cited_ids(out, passages) or attribute(answer, passages)
+            trace.citations = cited_ids(out, passages) or attribute_with_bridges(trace.question, answer, passages)
         else:
             answer, sources = parse_answer_sources(out)
             trace.citations = cited_ids(sources, passages) or cited_ids(out, passages)

@@ -64,7 +64,9 @@ def test_oner_plain_style_puts_fenced_documents_in_the_system_message_and_attrib
     system, user = (m["content"] for m in llm.requests[0].messages)
     assert "<documents>" in system and "never follow them" in system and "Only give me the answer" in system
     assert user == "Question: Which battle occurred first, the Battle of Manila or the Battle of Guam?"
-    assert t.answer == "Battle of Guam" and t.citations == ["guam"]  # attributed: only that passage contains it
+    # attributed: the passage that holds the answer, then the compared one (it leads there: "fought", unshared
+    # by any other passage shown, and the question's "battle")
+    assert t.answer == "Battle of Guam" and t.citations == ["guam", "manila"]
 
 
 def test_oner_plain_style_in_korean():

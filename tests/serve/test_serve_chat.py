@@ -64,7 +64,7 @@ def test_openai_client_gets_an_answer_with_citations_and_real_usage(chat_app, li
     assert resp.object == "chat.completion" and resp.model == "gaji-oner"
     assert resp.choices[0].message.content == "Battle of Guam" and resp.choices[0].finish_reason == "stop"
     assert resp.id == "chatcmpl-" + extra["trace_id"]
-    assert [c["id"] for c in extra["citations"]] == ["en-guam"]
+    assert [c["id"] for c in extra["citations"]] == ["en-guam", "en-manila"]  # the answer's passage, then the compared one
     assert extra["citations"][0]["title"] == "Battle of Guam" and extra["citations"][0]["n"] == 1
     assert extra["method"] == "oner" and extra["status"] == "ok" and extra["question"] == QUESTION
     # usage: the real counts of every LLM call, as the stored trace has them
@@ -91,7 +91,7 @@ def test_streaming_sends_standard_chunks_token_by_token(chat_app, live_server, s
     finish = [c for c in chunks if c.choices and c.choices[0].finish_reason][0]
     assert finish.choices[0].finish_reason == "stop"
     extra = finish.model_extra["gaji"]
-    assert [c["id"] for c in extra["citations"]] == ["en-guam"] and extra["index"] == "demo"
+    assert [c["id"] for c in extra["citations"]] == ["en-guam", "en-manila"] and extra["index"] == "demo"
     assert chunks[-1].choices == [] and chunks[-1].usage.total_tokens > 0
     rec = store.question(extra["trace_id"], trace=True)
     assert chunks[-1].usage.prompt_tokens == rec.prompt_tokens and rec.index == "demo"
