@@ -35,7 +35,8 @@ from gaji.llm.streaming import AnswerSink, AnswerStream
 from gaji.llm.tracked import TrackedLLM
 from gaji.text.lang import detect_lang
 from gaji.methods.describe import display, stop_facts
-from gaji.methods.span import shape_answer
+from gaji.methods.common import attribute_with_bridges
+from gaji.methods.span import is_unknown, shape_answer
 from gaji.types import Fact, Node, Passage, Trace
 
 EventSink = Callable[[str, dict], None]
@@ -235,3 +236,6 @@ def shape_trace_answer(trace: Trace) -> None:
         trace.root.answer = shaped.answer
     trace.answer = shaped.answer
     trace.explanation = trace.explanation or shaped.explanation
+    if not trace.citations and passages and not is_unknown(shaped.answer):
+        # the method found no support for its sentence (a paraphrase); its span may still be in a passage
+        trace.citations = attribute_with_bridges(trace.question, shaped.answer, passages)

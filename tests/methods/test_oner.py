@@ -127,3 +127,10 @@ def test_interleave_ranked_takes_turns_without_duplicates():
     assert [p.id for p in interleave_ranked([ps("a", "b", "c"), ps("c", "d", "a")], k=2)] == ["a", "c"]
     assert [p.id for p in interleave_ranked([ps("x"), []], k=5)] == ["x"]
     assert interleave_ranked([], k=3) == []
+
+
+def test_a_paraphrased_answer_is_cited_by_its_span():
+    # the model answers in a sentence no passage holds; its span (the year) is in one, which is cited
+    llm = ScriptedLLM([(r"질문: 세종", "세종 대왕께서 태어나신 해는 1397년이었습니다.")])
+    t = OneR(k=1).run("세종은 몇 년에 태어났나요?", ctx(llm, ListRetriever(DOCS)))
+    assert t.answer == "1397년" and t.citations == ["sejong"]
