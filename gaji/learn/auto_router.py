@@ -41,7 +41,7 @@ import numpy as np
 from gaji.errors import InputError
 from gaji.io import iter_jsonl
 from gaji.methods.auto.features import FEATURES, question_features
-from gaji.methods.auto.router import ROUTE_METHODS, ROUTES, AutoRouter, softmax
+from gaji.methods.auto.router import ROUTE_METHODS, ROUTES, AutoRouter, pick, softmax
 
 SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex")
 # route -> set -> the recorded run directories (relative to the repository root) of that route's configuration
@@ -167,7 +167,7 @@ def choose(router: AutoRouter, X: np.ndarray, rows: Sequence[Row]) -> list[str]:
     P = router.probs(X)
     out = []
     for p, row in zip(P, rows):
-        out.append(max(row.routes, key=lambda r: p[ROUTES.index(r)]))
+        out.append(pick(p, ROUTES, [r for r in ROUTES if r in row.routes]))
     return out
 
 

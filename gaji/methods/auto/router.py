@@ -54,6 +54,17 @@ ROUTE_WORDS = {"closed": ("closed book", "검색 없이"), "one": ("one retrieva
                "chain": ("a chain", "연쇄 검색"), "tree": ("the tree", "질문 트리")}
 
 
+# routes whose probabilities are this close are a tie, and a tie goes to the cheaper route: when the router cannot
+# tell, it spends less (the demo's "훈민정음은 몇 년에 반포되었나요?" was chain 0.393 against one 0.392)
+TIE = 0.01
+
+
+def pick(p: np.ndarray, routes: tuple[str, ...] | list[str], allowed) -> str:
+    """The most probable of `allowed`, or the cheapest (earliest in ROUTES order) of those within TIE of it."""
+    best = max(p[routes.index(r)] for r in allowed)
+    return min((r for r in allowed if p[routes.index(r)] >= best - TIE), key=lambda r: ROUTES.index(r))
+
+
 def softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=-1, keepdims=True)
     e = np.exp(z)
@@ -119,7 +130,7 @@ class AutoRouter:
         x = self.vector(feats)
         p = self.probs(x[None, :])[0]
         allowed = tuple(r for r in (allowed or self.routes) if r in self.routes) or self.routes
-        k = max((self.routes.index(r) for r in allowed), key=lambda i: p[i])
+        k = self.routes.index(pick(p, self.routes, allowed))
         # what the question has more of than usual that pushed toward the route: its standardised value times the
         # route's weight beyond the mean weight (an absent cue is not named as a reason)
         xs = (x - self.mean) / self.scale
