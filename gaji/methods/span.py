@@ -41,6 +41,7 @@ _KO_FINAL = re.compile(r"(?:니다|이다|었다|았다|였다|했다|겠다|있
 _KO_COPULA = re.compile(r"(?:입니다|이었습니다|였습니다|이었다|였다|이에요|예요|이다|이며|이고|임)$")
 # the topic / subject / object particles that end the restated part of a sentence ("배우는", "드라마가")
 _KO_MARKED = re.compile(r"(?:은|는|이|가|을|를|의|에서|에게|에는|로는|으로는|에|과|와|로|으로|보다)$")
+_KO_CHOICE = re.compile(r"중(?:에서)?\s*(?:누가|누구|어느|어떤|무엇|뭐)|(?:누가|어느 쪽이|어느 것이)\s*(?:더|먼저|나중에)")
 _KO_ASKS_NUMBER = re.compile(r"언제|몇|얼마|연도|년도|날짜|며칠|나이|인구")
 _EN_ANSWER_IS = re.compile(r"^(?:so\s+)?(?:the\s+)?(?:final\s+)?answer\s+is\s*:?\s*(.+?)\.?$", re.I)
 _EN_IS_ANSWER = re.compile(r"^(.+?)\s+is\s+the\s+(?:correct\s+)?answer\.?$", re.I)
@@ -93,6 +94,15 @@ def _ko_word_core(word: str) -> str:
     return _strip_edges(strip_ko_ending(w, max_strips=1)) if re.search(r"[가-힣]$", w) else w
 
 
+def _chosen_option(words: list[str], question: str) -> str:
+    """The first word of a restated choice that is one of the question's options (its stem in the question)."""
+    for w in words:
+        bare = strip_ko_ending(w.strip(_QUOTES))
+        if len(bare) >= 2 and bare in question:
+            return bare
+    return ""
+
+
 def _span_ko(sentence: str, question: str) -> str:
     s = _strip_edges(sentence)
     words = s.split()
@@ -111,9 +121,12 @@ def _span_ko(sentence: str, question: str) -> str:
     if len(words) > 1 and _KO_FINAL.search(words[-1]):
         words = words[:-1]
     asked = _keys(question)
-    rest = [(i, w) for i, w in enumerate(words) if not (_keys(w) and _keys(w) <= asked)]
+    # words with content that the question does not already hold (a one-syllable adverb such as "더" has none)
+    rest = [(i, w) for i, w in enumerate(words) if _keys(w) and not _keys(w) <= asked]
     if not rest:
-        return ""
+        # a choice answered by restating it ("박형식이 먼저 태어났습니다" for "박형식과 승리 중 누가 먼저 …"): the
+        # option the sentence names first, its particle dropped
+        return _chosen_option(words, question) if _KO_CHOICE.search(question) else ""
     if _KO_ASKS_NUMBER.search(question):
         numeric = [(i, w) for i, w in rest if re.search(r"\d", w)]
         rest = numeric or rest

@@ -79,3 +79,12 @@ def test_long_form_answers_are_kept_whole():
     para = "빅뱅은 2006년에 데뷔했습니다. 이후 여러 앨범을 냈습니다."
     t = OneR(k=1, style="long").run("빅뱅에 대해 알려주세요.", _ctx(ScriptedLLM(default=para), ListRetriever(DOCS)))
     assert t.answer == para and t.explanation == ""
+
+
+def test_a_choice_restated_as_a_sentence_gives_the_chosen_option():
+    from gaji.methods.span import span_of
+
+    assert span_of("박형식이 먼저 태어났습니다", "박형식과 승리 중 누가 먼저 태어났나?", "ko") == "박형식"
+    assert span_of("진돗개가 더 큽니다", "진돗개와 삽살개 중 어느 개가 더 큰가요?", "ko") == "진돗개"
+    # not a choice: a sentence that only restates the question has no span
+    assert span_of("박형식이 태어났습니다", "박형식은 언제 태어났나?", "ko") == "박형식이 태어났습니다"
