@@ -112,8 +112,13 @@ class _Writer:
     def run(self) -> None:
         deadline = self.spec["deadline"]
         ops = {"add": self.add, "upload": self.upload, "remove": self.remove, "sync": self.sync}
+        # every kind of write first, each writer starting at another one, so that a short run on a slow
+        # machine still exercises all four; then at random
+        kinds = ["add", "upload", "sync", "remove"]
+        start = int(self.spec.get("writer", 0)) % len(kinds)
+        first = kinds[start:] + kinds[:start]
         while time.time() < deadline:
-            op = self.rng.choice(["add", "add", "upload", "remove", "sync"])
+            op = first.pop(0) if first else self.rng.choice(["add", "add", "upload", "remove", "sync"])
             try:
                 ops[op]()
             except Exception as e:  # noqa: BLE001 - recorded: a refused write is not acknowledged
