@@ -98,7 +98,7 @@ def answer_ok(answer: str, accepted: tuple[str, ...]) -> bool:
     from gaji.eval.metrics.answer import normalize_ko
 
     got = normalize_ko(answer)
-    return any(normalize_ko(a) and normalize_ko(a) in got for a in accepted)
+    return any(want and want in got for want in map(normalize_ko, accepted))
 
 
 def file_of(passage_id: str) -> str:

@@ -137,6 +137,12 @@ def ordinal_items(history: list[Turn], lang: str) -> list[str]:
     return found if len(found) == 2 else []
 
 
+def ordinal_name(ref: Reference, history: list[Turn], lang: str) -> str:
+    """The item an ordinal reference counts to in ordinal_items(); "" when there is no such item."""
+    items = ordinal_items(history, lang)
+    return items[ref.ordinal - 1] if 0 < ref.ordinal <= len(items) else ""
+
+
 def substitute(question: str, ref: Reference, name: str) -> str:
     """`question` with `ref` replaced by `name` (Korean particle re-chosen; English possessive kept)."""
     if ref.particle:

@@ -1,6 +1,7 @@
 """Resolving what the free rewrite left: a reference kept, or (Korean) a subject left out.
 
-    out = resolve_left_references(llm, node, followup, rewritten, history, lang)
+    why = needs_resolving(followup, rewritten, history, lang)     # "" when the free rewrite will do
+    out = resolve_left_references(llm, node, followup, history, lang)
     out.question     # the follow-up with its references replaced, or None when nothing was left to resolve
     out.steps        # [{"reference": "그 사람이", "name": "소토마요르", "how": "choice"}, …]
 
@@ -23,15 +24,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gaji.conversation.references import (Reference, candidates, drop_opener, find_references,
-                                          leans_on_context,
-                                          ordinal_items, substitute, with_topic)
+from gaji.conversation.references import (Reference, candidates, drop_opener, find_references, leans_on_context,
+                                          ordinal_name, substitute, with_topic)
 from gaji.conversation.turns import Turn
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
 from gaji.types import Node
 
 CHOICE_TOKENS = 4
+MAX_CHECKED_TURNS = 3  # the latest turns a rewrite may not copy
 
 _ASK = {
     "ko": ("다음 대화의 마지막 질문에서 '{ref}'(이)가 가리키는 것을 후보에서 고르세요. 번호만 쓰세요.",
@@ -60,8 +61,8 @@ def needs_resolving(followup: str, rewritten: str, history: list[Turn], lang: st
         return unfaithful
     for ref in find_references(followup, lang):
         if ref.kind == "ordinal":
-            items = ordinal_items(history, lang)
-            if 0 < ref.ordinal <= len(items) and items[ref.ordinal - 1].lower() not in rewritten.lower():
+            item = ordinal_name(ref, history, lang)
+            if item and item.lower() not in rewritten.lower():
                 return "named another item"
     if lang != "ko" or rewritten.strip() != followup.strip():
         return ""
@@ -86,18 +87,20 @@ def unfaithful_rewrite(followup: str, rewritten: str, history: list[Turn], lang:
         return "not one question"
     if lang == "ko" and followup.rstrip().endswith("?") and not _KO_QUESTION_END.search(rewritten):
         return "not a question"
-    flat = lambda t: re.sub(r"\W+", "", t.lower())  # noqa: E731 - a local normaliser
+    asked, wrote = _flat(followup), _flat(rewritten)
     for turn in history[-MAX_CHECKED_TURNS:]:
-        repeated = flat(followup) in (flat(turn.question), flat(turn.resolved))  # the user asked it again
-        if flat(rewritten) == flat(turn.resolved) and not repeated:
+        repeated = asked in (_flat(turn.question), _flat(turn.resolved))  # the user asked it again
+        if wrote == _flat(turn.resolved) and not repeated:
             return "copied an earlier question"
     own = content_words(followup, lang)
-    if own and sum(w in flat(rewritten) for w in own) < len(own) / 2:
+    if own and sum(w in wrote for w in own) < len(own) / 2:
         return "dropped the question"
     return ""
 
 
-MAX_CHECKED_TURNS = 3
+def _flat(text: str) -> str:
+    """Lower-cased, without spaces or punctuation: two questions compared as text."""
+    return re.sub(r"\W+", "", text.lower())
 
 
 def content_words(question: str, lang: str) -> list[str]:
@@ -140,8 +143,8 @@ def resolve_left_references(llm: TrackedLLM, node: Node, followup: str, history:
 def _resolve_one(llm: TrackedLLM, node: Node, question: str, ref: Reference, history: list[Turn],
                  names: list[str], lang: str) -> tuple[str, str]:
     if ref.kind == "ordinal":
-        items = ordinal_items(history, lang)
-        return (items[ref.ordinal - 1], "ordinal") if 0 < ref.ordinal <= len(items) else ("", "")
+        item = ordinal_name(ref, history, lang)
+        return (item, "ordinal") if item else ("", "")
     if len(names) == 1:
         return names[0], "only candidate"
     if not names:
