@@ -5,13 +5,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
-import pytest
 
 from gaji.bench.crossdoc import CASES, answer_ok, file_of, run, write_case_files
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM, request_text
 
-pytest.importorskip("docx")
 
 GOLD = {"hwpx-pdf": ("부산 지사", ("누리별", "부산 지사")), "xlsx-docx": ("오세린", ("배터리 셀", "오세린")),
         "pptx-html": ("89만 원", ("11월 출시", "89만 원"))}
