@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 from fastapi.testclient import TestClient
 
 from gaji.config import Settings
