@@ -1,5 +1,11 @@
 """`gaji demo`: build a small bilingual index and answer a Korean and an English question with the
-embedded model, offline. Uses the demo corpus shipped in the package (gaji/data/demo_corpus.jsonl)."""
+embedded model, offline, then show the English two-step question as a question tree. Uses the demo corpus
+shipped in the package (gaji/data/demo_corpus.jsonl).
+
+The first two answers come from the default method, `auto`, whose router sends these short questions to one
+retrieval (the cheapest route that the recorded benchmarks support for them). The tree is then shown on the
+multi-hop question through auto's own tree route (`-o route=tree`), so a user sees the decomposition, the
+sub-answers and the token cost of the tree beside the one-call answer."""
 from __future__ import annotations
 
 from importlib import resources
@@ -18,6 +24,7 @@ QUESTIONS = (
     "훈민정음은 몇 년에 반포되었나요?",
     "In what year did the war that included the Battle of Guam end?",
 )
+MULTI_HOP = QUESTIONS[1]
 
 
 def register(sub) -> None:
@@ -25,6 +32,7 @@ def register(sub) -> None:
     p.add_argument("--method", "-m", help="method to demonstrate (default: from settings, auto)")
     p.add_argument("--out", help="where to build the demo index (default $GAJI_HOME/demo-index)")
     p.add_argument("--question", "-q", action="append", help="ask these instead of the two demo questions")
+    p.add_argument("--no-tree", action="store_true", help="skip the question tree on the multi-hop question")
     add_settings_flags(p, index=False)
     p.set_defaults(func=run)
 
@@ -53,8 +61,13 @@ def run(args) -> int:
             trace = g.ask(q, method=args.method)
             print_trace(trace, con)
             status |= trace.status != "ok"
-        if not args.method and not args.question:
-            con.print("[dim]next: `gaji demo -m toq` shows the question tree; `gaji methods` lists every method[/dim]")
+        if not args.method and not args.question and not args.no_tree:
+            con.rule(f"{MULTI_HOP}  [dim](as a question tree: auto -o route=tree)[/dim]")
+            trace = g.ask(MULTI_HOP, method="auto", options={"route": "tree"})
+            print_trace(trace, con)
+            status |= trace.status != "ok"
+            con.print("[dim]next: `gaji ask -o route=tree \"…\"` asks any question as a tree; "
+                      "`gaji methods` lists every method[/dim]")
     finally:
         g.close()
     return status

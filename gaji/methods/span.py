@@ -34,7 +34,9 @@ from gaji.types import Passage
 # a Korean reply that ends like a sentence: a predicate's final ending (했다, 한다, 입니다, 있어요, 했음, …), then
 # punctuation or nothing; listed rather than "any 다/요" so that nouns ending in those syllables (바다, 캐나다,
 # 플로리다) are not taken for predicates
-_KO_FINAL = re.compile(r"(?:니다|이다|었다|았다|였다|했다|겠다|있다|없다|한다|된다|간다|온다|본다|산다|준다|진다|"
+# (plus any past tense: a syllable ending in ㅆ, then 다: 태어났다, 됐다, 왔다, 졌다)
+_KO_PAST = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 20)
+_KO_FINAL = re.compile(r"(?:니다|이다|겠다|있다|없다|한다|된다|간다|온다|본다|산다|준다|진다|[" + _KO_PAST + r"]다|"
                        r"어요|아요|해요|예요|에요|이요|죠|네요|군요|래요|대요|했음|였음|었음|았음|있음|없음|됨)"
                        r"[.!。]?[\"'”’」』)]*$")
 # copula forms glued to the answer word ("홍길동입니다", "2006년이다", "빅뱅이에요")
@@ -47,6 +49,10 @@ _EN_ANSWER_IS = re.compile(r"^(?:so\s+)?(?:the\s+)?(?:final\s+)?answer\s+is\s*:?
 _EN_IS_ANSWER = re.compile(r"^(.+?)\s+is\s+the\s+(?:correct\s+)?answer\.?$", re.I)
 _QUOTES = "\"'“”‘’「」『』《》<>()[]"
 _WORD = re.compile(r"[A-Za-z]{3,}|\d+|[가-힣]{2,}")
+# a reply that echoes its context line "sub-question? -> answer" (the tree's children are shown that way)
+_ECHO = re.compile(r"^[-•*\s]*\S.*?[?？]\s*(?:->|→|=>)\s*(\S.*)$", re.S)
+# the topic / subject particles of a restated head ("배우는 김민희" for "… 배우는 누구인가요?")
+_KO_TOPIC = re.compile(r"(?:은|는|이|가)$")
 _UNKNOWN = ("unknown", "알 수 없", "모름", "모릅니다", "찾을 수 없", "not found", "no answer")
 
 
@@ -174,9 +180,33 @@ def explain(answer: str, passages: Iterable[Passage], question: str) -> str:
     return best
 
 
+def unecho(reply: str) -> str:
+    """The answer part of a reply that restates its question first ("Q? -> A" -> "A"); else the reply."""
+    m = _ECHO.match(reply.strip())
+    return m.group(1).strip() if m else reply.strip()
+
+
+def drop_restated_head(reply: str, question: str) -> str:
+    """A short Korean reply without the words it repeats from the question ("배우는 김민희" -> "김민희" for
+    "… 배우는 누구인가요?"): leading words marked as topic or subject whose content the question holds, kept
+    when nothing new would remain ("박형식이 먼저" for "… 누가 먼저 …" stays)."""
+    words = reply.split()
+    if not 2 <= len(words) <= 5 or not re.search(r"[가-힣]", reply):
+        return reply
+    asked = _keys(question)
+    cut = 0
+    while cut < len(words) - 1 and _KO_TOPIC.search(words[cut]) and _keys(words[cut]) \
+            and _keys(words[cut]) <= asked:
+        cut += 1
+    rest = words[cut:]
+    if not cut or not _keys(" ".join(rest)) or _keys(" ".join(rest)) <= asked:
+        return reply
+    return " ".join(rest)
+
+
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
-    reply = reply.strip()
+    reply = unecho(reply)
     passages = list(passages)
     if not reply or is_unknown(reply):
         return Shaped(reply, "")
@@ -184,4 +214,6 @@ def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: s
         span = span_of(reply, question, lang)
         if span != reply:
             return Shaped(span, reply)
+    if lang == "ko" or re.search(r"[가-힣]", reply):
+        reply = drop_restated_head(reply, question)
     return Shaped(reply, explain(reply, passages, question))

@@ -88,3 +88,26 @@ def test_a_choice_restated_as_a_sentence_gives_the_chosen_option():
     assert span_of("진돗개가 더 큽니다", "진돗개와 삽살개 중 어느 개가 더 큰가요?", "ko") == "진돗개"
     # not a choice: a sentence that only restates the question has no span
     assert span_of("박형식이 태어났습니다", "박형식은 언제 태어났나?", "ko") == "박형식이 태어났습니다"
+
+
+def test_a_reply_that_echoes_its_context_line_keeps_only_the_answer():
+    q = "박형식과 승리 중 누가 먼저 태어났나?"
+    shaped = shape_answer(f"{q} -> 박형식이 먼저 태어났다", q, [], "ko")
+    assert (shaped.answer, shaped.explanation) == ("박형식", "박형식이 먼저 태어났다")
+    assert shape_answer("Which came first? -> Battle of Guam", "Which came first?", [], "en").answer == "Battle of Guam"
+    # an arrow without a question before it is not an echo
+    assert shape_answer("A -> B", "q?", [], "en").answer == "A -> B"
+
+
+def test_any_korean_past_tense_ends_a_sentence():
+    assert is_sentence("박형식이 먼저 태어났다", "ko") and is_sentence("그 회사는 1995년에 세워졌다", "ko")
+    assert span_of("그 회사는 1995년에 세워졌다", "그 회사는 언제 세워졌나요?", "ko") == "1995년"
+
+
+def test_a_short_korean_reply_drops_the_head_it_repeats_from_the_question():
+    q = "영화 《아가씨》에서 히데코 역을 맡은 배우는 누구인가요?"
+    assert shape_answer("배우는 김민희", q, [], "ko").answer == "김민희"
+    assert shape_answer("김민희", q, [], "ko").answer == "김민희"
+    # the head is kept when nothing new would remain, or when it is not in the question
+    assert shape_answer("박형식이 먼저", "박형식과 승리 중 누가 먼저 태어났나?", [], "ko").answer == "박형식이 먼저"
+    assert shape_answer("감독은 박찬욱", q, [], "ko").answer == "감독은 박찬욱"
