@@ -104,6 +104,10 @@ def document_json(p: Passage, max_chars: int) -> str:
     return json.dumps({"title": p.title, "text": text}, ensure_ascii=False)
 
 
+# how documents are judged: one call each (the paper), one call for all, or not at all (the caller then reads every
+# retrieved document; only the [ANS_N] filling below is used)
+MODES = ("per_doc", "batch", "none")
+
 class AnswerIntegrator:
     def __init__(
         self,
@@ -114,8 +118,8 @@ class AnswerIntegrator:
         rewrite_over: int = 80,
         max_tokens: int = 160,
     ):
-        if mode not in ("per_doc", "batch"):
-            raise ConfigError(f"option integrate of method 'toq' must be per_doc or batch, not {mode!r}")
+        if mode not in MODES:
+            raise ConfigError(f"option integrate of method 'toq' must be one of {', '.join(MODES)}, not {mode!r}")
         self.llm = llm
         self.mode = mode
         self.doc_chars = doc_chars
@@ -126,7 +130,7 @@ class AnswerIntegrator:
     # -- 1. documents -------------------------------------------------------------------------
     def judge(self, node: Node, question: str, passages: list[Passage], lang: str) -> list[Judgement]:
         """One judgement per passage, in order (calls recorded on `node`)."""
-        if not passages:
+        if not passages or self.mode == "none":
             return []
         if self.mode == "batch":
             return self._judge_batch(node, question, passages, lang)

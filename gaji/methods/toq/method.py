@@ -47,6 +47,7 @@ from gaji.methods.common import interleave_ranked
 from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
+from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
 from gaji.methods.toq.order import order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
@@ -77,7 +78,10 @@ class ToQ(Method):
         evaluate_subs: bool = True  # evaluate sub-nodes (off: a sub-node with a known answer counts as positive)
         evaluate_final: bool = True  # re-evaluate the root once its children's answers are integrated
         min_overall: float = 0.0  # positive = response_validity (the paper) and overall >= this
-        integrate: str = "per_doc"  # answer integrator: one call per document (paper) | "batch" (one call)
+        # answer integrator's relevance judgement: one call per document (paper) | "batch" (one call) | "none" (no
+        # call: every retrieved document is evidence, as in OneR; the 1.5B judged the answer-bearing Korean paragraph
+        # irrelevant often enough that the judgement cost ~45 % of the tree's tokens and bought nothing, BENCHMARKS.md)
+        integrate: str = "per_doc"
         rewrite_slots: bool = True  # let the integrator rewrite a node whose filled-in answer is long
         doc_chars: int = 700  # each document is cut to this many characters in prompts
         answer_style: str = "short"  # trace.answer: the root's short answer | "long": its explanation (long-form sets)
@@ -113,8 +117,9 @@ class ToQ(Method):
                 raise ConfigError(f"option search of method 'toq' must be query or both, not {self.search!r}")
             if self.decomposer not in ("paper", "routed"):
                 raise ConfigError(f"option decomposer of method 'toq' must be paper or routed, not {self.decomposer!r}")
-            if self.integrate not in ("per_doc", "batch"):
-                raise ConfigError(f"option integrate of method 'toq' must be per_doc or batch, not {self.integrate!r}")
+            if self.integrate not in INTEGRATE_MODES:
+                raise ConfigError(f"option integrate of method 'toq' must be one of {', '.join(INTEGRATE_MODES)}, "
+                                  f"not {self.integrate!r}")
             for name, low in (("max_depth", 1), ("k", 1), ("max_children", 2), ("max_items", 2), ("max_nodes", 1)):
                 if getattr(self, name) < low:
                     raise ConfigError(f"option {name} of method 'toq' must be at least {low}, not {getattr(self, name)}")
@@ -281,12 +286,15 @@ class TreeOfQuestion:
             passages = interleave_ranked([passages, by_question], self.opts.k)
             node.data["queries"] = [query, question]
         node.query = query
-        judgements = self.integrator.judge(node, question, passages, self.lang)
-        node.relevance = {p.id: j.to_dict() for p, j in zip(passages, judgements)}
-        relevant = [p for p, j in zip(passages, judgements) if j.relevant]
-        if not relevant:  # the judge found nothing: let the responder see everything (and say unknown)
-            node.data["no_relevant"] = True
-        evidence = relevant if relevant and self.opts.evidence == "relevant" else passages
+        if self.opts.integrate == "none":  # no judgement: the responder reads every retrieved document
+            evidence = passages
+        else:
+            judgements = self.integrator.judge(node, question, passages, self.lang)
+            node.relevance = {p.id: j.to_dict() for p, j in zip(passages, judgements)}
+            relevant = [p for p, j in zip(passages, judgements) if j.relevant]
+            if not relevant:  # the judge found nothing: let the responder see everything (and say unknown)
+                node.data["no_relevant"] = True
+            evidence = relevant if relevant and self.opts.evidence == "relevant" else passages
         node.data["evidence"] = [p.id for p in evidence]
         self.ctx.emit(node)
         resp = self.responder.respond(node, question, query, evidence, self.lang)  # R = f_RG(q, Q, D)

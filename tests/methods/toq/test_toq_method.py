@@ -276,7 +276,7 @@ def test_bad_integrate_option_is_a_config_error():
 
     from gaji.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="per_doc or batch"):
+    with pytest.raises(ConfigError, match="per_doc, batch, none"):
         ToQ(integrate="both")
     with pytest.raises(ConfigError, match="max_depth"):
         ToQ.parse_options({"max_depth": "0"})
@@ -318,6 +318,20 @@ def test_evidence_option_chooses_what_the_responder_reads():
         assert len(t.root.data["evidence"]) == expected
         assert len(t.root.relevance) == 2  # both judged either way
 
+
+
+def test_integrate_none_reads_every_document_without_judging_them():
+    def no_judge(u):
+        raise AssertionError("no relevance judgement expected")
+
+    llm = routed_llm(bridging_handlers(integrate=no_judge))
+    t = ToQ(k=3, respond="json", integrate="none").run(Q, make_ctx(llm, OverlapRetriever(DOCS)))
+    assert t.status == "ok" and t.answer == "Mercedes-Benz EQE"
+    c1, c2 = t.root.children
+    assert c2.filled_question == SUB2_FILLED  # the [ANS_1] slot is still filled
+    assert all(n.relevance == {} for n in t.root.walk())
+    assert len(c2.data["evidence"]) == 3  # every retrieved document
+    assert "integrate" not in t.usage_by_purpose()
 
 def test_bad_evidence_option_is_a_config_error():
     import pytest
