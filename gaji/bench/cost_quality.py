@@ -5,7 +5,8 @@ Each method is its recorded reference run on a set (METHOD_RUNS: the configurati
 1.5B embedded model, hybrid retrieval unless the run says otherwise). A run is measured on the set's reference
 questions (those of its OneR run: the dev half's first 50, KoBLEX 50) that it has; a run that covers fewer (the
 chain's 20, the Table 2 trees' 20-30) is marked with its n. `auto` is drawn from benchmarks/auto/report.json:
-a replay estimate (gaji/learn/auto_router.py), drawn hollow and labelled as such.
+a replay estimate (gaji/learn/auto_router.py), drawn hollow and labelled as such; on the Korean set (komultihop,
+its report part) every point, auto's included, is a live run.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from typing import Any
 from gaji.errors import InputError
 from gaji.learn.auto_router import read_results
 
-SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex")
+SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex", "komultihop")
+KOMH = "benchmarks/results/komultihop"  # the Korean set's report part: live runs, auto included (not a replay)
 # method label -> set -> run directory (relative to the repository root)
 METHOD_RUNS: dict[str, dict[str, str]] = {
     "nor": {s: f"benchmarks/results/nor-{s}-local" for s in SETS},
@@ -29,8 +31,13 @@ METHOD_RUNS: dict[str, dict[str, str]] = {
     "chain": {s: f"benchmarks/results/chain-l6-repeat-{s}-local" for s in SETS},
     "toq": {"hotpotqa": "benchmarks/results/toq-routed-hotpotqa-local",
             "musique": "benchmarks/toq/table2-musique/toq-routed",
-            "koblex": "benchmarks/results/toq-long-koblex-local"},
+            "koblex": "benchmarks/results/toq-long-koblex-local",
+            "komultihop": f"{KOMH}/toq-report6"},
+    "auto": {"komultihop": f"{KOMH}/auto-report6"},
 }
+TITLES = {"komultihop": "komultihop, report part"}  # a panel's heading when not the set's name
+METHOD_RUNS["oner"]["komultihop"] = f"{KOMH}/oner-report6"
+METHOD_RUNS["ircot"]["komultihop"] = f"{KOMH}/ircot-report2"
 REPORT = "benchmarks/auto/report.json"
 
 
@@ -100,7 +107,7 @@ def plot(pts: list[Point], out: Path | str, title: str = "") -> Path:
             ax.annotate(label, (p.tokens, y), textcoords="offset points", xytext=(6, 4), fontsize=8,
                         color=color[p.method])
         ax.set_xscale("log")
-        ax.set_title(f"{s} ({full[s]} questions)", fontsize=11)
+        ax.set_title(f"{TITLES.get(s, s)} ({full[s]} questions)", fontsize=11)
         ax.set_xlabel("tokens per question (log scale)")
         ax.set_ylabel("F1 (%)")
         ax.grid(alpha=0.3, which="both")
@@ -111,7 +118,8 @@ def plot(pts: list[Point], out: Path | str, title: str = "") -> Path:
                  fontsize=12)
     fig.text(0.01, 0.005, "n = questions, when fewer than the set's. chain: BM25, 400-character passages. KoBLEX is "
              "long-form (answers in sentences; its toq writes long answers). auto (hollow star) is estimated by "
-             "replaying the recorded results of the route it picks (benchmarks/auto/README.md).", fontsize=7.5,
+             "replaying the recorded results of the route it picks (benchmarks/auto/README.md); on komultihop it is a live "
+             "run (filled dot).", fontsize=7.5,
              wrap=True)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     out = Path(out)
