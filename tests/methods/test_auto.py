@@ -13,7 +13,7 @@ from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.auto.features import FEATURES, question_features
 from gaji.methods.auto.method import Auto
-from gaji.methods.auto.router import ROUTES, AutoRouter, shared_auto_router
+from gaji.methods.auto.router import ROUTE_METHODS, ROUTES, AutoRouter, shared_auto_router
 from gaji.methods.base import RunContext
 from gaji.registry import METHODS
 from gaji.testing import ListRetriever, any_llm
@@ -65,6 +65,9 @@ def test_the_tree_route_runs_the_routed_decomposer_options():
     t = Auto(route="tree").run(Q, ctx())
     opts = t.root.data["route_method"]["options"]
     assert opts["decomposer"] == "routed" and opts["respond"] == "plain" and opts["evaluate_root"] is False
+    # comparisons whose order code knows are decided by code on the tree route (the toq default stays off)
+    assert opts["order_decide"] is True and opts["order_hints"] is True
+    assert shared_auto_router().methods == ROUTE_METHODS  # the shipped router runs what training records
 
 
 def router_toward(route: str) -> AutoRouter:

@@ -6,7 +6,7 @@ Routes, from cheapest to dearest, and the method (with the options recorded in b
     one     one retrieval, one call                    oner
     chain   retrieval interleaved with reasoning       ircot
     tree    the question tree (routed decomposer:      toq  respond=plain, evaluate_root=false, order_hints=true,
-            comparisons as parallel branches,               decomposer=routed
+            comparisons as parallel branches,               decomposer=routed, order_decide=true
             bridges as chains)
 
 The model is multinomial logistic regression over standardised question features (features.py), trained by
@@ -33,13 +33,15 @@ from gaji.methods.auto.features import FEATURES, question_features
 DEFAULT_PATH = Path(__file__).with_name("data") / "auto_router.json"
 FORMAT = "gaji-auto-router/1"
 ROUTES: tuple[str, ...] = ("closed", "one", "chain", "tree")
-# the method and options each route runs: the configurations whose recorded results trained the router
+# the method and options each route runs: the configurations whose recorded results trained the router, except
+# the tree's order_decide (added after those runs: a comparison whose order code knows and whose question asks
+# plainly for one end is answered by code instead of by the model reading the order hint)
 ROUTE_METHODS: dict[str, dict[str, Any]] = {
     "closed": {"method": "nor", "options": {}},
     "one": {"method": "oner", "options": {}},
     "chain": {"method": "ircot", "options": {}},
     "tree": {"method": "toq", "options": {"respond": "plain", "evaluate_root": False, "order_hints": True,
-                                          "decomposer": "routed"}},
+                                          "decomposer": "routed", "order_decide": True}},
 }
 # how each feature reads in a reason, in English and Korean
 _CUES = {

@@ -30,7 +30,7 @@ benchmarks and shown by `describe`) and Node.stop when a node is not split:
     answer        data{explanation, cited, first_answer}   (first_answer: the level's answer before integration)
     evaluation    data{evaluation, eval_reason, first_scores}
     split         data{decomposition, decomposition_model, repeated_subquestions, route, waves, items,
-                  order_hint, depth, rejected_split}
+                  order_hint, order_decided, depth, rejected_split}
     root          data{answer_from, explanation, depth, failed_nodes}
 """
 from __future__ import annotations
@@ -43,13 +43,13 @@ from typing import Any, Sequence
 from gaji.coerce import MAX_BRANCH, MAX_DEPTH
 from gaji.errors import ConfigError, LLMError
 from gaji.methods.base import Method, RunContext
-from gaji.methods.common import interleave_ranked
+from gaji.methods.common import attribute, interleave_ranked
 from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
-from gaji.methods.toq.order import order_hint
+from gaji.methods.toq.order import Decision, decide, order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.methods.toq.query_generator import QueryGenerator
 from gaji.methods.toq.responder import Response, ResponseGenerator
@@ -101,6 +101,11 @@ class ToQ(Method):
         # a comparison node whose children's answers are all dates (or all numbers) gets one more context line
         # naming its items in order, computed by code (gaji.methods.toq.order): small models misorder dates
         order_hints: bool = False
+        # a comparison node whose items code can put in order (as for order_hints) and whose question asks plainly
+        # for one end ("first", "more", "먼저", "더 많은"; gaji.methods.toq.comparative) is answered by code: that
+        # item, the order line as its explanation, no responder call. Off by default so that recorded runs
+        # reproduce; the adaptive method's tree route turns it on
+        order_decide: bool = False
         # the decomposer's prompt: "paper" = Prompt B.2 decides the split | "routed" = a trained shape router picks
         # chain or compare first and the LLM fills that shape only (gaji/methods/toq/router.py; not in the paper)
         decomposer: str = "paper"
@@ -142,6 +147,7 @@ class ToQ(Method):
         f.note("split rejected", "분해 거부", d.get("rejected_split"))
         f.note("items", "항목", " · ".join(map(str, d.get("items") or [])))
         f.note("order hint", "순서 힌트", d.get("order_hint"))
+        f.decision("decided by code", "코드로 결정", d.get("order_decided"), _decided_text(d.get("order_decided"), lang))
         return f.lines + stop_facts(node, lang)
 
 
@@ -156,6 +162,19 @@ def _split_text(d: dict[str, Any], lang: str) -> str:
             via += f"; {word(lang, 'fallback', '대체')}: {route['fallback']}"
         text += f" ({via})"
     return text
+
+
+_ENDS = {("date", "min"): ("earliest", "가장 이른 것"), ("date", "max"): ("latest", "가장 늦은 것"),
+         ("number", "min"): ("smallest", "가장 작은 것"), ("number", "max"): ("largest", "가장 큰 것")}
+
+
+def _decided_text(decided: Any, lang: str) -> str:
+    """A comparison answered by code: the item, which end of the order it is, and the order."""
+    if not isinstance(decided, dict):
+        return ""
+    end = _ENDS.get((decided.get("kind"), decided.get("direction")))
+    which = f" ({word(lang, *end)})" if end else ""
+    return f"{decided.get('answer')}{which}: {decided.get('hint')}"
 
 
 @dataclass
@@ -402,19 +421,41 @@ class TreeOfQuestion:
         """Answer the node from its children's answers and their cited documents; the root is
         evaluated again (the paper's termination test on the created nodes' responses)."""
         subs = [(c.filled_question or c.question, c.answer or prompts(self.lang).UNKNOWN) for c in node.children]
-        hint = ""
-        if (self.opts.order_hints and self.state(node).decomposition == "comparison"
+        hint, decided = "", None
+        if (self.state(node).decomposition == "comparison"
                 and all(c.answer and not is_unknown(c.answer) for c in node.children)):
-            hint = order_hint(question, subs, self.lang)
-            if hint:
-                node.data["order_hint"] = hint
+            if self.opts.order_decide:
+                decided = decide(question, subs, self.lang)
+            if self.opts.order_hints and decided is None:
+                hint = order_hint(question, subs, self.lang)
+                if hint:
+                    node.data["order_hint"] = hint
         evidence = self.evidence_of(node)
-        resp = self.responder.respond(node, question, node.query or question, evidence, self.lang, sub_answers=subs,
-                                      hint=hint)
-        self.set_answer(node, resp, evidence)
+        if decided is not None:
+            node.data["order_decided"] = decided.to_dict()
+            self.set_answer(node, self.decided_response(node, decided, evidence), evidence)
+            self.stream_decided(node, decided.answer)
+        else:
+            resp = self.responder.respond(node, question, node.query or question, evidence, self.lang,
+                                          sub_answers=subs, hint=hint)
+            self.set_answer(node, resp, evidence)
         node.data["depth"] = max(n.level for n in node.walk())
         if node.kind == "root" and self.opts.evaluate_final:
             self.evaluate(node, question)
+
+    def decided_response(self, node: Node, decided: Decision, evidence: list[Passage]) -> Response:
+        """The response of a comparison answered by code: the order rests on every child's answer, so it cites
+        the documents the children cited (among the node's evidence), else those that hold the item's name."""
+        by_children = {pid for c in node.children for pid in self.state(c).cited}
+        cited = [p.id for p in evidence if p.id in by_children] or attribute(decided.answer, evidence)
+        return Response(answer=decided.answer, explanation=decided.hint, cited=cited)
+
+    def stream_decided(self, node: Node, answer: str) -> None:
+        """A listener to the root's answer as it is written gets the decided answer as a new draft too: no
+        call wrote it, and an earlier draft (the level-1 answer) must not stand as the answer."""
+        stream = self.ctx.llm.answer_stream
+        if stream is not None and node is stream.root:
+            stream.start()(answer)
 
     def evidence_of(self, node: Node) -> list[Passage]:
         """Documents for a node answered from its children: what the children cited, then the

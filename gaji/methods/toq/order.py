@@ -16,7 +16,10 @@ child's question names an item of the parent question; otherwise it returns "" a
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from gaji.methods.toq.comparative import Direction, direction
 
 MONTHS = {
     m: i + 1
@@ -117,26 +120,149 @@ def item_label(own: str, parent: str, siblings: Sequence[str]) -> str:
     return label if len(re.sub(r"\W", "", label)) >= 2 else ""
 
 
-def order_hint(parent: str, children: Sequence[tuple[str, str]], lang: str) -> str:
-    """One line that lists the children's items in order of their answers (dates, else numbers); ""
-    unless there are at least two children, every answer parses the same way and every item is named."""
+@dataclass(frozen=True)
+class Order:
+    """A comparison node's items in order of their answers: dates earliest first, numbers smallest first."""
+
+    kind: str  # "date" | "number"
+    items: tuple[tuple[str, str], ...]  # (item label, the child's answer), in order
+    keys: tuple[Any, ...]  # what was compared: (year, month, day) or a quantity, item by item
+
+    def hint(self, lang: str) -> str:
+        """The order as one context line in `lang` ("In time order, earliest first: …")."""
+        items = ", ".join(f"{label} ({answer.strip().rstrip('.')})" for label, answer in self.items)
+        return TEXT.get(lang, TEXT["en"])[self.kind].format(items=items)
+
+
+def ordered(parent: str, children: Sequence[tuple[str, str]]) -> Order | None:
+    """The children's items in order of their answers (dates, else numbers); None unless there are at least
+    two children, every answer parses the same way, every item is named and no two answers tie."""
     if len(children) < 2:
-        return ""
+        return None
     questions = [q for q, _ in children]
     labels = [item_label(q, parent, questions[:i] + questions[i + 1:]) for i, q in enumerate(questions)]
     if not all(labels) or len({lab.lower() for lab in labels}) < len(labels):
-        return ""
+        return None
     dates = [parse_date(a) for _, a in children]
+    keys: list[Any]
     if all(dates):
         keys, kind = dates, "date"
     elif any(dates) or any(_CENTURY.search(a) for _, a in children):
-        return ""  # some answers are dates and others are not: nothing to order
+        return None  # some answers are dates and others are not: nothing to order
     else:
         keys, kind = [parse_number(a) for _, a in children], "number"
         if any(k is None for k in keys):
-            return ""  # not all quantities
+            return None  # not all quantities
     if len(set(keys)) < len(keys):
-        return ""  # a tie: nothing to order
+        return None  # a tie: nothing to order
     keyed = sorted(zip(keys, labels, [a for _, a in children]), key=lambda t: t[0])
-    items = ", ".join(f"{label} ({answer.strip().rstrip('.')})" for _, label, answer in keyed)
-    return TEXT.get(lang, TEXT["en"])[kind].format(items=items)
+    return Order(kind, tuple((label, answer) for _, label, answer in keyed), tuple(k for k, _, _ in keyed))
+
+
+def order_hint(parent: str, children: Sequence[tuple[str, str]], lang: str) -> str:
+    """One line that lists the children's items in order of their answers (dates, else numbers); ""
+    unless there are at least two children, every answer parses the same way and every item is named."""
+    order = ordered(parent, children)
+    return order.hint(lang) if order else ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A comparison answered by code: the item at the asked-for end of the order."""
+
+    answer: str  # the item's label, as the child question names it
+    hint: str  # the order line (the explanation)
+    kind: str  # "date" | "number"
+    direction: Direction  # "min": earliest / smallest; "max": latest / largest
+
+    def to_dict(self) -> dict[str, str]:
+        return {"answer": self.answer, "kind": self.kind, "direction": self.direction, "hint": self.hint}
+
+
+def decide(parent: str, children: Sequence[tuple[str, str]], lang: str) -> Decision | None:
+    """The answer of a comparison question from its children's (question, answer) pairs, when code can
+    give it: the items are in a defined order (`ordered`), the parent question names each item as one of
+    its alternatives (`named_as_items`), its comparative words (read with the items' names taken out, so
+    that "The Last Samurai" says nothing) ask for one end (`direction`), and that end is ahead of every
+    other item (a date that gives only the year is not before another date of the same year). None
+    otherwise: the model answers."""
+    order = ordered(parent, children)
+    if order is None:
+        return None
+    labels = [label for label, _ in order.items]
+    if not named_as_items(parent, labels, lang):
+        return None
+    masked = parent
+    for label in sorted(labels, key=len, reverse=True):
+        masked = re.sub(re.escape(label), " ", masked, flags=re.I)
+    d = direction(masked, order.kind, lang)
+    if d is None:
+        return None
+    pick = 0 if d == "min" else len(labels) - 1
+    if order.kind == "date" and not all(
+            _surely_before(*((order.keys[pick], k) if d == "min" else (k, order.keys[pick])))
+            for i, k in enumerate(order.keys) if i != pick):
+        return None
+    return Decision(labels[pick], order.hint(lang), order.kind, d)
+
+
+def _surely_before(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Date `a` is before date `b` at a precision both give (month and day 0 = not given)."""
+    for x, y in zip(a, b):
+        if x == 0 or y == 0:
+            return False
+        if x != y:
+            return x < y
+    return False
+
+
+# how an item named as one of the question's alternatives ends ("A or B?", "A와 B 중") or is led to ("…, A", "or B",
+# "which of A and B")
+_EN_ITEM_END = re.compile(r"""["'”’)]*\s*(?:$|[,?;:!.(]|(?:or|and|vs|versus)(?![\w-]))""", re.I)
+_EN_ITEM_START = re.compile(r"""(?:(?<![\w-])(?:or|and|vs\.?|versus|between|either)|[,:])\s*["'“‘(]*$""", re.I)
+_KO_ITEM_END = re.compile(r"""["'”’)」』]*\s*(?:$|[,?？;:!.、(]|와|과|하고|이랑|랑|및|중|둘|가운데|또는|혹은|아니면"""
+                          r"""|이나|나\s|은\s|는\s)""")
+# "A's director", "Jaws' director" (a closing quote before "or" is no possessive: "'Jaws' or 'Alien'")
+_EN_POSSESSIVE = re.compile(r"""['’](?:s(?![\w-])|\s+(?!(?:or|and|vs|versus)(?![\w-]))[a-z])""")
+# a name right after these words is part of a description ("the director of A"), not an item
+_EN_RELATION = ("of", "by", "in", "from", "for", "with", "at", "on", "about", "to", "into", "featuring", "starring",
+                "whose")
+_EN_CHOOSING = {"which", "who", "whom", "what", "one", "each", "either", "both", "neither"}  # "which of A and B"
+_EN_RELATIVE = {"who", "that", "whose"}  # "the man who directed A"
+# a label that is itself a description: "the director of Alien" (a lower-case word before a relation word;
+# title-case names such as "The Lord of the Rings" pass), "Alien's director" (a possessive before a lower-case
+# word; "Schindler's List" passes), "에일리언의 감독" (a word ending in a case particle before another word)
+_EN_DESCRIPTION = re.compile(r"(?<![\w-])[a-z][\w'-]*\s+(?:" + "|".join(_EN_RELATION + ("who", "that", "which"))
+                             + r")(?![\w-])|\w['’]s?\s+[a-z]")
+_KO_DESCRIPTION = re.compile(r"\S(?:의|을|를|에|에서|에게|한테|이|가|은|는|로|으로)\s+\S")
+
+
+def named_as_items(parent: str, labels: Sequence[str], lang: str) -> bool:
+    """Every label names one of the things `parent` compares ("Who was born first, A or B?"), not a part of a
+    description of one ("Who was born first, the director of A or the director of B?", "A의 감독과 B의 감독
+    중 …"), where the answer is someone the label is not."""
+    description = _KO_DESCRIPTION if lang == "ko" else _EN_DESCRIPTION
+    return all(not description.search(label)
+               and any(_is_item_at(parent, m.start(), m.end(), lang) for m in re.finditer(re.escape(label), parent, re.I))
+               for label in labels)
+
+
+def _is_item_at(parent: str, start: int, end: int, lang: str) -> bool:
+    """The name at parent[start:end] stands as an alternative: it ends as one does (Korean: the relation comes
+    after a name, "A의 감독", so its ending decides) or, in English, is led to as one, and no relation word,
+    possessive or relative clause makes it part of a description."""
+    if lang == "ko":
+        return bool(_KO_ITEM_END.match(parent, end))
+    if _EN_POSSESSIVE.match(parent, end):
+        return False
+    if not (_EN_ITEM_END.match(parent, end) or _EN_ITEM_START.search(parent[:start])):
+        return False
+    before = list(re.finditer(r"[\w'’-]+", parent[:start]))
+    if not before:
+        return True
+    last = before[-1].group().lower()
+    prev = before[-2].group().lower() if len(before) > 1 else ""
+    if last in _EN_RELATION and not (last == "of" and prev in _EN_CHOOSING):
+        return False
+    # a relative clause that ends at the name ("the man who directed A"), unless punctuation closes it first
+    return not (prev in _EN_RELATIVE and not re.search(r"[,;:]", parent[before[-2].end():start]))
