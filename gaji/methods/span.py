@@ -207,6 +207,9 @@ def drop_restated_head(reply: str, question: str) -> str:
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
     reply = unecho(reply)
+    sentences = split_sentences(reply)
+    if len(sentences) > 1 and is_sentence(sentences[0].strip(), lang):
+        reply = sentences[0].strip()  # the model went on after answering: the answer is in its first sentence
     passages = list(passages)
     if not reply or is_unknown(reply):
         return Shaped(reply, "")

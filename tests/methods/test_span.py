@@ -8,7 +8,7 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.nor import NoR
 from gaji.methods.oner import OneR
-from gaji.methods.span import explain, is_sentence, shape_answer, span_of
+from gaji.methods.span import Shaped, explain, is_sentence, shape_answer, span_of
 from gaji.testing import ListRetriever
 from gaji.types import Passage
 
@@ -111,3 +111,11 @@ def test_a_short_korean_reply_drops_the_head_it_repeats_from_the_question():
     # the head is kept when nothing new would remain, or when it is not in the question
     assert shape_answer("박형식이 먼저", "박형식과 승리 중 누가 먼저 태어났나?", [], "ko").answer == "박형식이 먼저"
     assert shape_answer("감독은 박찬욱", q, [], "ko").answer == "감독은 박찬욱"
+
+
+def test_a_reply_that_runs_on_is_shaped_from_its_first_sentence():
+    q = "빅뱅 멤버 중 가장 먼저 뮤지컬에 출연한 사람은?"
+    reply = "빅뱅 멤버 중 가장 먼저 뮤지컬에 출연한 사람은 승리입니다. 제국의 아이들 멤버 중 누가 먼저 데뷔했나? 방탄소년단은"
+    assert shape_answer(reply, q, [], "ko") == Shaped("승리", "빅뱅 멤버 중 가장 먼저 뮤지컬에 출연한 사람은 승리입니다.")
+    # an abbreviation is no sentence end worth cutting at
+    assert shape_answer("Washington, D.C.", "Where?", [], "en").answer == "Washington, D.C."
