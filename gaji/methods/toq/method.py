@@ -101,6 +101,11 @@ class ToQ(Method):
         # a comparison node whose children's answers are all dates (or all numbers) gets one more context line
         # naming its items in order, computed by code (gaji.methods.toq.order): small models misorder dates
         order_hints: bool = False
+        # the root, answered from its children, also reads the top documents for the whole question (retrieved with
+        # the question itself: no query call), interleaved with what the children cited, k in all: the final
+        # reader sees the tree's evidence and OneR's, so a wrong split or a lost hop does not hide what one
+        # retrieval finds (not in the paper)
+        final_search: bool = False
         # a comparison node whose items code can put in order (as for order_hints) and whose question asks plainly
         # for one end ("first", "more", "먼저", "더 많은"; gaji.methods.toq.comparative) is answered by code: that
         # item, the order line as its explanation, no responder call. Off by default so that recorded runs
@@ -147,6 +152,7 @@ class ToQ(Method):
         f.note("split rejected", "분해 거부", d.get("rejected_split"))
         f.note("items", "항목", " · ".join(map(str, d.get("items") or [])))
         f.note("order hint", "순서 힌트", d.get("order_hint"))
+        f.note("final reader read", "최종 답변이 읽은 문서", ", ".join(d.get("final_evidence") or []))
         f.decision("decided by code", "코드로 결정", d.get("order_decided"), _decided_text(d.get("order_decided"), lang))
         return f.lines + stop_facts(node, lang)
 
@@ -431,6 +437,10 @@ class TreeOfQuestion:
                 if hint:
                     node.data["order_hint"] = hint
         evidence = self.evidence_of(node)
+        if decided is None and node.kind == "root" and self.opts.final_search:
+            own = self.ctx.retrieve(node, question, self.opts.k)
+            evidence = interleave_ranked([evidence, own], self.opts.k)
+            node.data["final_evidence"] = [p.id for p in evidence]
         if decided is not None:
             node.data["order_decided"] = decided.to_dict()
             self.set_answer(node, self.decided_response(node, decided, evidence), evidence)

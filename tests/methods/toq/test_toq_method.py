@@ -333,6 +333,26 @@ def test_integrate_none_reads_every_document_without_judging_them():
     assert len(c2.data["evidence"]) == 3  # every retrieved document
     assert "integrate" not in t.usage_by_purpose()
 
+
+def test_final_search_lets_the_root_read_its_own_retrieval_with_the_childrens_citations():
+    seen = []
+    base = bridging_handlers()["answer"]
+
+    def answer(u):
+        if "Answers to sub-questions" in u:
+            seen.append(u)
+        return base(u)
+
+    r = OverlapRetriever(DOCS)
+    t = ToQ(k=3, respond="json", final_search=True).run(Q, make_ctx(routed_llm(bridging_handlers(answer=answer)), r))
+    assert t.answer == "Mercedes-Benz EQE"
+    assert r.queries[-1] == Q  # the whole question, searched as it is (no query call)
+    # the children cited bmw and eqe; the root's own search adds ioniq, which no child cited, and its reader reads it
+    assert t.root.data["final_evidence"] == ["bmw", "eqe", "ioniq"]
+    assert "Ioniq 6" in seen[-1]
+    t2 = ToQ(k=3, respond="json").run(Q, make_ctx(routed_llm(bridging_handlers()), OverlapRetriever(DOCS)))
+    assert "final_evidence" not in t2.root.data
+
 def test_bad_evidence_option_is_a_config_error():
     import pytest
 
