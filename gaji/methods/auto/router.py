@@ -6,8 +6,8 @@ Routes, from cheapest to dearest, and the method (with the options recorded in b
     one     one retrieval, one call                    oner
     chain   retrieval interleaved with reasoning       ircot
     tree    the question tree (routed decomposer:      toq  respond=plain, evaluate_root=false, order_hints=true,
-            comparisons as parallel branches,               decomposer=routed, order_decide=true
-            bridges as chains)
+            comparisons as parallel branches,               decomposer=routed, order_decide=true, integrate=none,
+            bridges as chains)                              evaluate_final=false, final_search=true
 
 The model is multinomial logistic regression over standardised question features (features.py), trained by
 `gaji classifier train-auto` (gaji/learn/auto_router.py) on every recorded per-question result: the label of a
@@ -34,14 +34,18 @@ DEFAULT_PATH = Path(__file__).with_name("data") / "auto_router.json"
 FORMAT = "gaji-auto-router/1"
 ROUTES: tuple[str, ...] = ("closed", "one", "chain", "tree")
 # the method and options each route runs: the configurations whose recorded results trained the router, except
-# the tree's order_decide (added after those runs: a comparison whose order code knows and whose question asks
-# plainly for one end is answered by code instead of by the model reading the order hint)
+# four tree options added after those runs, chosen on the Korean set's dev part (BENCHMARKS.md): order_decide (a
+# comparison whose order code knows and whose question asks plainly for one end is answered by code),
+# integrate=none (no per-document relevance calls: the 1.5B judged 0 of 16 answer-bearing Korean paragraphs
+# relevant, at 43 % of the tree's tokens), evaluate_final=false (the root's last evaluation changes no answer) and
+# final_search (the root's reader also reads the whole question's top documents)
 ROUTE_METHODS: dict[str, dict[str, Any]] = {
     "closed": {"method": "nor", "options": {}},
     "one": {"method": "oner", "options": {}},
     "chain": {"method": "ircot", "options": {}},
     "tree": {"method": "toq", "options": {"respond": "plain", "evaluate_root": False, "order_hints": True,
-                                          "decomposer": "routed", "order_decide": True}},
+                                          "decomposer": "routed", "order_decide": True, "integrate": "none",
+                                          "evaluate_final": False, "final_search": True}},
 }
 # how each feature reads in a reason, in English and Korean
 _CUES = {
