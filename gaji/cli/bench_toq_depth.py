@@ -1,4 +1,6 @@
-"""`gaji bench toq-depth`: the ToQ paper's Tables 4 and 5 from runs of `--method toq` (gaji/bench/toq_depth.py)."""
+"""`gaji bench toq-depth`: the ToQ paper's Tables 4 and 5 from runs of `--method toq` (gaji/bench/toq_depth.py);
+`gaji bench toq-judge`: how often the per-document relevance judge called a gold paragraph relevant
+(gaji/bench/toq_judge.py)."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +15,10 @@ def register(bsub) -> None:
                    help="a run with -o max_depth=D over the questions that went deeper than D (repeatable)")
     p.add_argument("--out", help="write the table (.md) and numbers (.json) with this path prefix")
     p.set_defaults(func=_run)
+    j = bsub.add_parser("toq-judge", help="ToQ's per-document judge on recorded runs: gold paragraphs judged relevant, "
+                        "its share of the tokens")
+    j.add_argument("runs", nargs="+", help="`--method toq` run directories (results.jsonl + traces.jsonl)")
+    j.set_defaults(func=_judge)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -22,4 +28,11 @@ def _run(args: argparse.Namespace) -> int:
     print(rep.markdown)
     if args.out:
         rep.write(args.out)
+    return 0
+
+
+def _judge(args: argparse.Namespace) -> int:
+    from gaji.bench.toq_judge import report
+
+    print(report(args.runs), end="")
     return 0

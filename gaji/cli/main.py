@@ -31,7 +31,7 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_injection",  # injection
         "gaji.cli.bench_security",  # security
         "gaji.cli.bench_scale",  # llm-server, dense-store, ray-embed, ray-expand
-        "gaji.cli.bench_toq_depth",  # toq-depth
+        "gaji.cli.bench_toq_depth",  # toq-depth, toq-judge
         "gaji.cli.bench_probes",  # evaluator, decomposer, verifier
         "gaji.cli.bench_documents",  # documents, crossdoc
         "gaji.cli.bench_build",  # build, embed-workers
