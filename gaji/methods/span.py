@@ -51,6 +51,8 @@ _QUOTES = "\"'“”‘’「」『』《》<>()[]"
 _WORD = re.compile(r"[A-Za-z]{3,}|\d+|[가-힣]{2,}")
 # a reply that echoes its context line "sub-question? -> answer" (the tree's children are shown that way)
 _ECHO = re.compile(r"^[-•*\s]*\S.*?[?？]\s*(?:->|→|=>)\s*(\S.*)$", re.S)
+# a reply that opens with a yes or a no, then goes on to explain ("네, 두 사람은 같은 대학교를 나왔습니다")
+_YES_NO = re.compile(r"^(네|예|아니요|아니오|아뇨|yes|no)\s*[,.!]\s*\S", re.I)
 # the topic / subject particles of a restated head ("배우는 김민희" for "… 배우는 누구인가요?")
 _KO_TOPIC = re.compile(r"(?:은|는|이|가)$")
 _UNKNOWN = ("unknown", "알 수 없", "모름", "모릅니다", "찾을 수 없", "not found", "no answer")
@@ -207,6 +209,9 @@ def drop_restated_head(reply: str, question: str) -> str:
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
     reply = unecho(reply)
+    yes_no = _YES_NO.match(reply)
+    if yes_no:  # the opening word is the answer; the rest explains it
+        return Shaped(yes_no.group(1), reply)
     sentences = split_sentences(reply)
     if len(sentences) > 1 and is_sentence(sentences[0].strip(), lang):
         reply = sentences[0].strip()  # the model went on after answering: the answer is in its first sentence

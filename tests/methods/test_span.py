@@ -119,3 +119,13 @@ def test_a_reply_that_runs_on_is_shaped_from_its_first_sentence():
     assert shape_answer(reply, q, [], "ko") == Shaped("승리", "빅뱅 멤버 중 가장 먼저 뮤지컬에 출연한 사람은 승리입니다.")
     # an abbreviation is no sentence end worth cutting at
     assert shape_answer("Washington, D.C.", "Where?", [], "en").answer == "Washington, D.C."
+
+
+def test_a_reply_opening_with_yes_or_no_is_that_answer():
+    q = "두 정치인은 같은 대학교를 나왔나?"
+    reply = "네, 김대중로부터 사면을 요구받은 대통령과 정치인은 같은 대학교를 나왔습니다"
+    assert shape_answer(reply, q, [], "ko") == Shaped("네", reply)
+    assert shape_answer("No, they were born in different years.", "Were they born in the same year?", [], "en").answer == "No"
+    # a name that begins with such a word is no yes/no answer
+    assert shape_answer("No Doubt", "Which band recorded it?", [], "en").answer == "No Doubt"
+    assert shape_answer("네", q, [], "ko").answer == "네"
