@@ -87,6 +87,7 @@ def plot(pts: list[Point], out: Path | str, title: str = "") -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     methods = [m for m in dict.fromkeys(p.method for p in pts) if m != "auto"]
     cmap = plt.get_cmap("tab10")
@@ -107,6 +108,7 @@ def plot(pts: list[Point], out: Path | str, title: str = "") -> Path:
             ax.annotate(label, (p.tokens, y), textcoords="offset points", xytext=(6, 4), fontsize=8,
                         color=color[p.method])
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # a narrow range would label its minor ticks on top of each other
         ax.set_title(f"{TITLES.get(s, s)} ({full[s]} questions)", fontsize=11)
         ax.set_xlabel("tokens per question (log scale)")
         ax.set_ylabel("F1 (%)")
