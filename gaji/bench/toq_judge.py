@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
-
 from gaji.errors import InputError
 from gaji.io import iter_jsonl
+from gaji.types import Trace, Usage
 
 
 @dataclass(frozen=True)
@@ -37,17 +36,6 @@ HEADER = ("| run | judged nodes | gold judged relevant | others judged relevant 
           "|---|---:|---:|---:|---:|")
 
 
-def _walk(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield node
-    for c in node.get("children") or []:
-        yield from _walk(c)
-
-
-def _integrate_tokens(node: dict[str, Any]) -> int:
-    return sum(int(c.get("prompt_tokens", 0)) + int(c.get("completion_tokens", 0))
-               for c in node.get("calls") or [] if c.get("purpose") == "integrate")
-
-
 def count(run_dir: str | Path) -> JudgeCount:
     run = Path(run_dir)
     results, traces = run / "results.jsonl", run / "traces.jsonl"
@@ -57,14 +45,16 @@ def count(run_dir: str | Path) -> JudgeCount:
     gold = {str(r.get("id")): set(r.get("gold_docs") or []) for _, r in iter_jsonl(results)}
     n = gr = g = orl = o = jt = tot = 0
     for line, rec in iter_jsonl(traces):
-        trace = rec.get("trace")
-        if not isinstance(trace, dict) or not isinstance(trace.get("root"), dict):
-            raise InputError(f"line {line} holds no trace", path=str(traces))
+        raw = rec.get("trace")
+        try:
+            trace = Trace.from_dict(raw)  # type: ignore[arg-type]
+        except (TypeError, KeyError, AttributeError):
+            raise InputError(f"line {line} holds no trace", path=str(traces)) from None
         golds = gold.get(str(rec.get("id")), set())
-        tot += int((trace.get("usage") or {}).get("total_tokens", 0))
-        for node in _walk(trace["root"]):
-            jt += _integrate_tokens(node)
-            rel = node.get("relevance") or {}
+        tot += int((raw.get("usage") or {}).get("total_tokens", 0))  # the total the run recorded
+        jt += trace.usage_by_purpose().get("integrate", Usage()).total_tokens
+        for node in trace.root.walk():
+            rel = node.relevance
             n += bool(rel)
             for pid, j in rel.items():
                 is_rel = bool((j or {}).get("relevant"))

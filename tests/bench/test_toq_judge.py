@@ -11,18 +11,20 @@ from gaji.errors import InputError
 
 
 def _call(purpose: str, p: int, c: int) -> dict:
-    return {"purpose": purpose, "prompt_tokens": p, "completion_tokens": c}
+    return {"model": "m", "purpose": purpose, "prompt_tokens": p, "completion_tokens": c}
 
 
 def _run(tmp_path):
     run = tmp_path / "toq-x"
     run.mkdir()
     (run / "results.jsonl").write_text(json.dumps({"id": "q1", "gold_docs": ["g1", "g2"], "metrics": {"f1": 1.0}}) + "\n")
-    child = {"relevance": {"g1": {"relevant": True}, "d1": {"relevant": False}, "d2": {"relevant": True}},
+    child = {"question": "sub 1", "relevance": {"g1": {"relevant": True}, "d1": {"relevant": False},
+                                               "d2": {"relevant": True}},
              "calls": [_call("integrate", 90, 10), _call("answer", 40, 5)], "children": []}
-    other = {"relevance": {"g2": {"relevant": False}}, "calls": [_call("integrate", 45, 5)], "children": []}
-    root = {"relevance": {}, "calls": [], "children": [child, other]}
-    trace = {"root": root, "usage": {"total_tokens": 400}}
+    other = {"question": "sub 2", "relevance": {"g2": {"relevant": False}}, "calls": [_call("integrate", 45, 5)],
+             "children": []}
+    root = {"question": "q", "relevance": {}, "calls": [], "children": [child, other]}
+    trace = {"question": "q", "method": "toq", "root": root, "usage": {"total_tokens": 400}}
     (run / "traces.jsonl").write_text(json.dumps({"id": "q1", "trace": trace}) + "\n")
     return run
 
