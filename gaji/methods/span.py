@@ -212,9 +212,9 @@ def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: s
     yes_no = _YES_NO.match(reply)
     if yes_no:  # the opening word is the answer; the rest explains it
         return Shaped(yes_no.group(1), reply)
-    sentences = split_sentences(reply)
-    if len(sentences) > 1 and is_sentence(sentences[0].strip(), lang):
-        reply = sentences[0].strip()  # the model went on after answering: the answer is in its first sentence
+    first, *rest = split_sentences(reply) or [""]
+    if rest and is_sentence(first.strip(), lang):
+        reply = first.strip()  # the model went on after answering: the answer is in its first sentence
     passages = list(passages)
     if not reply or is_unknown(reply):
         return Shaped(reply, "")
@@ -222,6 +222,5 @@ def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: s
         span = span_of(reply, question, lang)
         if span != reply:
             return Shaped(span, reply)
-    if lang == "ko" or re.search(r"[가-힣]", reply):
-        reply = drop_restated_head(reply, question)
+    reply = drop_restated_head(reply, question)  # a reply without Hangul comes back as it is
     return Shaped(reply, explain(reply, passages, question))
