@@ -3,9 +3,10 @@ estimating what `auto` would score by replaying them.
 
 Data. `benchmarks/results/<run>/results.jsonl` (and the ToQ Table 2 runs in `benchmarks/toq/table2-<set>/`) hold
 every method's result on every question of the dev halves' first 50 (HotpotQA, 2WikiMultihopQA, MuSiQue) and
-KoBLEX's first 20-50, with the 1.5B model: F1 and tokens per question. Each route of the router is one recorded
-configuration (RUNS below); a route without a recording on a question is unavailable there (the tree was run on
-HotpotQA 1-50, MuSiQue 1-30 and KoBLEX 1-20 only; 2Wiki never).
+KoBLEX's first 20-50, and of the Korean multi-hop set's dev part (benchmarks/results/komultihop/: closed book,
+OneR and auto's tree route; no IRCoT), with the 1.5B model: F1 and tokens per question. Each route of the router
+is one recorded configuration (RUNS below); a route without a recording on a question is unavailable there (the
+tree was run on HotpotQA 1-50, MuSiQue 1-30, KoBLEX 1-20 and the Korean dev part only; 2Wiki never).
 
 Label. For each question, the cheapest available route (by its recorded tokens on that question) whose F1 is
 within `epsilon` of the best available route's F1. A question every route fails gets the cheapest route: no
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -43,17 +45,27 @@ from gaji.io import iter_jsonl
 from gaji.methods.auto.features import FEATURES, question_features
 from gaji.methods.auto.router import ROUTE_METHODS, ROUTES, AutoRouter, pick, softmax
 
-SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex")
+SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex", "komultihop")
+_SHARED = SETS[:4]  # the sets of ../shared/data, recorded as benchmarks/results/<method>-<set>-local
+KOMH = "benchmarks/results/komultihop"  # the Korean set's runs; only its dev part trains (the report part reports)
+KOMH_BATCHES = ("a", "b", "c")  # the dev part was recorded in three batches of ids (16, 16, 28), cheapest first
 # route -> set -> the recorded run directories (relative to the repository root) of that route's configuration
 RUNS: dict[str, dict[str, tuple[str, ...]]] = {
-    "closed": {s: (f"benchmarks/results/nor-{s}-local",) for s in SETS},
-    "one": {s: (f"benchmarks/results/oner-{s}-local",) for s in SETS},
-    "chain": {s: (f"benchmarks/results/ircot-{s}-local",) for s in SETS},
+    "closed": {**{s: (f"benchmarks/results/nor-{s}-local",) for s in _SHARED}, "komultihop": (f"{KOMH}/nor-dev",)},
+    "one": {**{s: (f"benchmarks/results/oner-{s}-local",) for s in _SHARED},
+            "komultihop": tuple(f"{KOMH}/oner-dev-{b}" for b in KOMH_BATCHES)},
+    # IRCoT was not recorded on the Korean dev part: 7-12 minutes a question there, and 12.5 F1 on 8 report questions
+    "chain": {s: (f"benchmarks/results/ircot-{s}-local",) for s in _SHARED},
     "tree": {"hotpotqa": ("benchmarks/results/toq-routed-hotpotqa-local",),
              "musique": ("benchmarks/toq/table2-musique/toq-routed",),
              # KoBLEX is long-form: its tree was recorded with answer_style=long (the only tree run there)
-             "koblex": ("benchmarks/results/toq-long-koblex-local",)},
+             "koblex": ("benchmarks/results/toq-long-koblex-local",),
+             # the Korean set's tree is auto's tree route as it ships (ROUTE_METHODS["tree"])
+             "komultihop": tuple(f"{KOMH}/toq-dev-{b}" for b in KOMH_BATCHES)},
 }
+# where each set's fixed-method runs are, to compare auto with (glob relative to the repository root)
+_BATCH = re.compile(r"-(?:%s)$" % "|".join(KOMH_BATCHES))
+FIXED: dict[str, str] = {**{s: f"benchmarks/results/*-{s}-local*" for s in _SHARED}, "komultihop": f"{KOMH}/*-dev*"}
 # the ToQ evaluator's recorded verdicts (toq_rval) on the closed-book and one-retrieval answers
 VERDICTS: dict[str, dict[str, str]] = {
     "closed": {s: f"benchmarks/toq/table2-{s}/nor" for s in ("hotpotqa", "musique", "koblex")},
@@ -186,12 +198,14 @@ def cross_validate(X: np.ndarray, rows: Sequence[Row], folds: int = FOLDS, epsil
 
 
 def fixed_runs(root: Path, s: str) -> dict[str, dict[str, dict]]:
-    """Every recorded run of set `s` (benchmarks/results/*-<s>-local*), by directory name: the fixed methods."""
-    out = {}
-    for d in sorted((root / "benchmarks" / "results").glob(f"*-{s}-local*")):
+    """Every recorded run of set `s` (FIXED[s]), by directory name: the fixed methods. A run recorded in batches of
+    ids (`oner-dev-a`, `oner-dev-b`, …) is one run, named without the batch."""
+    out: dict[str, dict[str, dict]] = {}
+    for d in sorted(root.glob(FIXED[s])):
         res = read_results(d)
         if res:
-            out[d.name] = res
+            name = _BATCH.sub("", d.name)
+            out[name] = {**res, **out.get(name, {})}  # the earlier batch's line wins on an id recorded twice
     for d in RUNS["tree"].get(s, ()):  # a tree recorded outside benchmarks/results
         if Path(d).name not in out and not d.startswith("benchmarks/results/"):
             res = read_results(root / d)
@@ -416,7 +430,10 @@ Questions with at least two routes recorded: {data}. Routes and the recorded run
 {runs}
 
 A route without a recording on a question is not offered there: the tree was recorded on HotpotQA 1-50,
-MuSiQue 1-30 and KoBLEX 1-20 only, so on 2WikiMultihopQA auto chooses among three routes. KoBLEX is a long-form
+MuSiQue 1-30, KoBLEX 1-20 and the Korean set's dev part only, so on 2WikiMultihopQA auto chooses among three
+routes; IRCoT was not recorded on the Korean set, so there it chooses among closed book, one retrieval and the
+tree. The English trees were recorded with the tree configuration of their time (with the per-document judge);
+the Korean one is the tree route as it ships. The Korean set's report part is not here: it is run live. KoBLEX is a long-form
 legal set: its runs answer in sentences (OneR with `style=cite, max_tokens=256`, the tree with `answer_style=long`).
 
 **Label**: the cheapest route (by its recorded tokens on the question) whose F1 is within epsilon = {fit['epsilon']}

@@ -118,3 +118,15 @@ def test_the_cost_quality_plot_has_a_point_per_method_and_set(tmp_path):
     out = plot(pts, tmp_path / "docs" / "cq.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "auto (replay estimate)" in table(pts)
+
+
+def test_a_korean_run_recorded_in_batches_of_ids_is_one_fixed_run(tmp_path):
+    from gaji.learn.auto_router import KOMH, fixed_runs
+
+    row = lambda qid, f1: {"id": qid, "question": "q?", "metrics": {"f1": f1, "tokens": 10}}  # noqa: E731
+    write_run(tmp_path, f"{KOMH}/oner-dev-a", [row("k1", 1.0), row("k2", 0.0)])
+    write_run(tmp_path, f"{KOMH}/oner-dev-b", [row("k2", 1.0), row("k3", 0.5)])
+    write_run(tmp_path, f"{KOMH}/toq-report6", [row("k9", 1.0)])  # the report part is not a dev run
+    runs = fixed_runs(tmp_path, "komultihop")
+    assert set(runs) == {"oner-dev"}
+    assert {q: r["metrics"]["f1"] for q, r in runs["oner-dev"].items()} == {"k1": 1.0, "k2": 0.0, "k3": 0.5}
