@@ -23,8 +23,10 @@ that question about every item. A template that is one of the prompt's exemplar 
 question lacks the words that exemplar took from its own question ("When was the director of the film
 [ITEM] born?" for "Who was born first, A or B?") is copying, not decomposing, and is asked again.
 Intersect (`intersect=True`, ToQ option `intersect`): a question the router did not call a comparison and
-that code reads as two constraints on one asked-for thing (gaji/methods/toq/intersect.py `detect`) gets a
-third prompt: one question per constraint, each asking for that same thing, none using an answer slot.
+that code reads as two constraints on one asked-for thing (gaji/methods/toq/intersect.py `detect`) is split
+into one question per constraint, each asking for that same thing, none using an answer slot: by code
+(`intersect_split="code"`, intersect.py `split`, no LLM call; a question it cannot split cleanly gets the
+chain prompt as without the option) or by a third prompt (`intersect_split="llm"`).
 When the shaped prompt fails after its retries, the paper's prompt is asked instead (recorded in `fallback`).
 """
 from __future__ import annotations
@@ -39,6 +41,7 @@ from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import few_shot_messages
 from gaji.methods.toq.intersect import detect as detect_intersection
+from gaji.methods.toq.intersect import split as split_intersection
 from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.router import Route, ShapeRouter
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
@@ -107,6 +110,8 @@ class Decomposition:
     fallback: str = ""  # routed mode: why the shaped prompt's answer was not used
     rejected: str = ""  # why no split was kept (every one lost the question's names): answered unsplit
     cue: str = ""  # routed mode: the intersection detector's cue when it fired (intersect.detect)
+    split: str = ""  # a detected intersection: "code" (split by intersect.split, no LLM call), "llm" (the intersect
+    # prompt) or "none" (code could not split it cleanly: the chain prompt was asked)
 
     @property
     def is_single(self) -> bool:
@@ -307,13 +312,16 @@ def _same(a: str, b: str) -> bool:
 
 class QuestionDecomposer:
     def __init__(self, llm: TrackedLLM, max_children: int = 4, retries: int = 1, max_tokens: int = 400,
-                 router: ShapeRouter | None = None, intersect: bool = False):
+                 router: ShapeRouter | None = None, intersect: bool = False, intersect_split: str = "code"):
         self.llm = llm
         self.max_children = max_children
         self.retries = retries
         self.max_tokens = max_tokens
         self.router = router  # None: the paper's prompt B.2 decides everything
-        self.intersect = intersect  # routed: a question detect() reads as an intersection gets the intersect prompt
+        self.intersect = intersect  # routed: a question detect() reads as an intersection is split as one
+        if intersect_split not in ("code", "llm"):
+            raise ValueError(f"intersect_split must be 'code' or 'llm', not {intersect_split!r}")
+        self.intersect_split = intersect_split  # code: intersect.split, no LLM call; llm: the intersect prompt
 
     def messages(self, question: str, lang: str) -> list[dict]:
         p = prompts(lang)
@@ -328,13 +336,25 @@ class QuestionDecomposer:
         route = self.router.route(question)
         p = prompts(lang)
         cue = detect_intersection(question, lang) if self.intersect and route.shape != "compare" else ""
-        prompt = "intersect" if cue else route.shape
+        how = ""
+        if cue and self.intersect_split == "code":
+            # the 1.5B model copied the whole question or misspelt its names when asked for this split; the
+            # constraints are clauses of the question's own text, so code cuts them out
+            subs = split_intersection(question, lang)
+            if subs is not None:
+                d = parse_intersect({"questions": subs}, question, self.max_children)
+                d.prompt, d.route, d.cue, d.split = "intersect", route, cue, "code"
+                return d
+            how = "none"  # not split cleanly: asked as the chain it would be without the option
+        elif cue:
+            how = "llm"
+        prompt = "intersect" if how == "llm" else route.shape
         try:
             if route.shape == "compare":
                 msgs = few_shot_messages(p.COMPARE_SYSTEM, p.COMPARE_SHOTS, p.COMPARE_USER.format(question=question))
                 parse = partial(parse_compare, exemplars=compare_exemplars(p.COMPARE_SHOTS))
                 d = self._ask(node, "decompose-compare", msgs, compare_schema(self.max_children), parse, question, lang)
-            elif cue:
+            elif how == "llm":
                 msgs = few_shot_messages(p.INTERSECT_SYSTEM, p.INTERSECT_SHOTS, p.INTERSECT_USER.format(question=question))
                 d = self._ask(node, "decompose-intersect", msgs, intersect_schema(self.max_children), parse_intersect,
                               question, lang)
@@ -345,7 +365,7 @@ class QuestionDecomposer:
         except LLMError as e:
             d = self._paper_or_single(node, question, lang)
             d.fallback = str(e)
-        d.route, d.cue = route, cue
+        d.route, d.cue, d.split = route, cue, how
         return d
 
     def _paper(self, node: Node, question: str, lang: str) -> Decomposition:

@@ -160,6 +160,181 @@ def detect(question: str, lang: str) -> str:
     return _detect_ko(question) if lang == "ko" else _detect_en(question)
 
 
+# -- the split by code --------------------------------------------------------------------------------------
+_DROP_EP = {"었", "았", "였"}  # the past tense, which the adnominal ᆫ carries on its own ("올랐고" → "오른")
+
+
+def _kiwi_tokens(question: str) -> list | None:
+    """Kiwi's tokens of `question` (with their positions), None without Kiwi."""
+    from gaji.text.analyzers import get_kiwi, kiwi_available
+
+    if not kiwi_available():
+        return None
+    from gaji.text import analyzers
+
+    with analyzers._kiwi_call_lock:
+        return list(get_kiwi().tokenize(question))
+
+
+def _base(tag: str) -> str:
+    return tag.split("-", 1)[0]
+
+
+def _adnominal(question: str, toks: list, end: int) -> str | None:
+    """The clause that ends with the predicate before toks[end] (a joining ending) rewritten to describe a noun:
+    "…도정에 올랐고" → "…도정에 오른", "…작가이자" → "…작가인", "…축구를 하고" → "…축구를 하는"; None when
+    its predicate ends otherwise (an honorific, a future, a double past: no safe rewrite)."""
+    word_start = question.rfind(" ", 0, toks[end].start) + 1
+    first = next(i for i in range(end + 1) if toks[i].start >= word_start)
+    morphs = [(t.form, t.tag) for t in toks[first:end]]
+    if not morphs:
+        return None
+    if _base(morphs[-1][1]) == "EP":
+        if morphs[-1][0] not in _DROP_EP:
+            return None
+        morphs.pop()
+        ending = "ᆫ"
+    else:
+        ending = "ᆫ" if _base(morphs[-1][1]) in ("VCP", "VA", "XSA") else "는"
+    if not morphs or _base(morphs[-1][1]) not in ("VV", "VA", "VCP", "XSV", "XSA") or any(
+            _base(t) == "EP" for _, t in morphs):
+        return None
+    from gaji.text import analyzers
+    from gaji.text.analyzers import get_kiwi
+
+    with analyzers._kiwi_call_lock:
+        word = get_kiwi().join(morphs + [(ending, "ETM")])
+    return question[:word_start] + word
+
+
+def _topic(noun_phrase: str) -> str:
+    """The topic particle that follows `noun_phrase`: 은 after a final consonant, else 는."""
+    last = noun_phrase[-1]
+    if "가" <= last <= "힣":
+        return "은" if (ord(last) - 0xAC00) % 28 else "는"
+    return "은" if last.isdigit() and last in "0136789" else "는"
+
+
+def _clause_joins(toks: list, start: int) -> list[int]:
+    """The detector's conjoined-clause boundaries before the head at toks[start]."""
+    joins = []
+    for i in range(1, start - 1):
+        form, tag = toks[i].form, _base(toks[i].tag)
+        before = _base(toks[i - 1].tag)
+        if tag != "EC" or form not in _JOIN or before not in _PREDICATE:
+            continue
+        if before not in ("EP", "VCP") and toks[i + 1].form != ",":
+            continue
+        if _base(toks[i + 1].tag) == "VX":
+            continue
+        joins.append(i)
+    return joins
+
+
+def _split_ko(question: str) -> tuple[list[str], str] | None:
+    """The sub-questions and the text their names are checked against (the question without the set word,
+    which the split drops on purpose and Kiwi sometimes tags as a name: "게임 가운데")."""
+    cue = _detect_ko(question)
+    toks = _kiwi_tokens(question) if cue else None
+    if not toks:
+        return None
+    head = _head([(t.form, _base(t.tag)) for t in toks])
+    if head is None:
+        return None
+    start, _ = head
+    if cue == "conjoined":
+        # every clause but the last is rewritten to describe the head; the last already does
+        asked = question[toks[start].start:].strip()
+        out, begin = [], 0
+        for i in _clause_joins(toks, start):
+            clause = _adnominal(question, toks, i)
+            if clause is None:
+                return None
+            out.append(f"{clause[begin:].strip()} {asked}")
+            begin = toks[i].start + toks[i].len
+        last = question[begin:].lstrip(" ,")
+        out.append(last)
+        return (out, question) if len(out) >= 2 else None
+    # set-filter: "…한 X 가운데 …한 Y는?" → "…한 X들은?" (the set, a list) and "…한 Y는?" (the filter)
+    for i in range(1, start):
+        if toks[i].form not in _SET or _base(toks[i].tag) not in ("NNG", "NNB"):
+            continue
+        rest = i + 1
+        while rest < start and _base(toks[rest].tag) in ("JKB", "JX", "SP"):  # "중에서", "가운데,"
+            rest += 1
+        members = question[:toks[i].start].strip()
+        noun = toks[i - 1]
+        if _base(noun.tag) not in _NOUN or not members:
+            return None
+        if _base(noun.tag) == "NNG" and noun.form != "들":
+            members += "들"
+        asked = question[toks[rest].start:].strip()
+        # "… 쓰이는 것은?": a bare 것 asks for a member of the set, so it is named by the set's noun ("기물은?")
+        thing = toks[start]
+        if thing.form == "것":
+            after = toks[start + 1] if start + 1 < len(toks) else None
+            if after is None or _base(after.tag) not in ("JX", "JKS"):
+                return None
+            asked = (question[toks[rest].start:thing.start] + noun.form + _topic(noun.form)
+                     + question[after.start + after.len:]).strip()
+        checked = question[:toks[i].start] + question[toks[i].start + toks[i].len:]
+        return [f"{members}{_topic(members)}?", asked], checked
+    return None
+
+
+# English: "Which actor was born in A and (also) directed B?", "Who both wrote A and directed B?"
+_EN_SUBJECT = re.compile(r"^\s*(who|(?:which|what)\s+[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?=(?:both\s+)?" + _VERB + ")", re.I)
+_EN_AND = re.compile(r"(?<=[A-Za-z0-9)\"'])\s+and\s+(?:also\s+)?(?=" + _VERB + ")", re.I)
+
+
+def _split_en(question: str) -> list[str] | None:
+    if _detect_en(question) not in ("conjoined", "both"):
+        return None
+    text = question.strip()
+    m = _EN_SUBJECT.match(text)
+    if not m or not text.endswith("?"):
+        return None
+    subject, rest = m.group(1), text[m.end():-1].strip()
+    rest = re.sub(r"^both\s+", "", rest, flags=re.I)
+    joins = list(_EN_AND.finditer(rest))
+    if len(joins) != 1:  # one "and" between two verb phrases; more is a list or a title: unsure
+        return None
+    first, second = rest[:joins[0].start()].strip(), rest[joins[0].end():].strip()
+    if not first or not second or "," in first:  # "born in A, directed B and wrote C": a list of three, unsure
+        return None
+    return [f"{subject} {first}?", f"{subject} {second}?"]
+
+
+def split(question: str, lang: str) -> list[str] | None:
+    """The independent sub-questions of an intersection, one per constraint and each asking for the same thing,
+    built by code (no LLM); None when `question` is no intersection `detect` reads or does not split cleanly.
+    Korean: conjoined clauses, each but the last rewritten to describe the asked-for head ("…올랐고, …반발한
+    유학자는?" → "…오른 유학자는?", "…반발한 유학자는?"); a set and a filter ("…맞붙은 경쟁자 가운데 …선출된
+    사람은?" → "…맞붙은 경쟁자들은?" (a list), "…선출된 사람은?"). English: two verb phrases of one wh-subject
+    ("Which actor was born in A and directed B?" → "Which actor was born in A?", "Which actor directed B?")."""
+    from gaji.methods.toq.decomposer import lost_names  # the tree's names rule (decomposer imports this module)
+
+    if lang == "ko":
+        found = _split_ko(question)
+        subs, checked = found if found else (None, question)
+    else:
+        subs, checked = _split_en(question), question
+    if not subs or len(subs) < 2:
+        return None
+    whole = _squash(question)
+    if any(not s.strip() or _squash(s) == whole for s in subs):
+        return None
+    # a clause without a name of the question ("체스에서 폰이 … 바뀔 수 있는 기물들은?") fails the tree's rule
+    # that every sub-question keeps one: no split rather than one the tree would not accept from a model
+    if lost_names(subs, checked, lang):
+        return None
+    return subs
+
+
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
 # -- the decision by code -----------------------------------------------------------------------------------
 MAX_WORDS = 6  # an answer longer than this is a sentence, not a name: no decision
 MAX_EXTRA = 2  # words a matching answer may add to the other ("면암 최익현" / "최익현")

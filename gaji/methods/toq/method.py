@@ -118,9 +118,13 @@ class ToQ(Method):
         router: str = ""  # routed: a router file from `gaji classifier train-router` (default: the shipped one)
         # routed: a question the router does not call a comparison and that code reads as two or more constraints
         # on one asked-for thing ("…했고, …한 인물은?", "Which actor was born in A and directed B?";
-        # gaji.methods.toq.intersect) is split by an intersect prompt into independent questions, one per
-        # constraint, instead of a chain whose second hop can overwrite a right first answer
+        # gaji.methods.toq.intersect) is split into independent questions, one per constraint, instead of a chain
+        # whose second hop can overwrite a right first answer
         intersect: bool = False
+        # how such a question is split: "code" = cut from the question's own clauses (intersect.split; no LLM call;
+        # one it cannot cut cleanly is asked as a chain) | "llm" = the intersect prompt (the 1.5B model copied the
+        # question or misspelt its names)
+        intersect_split: str = "code"
         # an intersection node (the intersect prompt's, or Prompt B.2's "intersection") whose children's answers
         # hold one common item (after the answer metrics' normalisation; "최익현" = "면암 최익현"; a list answer
         # counts as its items) is answered with it by code, no responder call; when they disagree the node's reader
@@ -128,6 +132,8 @@ class ToQ(Method):
         intersect_decide: bool = False
 
         def __post_init__(self) -> None:
+            if self.intersect_split not in ("code", "llm"):
+                raise ConfigError(f"option intersect_split of method 'toq' must be code or llm, not {self.intersect_split!r}")
             if self.answer_style not in ("short", "long"):
                 raise ConfigError(f"option answer_style of method 'toq' must be short or long, not {self.answer_style!r}")
             if self.respond not in ("json", "plain"):
@@ -178,7 +184,10 @@ def _split_text(d: dict[str, Any], lang: str) -> str:
         via = f"{word(lang, 'router', '라우터')}: {route.get('shape')}, p_compare {route.get('p_compare')}; " \
               f"{route.get('prompt')} {word(lang, 'prompt', '프롬프트')}"
         if route.get("intersect_cue"):
-            via += f" ({word(lang, 'cue', '단서')}: {route['intersect_cue']})"
+            via += f" ({word(lang, 'cue', '단서')}: {route['intersect_cue']}"
+            if route.get("intersect_split"):
+                via += f", {word(lang, 'split by', '분해')}: {route['intersect_split']}"
+            via += ")"
         if route.get("fallback"):
             via += f"; {word(lang, 'fallback', '대체')}: {route['fallback']}"
         text += f" ({via})"
@@ -238,7 +247,7 @@ class TreeOfQuestion:
         llm = ctx.llm
         router = shared_router(opts.router) if opts.decomposer == "routed" else None
         self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children, router=router,
-                                             intersect=opts.intersect)
+                                             intersect=opts.intersect, intersect_split=opts.intersect_split)
         self.query_generator = QueryGenerator(llm)
         self.integrator = AnswerIntegrator(llm, mode=opts.integrate, doc_chars=opts.doc_chars, map_fn=self.map)
         # a long answer is the root's explanation, which only the json responder writes
@@ -392,6 +401,8 @@ class TreeOfQuestion:
             node.data["route"] = {"shape": d.route.shape, "p_compare": d.route.p_compare, "prompt": d.prompt}
             if d.cue:
                 node.data["route"]["intersect_cue"] = d.cue
+            if d.split:
+                node.data["route"]["intersect_split"] = d.split
             if d.fallback:
                 node.data["route"]["fallback"] = d.fallback
         if d.rejected:  # every split lost the question's names: answered unsplit

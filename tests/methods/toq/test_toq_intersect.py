@@ -10,7 +10,7 @@ from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.toq import prompts_en, prompts_ko
 from gaji.methods.toq.decomposer import QuestionDecomposer, parse_intersect
-from gaji.methods.toq.intersect import agree, detect
+from gaji.methods.toq.intersect import agree, detect, split
 from gaji.methods.toq.method import ToQ
 from gaji.methods.toq.router import ShapeRouter
 from gaji.methods.toq.tree import DependencyError
@@ -68,6 +68,66 @@ def test_detect_no_korean_comparison_or_bridge(question):
 ])
 def test_detect_english(question, cue):
     assert detect(question, "en") == cue
+
+
+# -- the split by code ---------------------------------------------------------------------------------------
+KO_SPLITS = [  # every form of the Korean set's dev part, the gold decomposition's two constraints
+    ("명성황후의 후원으로 돈령부 도정에 올랐고, 고종이 정도전의 복권을 강행할 때 강하게 반발한 유학자는?",
+     ["명성황후의 후원으로 돈령부 도정에 오른 유학자는?", "고종이 정도전의 복권을 강행할 때 강하게 반발한 유학자는?"]),
+    ("배재학당 출신으로 아펜젤러 선교사의 옥중 지원을 받았고, 김영삼이 2007년 인터뷰에서 ‘나라를 건국한 국부’라고 평가한 인물은?",
+     ["배재학당 출신으로 아펜젤러 선교사의 옥중 지원을 받은 인물은?",
+      "김영삼이 2007년 인터뷰에서 ‘나라를 건국한 국부’라고 평가한 인물은?"]),
+    ("2010년 한나라당 서울시장 후보 경선에서 오세훈과 맞붙은 경쟁자 가운데 2015년 여성 최초로 국회 외교통일위원장에 선출된 사람은?",
+     ["2010년 한나라당 서울시장 후보 경선에서 오세훈과 맞붙은 경쟁자들은?", "2015년 여성 최초로 국회 외교통일위원장에 선출된 사람은?"]),
+    ("2007년 대통합민주신당 대선 경선 후보로 결정된 다섯 명 가운데 이화여자대학교 기숙사 사감을 지낸 사람은?",  # 명: no 들
+     ["2007년 대통합민주신당 대선 경선 후보로 결정된 다섯 명은?", "이화여자대학교 기숙사 사감을 지낸 사람은?"]),
+    ("엑스박스 360으로 나온 게임 가운데 스와트 4에 쓰였던 언리얼 엔진 2.5를 크게 수정해 사용한 게임은?",  # Kiwi: 가운데 a name
+     ["엑스박스 360으로 나온 게임들은?", "스와트 4에 쓰였던 언리얼 엔진 2.5를 크게 수정해 사용한 게임은?"]),
+    ("펜더의 3대 비인기 기타로 꼽히는 모델 가운데 펜더사 최초의 좌우 비대칭 일렉트릭 기타는?",  # a filter without a clause
+     ["펜더의 3대 비인기 기타로 꼽히는 모델들은?", "펜더사 최초의 좌우 비대칭 일렉트릭 기타는?"]),
+    ("테드 번디가 사귄 여성 가운데 1973년 여름 캘리포니아행 공화당 출장 때 다시 관계를 이어간 사람은?",
+     ["테드 번디가 사귄 여성들은?", "1973년 여름 캘리포니아행 공화당 출장 때 다시 관계를 이어간 사람은?"]),
+    # written: 이자 (a copula), a present verb, 중에서 and a bare 것 named by the set's noun
+    ("소설 『겨울 항구』의 작가이자 영화 『푸른 밤』의 감독인 사람은 누구인가?",
+     ["소설 『겨울 항구』의 작가인 사람은 누구인가?", "영화 『푸른 밤』의 감독인 사람은 누구인가?"]),
+    ("부산에서 축구를 하고, 서울에서 노래하는 사람은?", ["부산에서 축구를 하는 사람은?", "서울에서 노래하는 사람은?"]),
+    ("오세훈과 맞붙은 경쟁자 중에서 최초로 서울시장이 된 사람은?", ["오세훈과 맞붙은 경쟁자들은?", "최초로 서울시장이 된 사람은?"]),
+    ("넥센이 뽑은 투수 가운데 두산과의 경기에서 완봉한 것은?", ["넥센이 뽑은 투수들은?", "두산과의 경기에서 완봉한 투수는?"]),
+]
+
+
+@pytest.mark.parametrize("question,subs", KO_SPLITS)
+def test_split_korean_intersections_by_code(question, subs):
+    assert split(question, "ko") == subs
+
+
+@pytest.mark.parametrize("question,subs", [
+    ("Which actor was born in Seoul and also directed Oldboy?", ["Which actor was born in Seoul?", "Which actor directed Oldboy?"]),
+    ("Who was born in 1842 and served as prime minister in 1894?",
+     ["Who was born in 1842?", "Who served as prime minister in 1894?"]),
+    ("Who both wrote Dune and directed Alien?", ["Who wrote Dune?", "Who directed Alien?"]),
+])
+def test_split_english_intersections_by_code(question, subs):
+    assert split(question, "en") == subs
+
+
+@pytest.mark.parametrize("question,lang", [
+    # a clause with no name of the question fails the tree's names rule (the set's dev part, 019)
+    ("체스에서 폰이 프로모션으로 바뀔 수 있는 기물 가운데 킹과 함께 캐슬링에 쓰이는 것은?", "ko"),
+    ("서울에서 태어나셨고, 부산에서 노래하는 가수는?", "ko"),  # an honorific: no safe rewrite
+    ("서울에서 태어났었고, 부산에서 노래하는 가수는?", "ko"),  # a double past
+    ("갤럭시 S8과 갤럭시 S7 엣지 중 배터리 용량이 더 큰 것은?", "ko"),  # no intersection
+    ("서울에서 태어났고, 그 사람이 처음 출연한 드라마는?", "ko"),  # a chain
+    ("What is the river that flows through Paris and that ends in Le Havre?", "en"),  # relative clauses: not cut
+    ("Who was born in Busan, directed Oldboy and wrote Alien?", "en"),  # three verb phrases with one "and"? unsure
+    ("Who founded Smith and Sons and was born in Leeds and died in 1900?", "en"),  # two verb "and"s
+    ("Where was the director of Oldboy born?", "en"),
+    # HotpotQA dev: "Who helped organizations improve …?" keeps no name of the question (the names rule)
+    ("Who was known by his stage name Aladin and helped organizations improve their performance as a consultant?", "en"),
+    ("Who was born first, Park Chan-wook or Bong Joon-ho?", "en"),
+])
+def test_split_none_when_unsure(question, lang):
+    assert split(question, lang) is None
 
 
 # -- agreement -----------------------------------------------------------------------------------------------
@@ -140,6 +200,8 @@ ROUTER = ShapeRouter(np.array([4.0, -4.0]), 0.0, FAKE_ID)
 KO_Q = "명성황후의 후원으로 돈령부 도정에 올랐고, 고종이 정도전의 복권을 강행할 때 강하게 반발한 유학자는?"
 SUB_A = "명성황후의 후원으로 돈령부 도정에 오른 유학자는 누구인가요?"
 SUB_B = "고종이 정도전의 복권을 강행할 때 강하게 반발한 유학자는 누구인가요?"
+CODE_A = "명성황후의 후원으로 돈령부 도정에 오른 유학자는?"  # the same split, cut by code
+CODE_B = "고종이 정도전의 복권을 강행할 때 강하게 반발한 유학자는?"
 
 
 def intersect_reply(u):
@@ -151,8 +213,9 @@ def test_routed_decomposer_asks_the_intersect_prompt_only_when_enabled():
                       "chain": lambda u: {"hidden": "돈령부 도정에 오른 유학자", "first": SUB_A,
                                           "then": "[ANS_1]은 고종이 정도전의 복권을 강행할 때 반발했나요?"}})
     node = Node(question=KO_Q)
-    d = QuestionDecomposer(TrackedLLM(llm, backoff_s=0), router=ROUTER, intersect=True).decompose(node, KO_Q, "ko")
-    assert d.prompt == "intersect" and d.cue == "conjoined" and d.route.shape == "chain"
+    d = QuestionDecomposer(TrackedLLM(llm, backoff_s=0), router=ROUTER, intersect=True,
+                           intersect_split="llm").decompose(node, KO_Q, "ko")
+    assert d.prompt == "intersect" and d.cue == "conjoined" and d.route.shape == "chain" and d.split == "llm"
     assert d.type == "intersection" and [s.question for s in d.subquestions] == [SUB_A, SUB_B]
     assert node.calls[-1].purpose == "decompose-intersect"
     assert set(llm.requests[-1].json_schema["required"]) == {"asked", "questions"}
@@ -174,9 +237,40 @@ def test_an_unusable_intersect_answer_falls_back_to_the_paper_prompt():
         "decompose": lambda u: {"type": "intersection", "subquestions": [
             {"question": SUB_A, "each": False}, {"question": SUB_B, "each": False}]}})
     node = Node(question=KO_Q)
-    d = QuestionDecomposer(TrackedLLM(llm, backoff_s=0), router=ROUTER, intersect=True).decompose(node, KO_Q, "ko")
+    d = QuestionDecomposer(TrackedLLM(llm, backoff_s=0), router=ROUTER, intersect=True,
+                           intersect_split="llm").decompose(node, KO_Q, "ko")
     assert d.prompt == "paper" and "answer slot" in d.fallback and d.cue == "conjoined"
     assert [c.purpose for c in node.calls] == ["decompose-intersect", "decompose-intersect", "decompose"]
+
+
+def test_the_code_split_makes_no_llm_call():
+    def no_decompose_call(u):
+        raise AssertionError("a decomposer prompt was asked")
+
+    llm = routed_llm({"intersect": no_decompose_call, "chain": no_decompose_call, "decompose": no_decompose_call})
+    node = Node(question=KO_Q)
+    d = QuestionDecomposer(TrackedLLM(llm, backoff_s=0), router=ROUTER, intersect=True).decompose(node, KO_Q, "ko")
+    assert (d.prompt, d.cue, d.split, d.type) == ("intersect", "conjoined", "code", "intersection")
+    assert [s.question for s in d.subquestions] == [CODE_A, CODE_B] and d.waves == [[0, 1]]
+    assert node.calls == [] and llm.requests == []
+
+
+def test_an_intersection_code_cannot_split_is_asked_as_a_chain():
+    q = "체스에서 폰이 프로모션으로 바뀔 수 있는 기물 가운데 킹과 함께 캐슬링에 쓰이는 것은?"
+    llm = routed_llm({"chain": lambda u: {"hidden": "", "first": "", "then": q}})
+    node = Node(question=q)
+    d = QuestionDecomposer(TrackedLLM(llm, backoff_s=0), router=ROUTER, intersect=True).decompose(node, q, "ko")
+    assert (d.prompt, d.cue, d.split) == ("chain", "set-filter", "none")
+    assert [c.purpose for c in node.calls] == ["decompose-chain"]  # not Prompt B.2
+
+
+def test_intersect_split_is_checked():
+    with pytest.raises(ValueError, match="intersect_split"):
+        QuestionDecomposer(TrackedLLM(routed_llm({}), backoff_s=0), router=ROUTER, intersect=True, intersect_split="x")
+    from gaji.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="intersect_split"):
+        ToQ.Options(intersect_split="model")
 
 
 # -- the tree ------------------------------------------------------------------------------------------------
@@ -205,7 +299,7 @@ def test_an_intersection_node_is_decided_by_code_when_its_children_agree(tmp_pat
     ROUTER.save(path)
     seen: list[str] = []
     t = ToQ(k=2, evaluate_root=False, evaluate_subs=False, evaluate_final=False, integrate="none", decomposer="routed",
-            router=str(path), intersect=True, intersect_decide=True, final_search=True).run(
+            router=str(path), intersect=True, intersect_decide=True, final_search=True, intersect_split="llm").run(
         KO_Q, make_ctx(routed_llm(tree_handlers(child_answers, seen)), OverlapRetriever(DOCS)))
     root = t.root
     assert root.data["decomposition"] == "intersection"
@@ -231,6 +325,22 @@ def test_intersect_decide_off_keeps_the_reader(tmp_path):
     ROUTER.save(path)
     seen: list[str] = []
     t = ToQ(k=2, evaluate_root=False, evaluate_subs=False, evaluate_final=False, integrate="none", decomposer="routed",
-            router=str(path), intersect=True).run(
+            router=str(path), intersect=True, intersect_split="llm").run(
         KO_Q, make_ctx(routed_llm(tree_handlers({SUB_A: "최익현", SUB_B: "최익현"}, seen)), OverlapRetriever(DOCS)))
     assert len(seen) == 1 and "intersect_decided" not in t.root.data
+
+
+def test_the_tree_splits_an_intersection_by_code_and_decides_it(tmp_path):
+    path = tmp_path / "router.json"
+    ROUTER.save(path)
+    seen: list[str] = []
+    handlers = tree_handlers({CODE_A: "최익현", CODE_B: "면암 최익현"}, seen)
+    handlers["intersect"] = lambda u: AssertionError("no intersect prompt with intersect_split=code")
+    t = ToQ(k=2, evaluate_root=False, evaluate_subs=False, evaluate_final=False, integrate="none", decomposer="routed",
+            router=str(path), intersect=True, intersect_decide=True).run(
+        KO_Q, make_ctx(routed_llm(handlers), OverlapRetriever(DOCS)))
+    route = t.root.data["route"]
+    assert (route["prompt"], route["intersect_cue"], route["intersect_split"]) == ("intersect", "conjoined", "code")
+    assert [c.question for c in t.root.children] == [CODE_A, CODE_B]
+    assert t.answer == "최익현" and seen == []
+    assert not any(c.purpose.startswith("decompose") for n in t.root.walk() for c in n.calls)
