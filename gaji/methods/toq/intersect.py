@@ -5,8 +5,8 @@
     "Which actor was born in Seoul and also directed Oldboy?"
 
 Split as a chain, the second hop searches through the first answer and can overwrite a right one; each
-constraint is a question of its own about the same unknown. This module holds the two pieces of code
-around the intersect prompt (the prompt itself is in prompts_*.py, its parser in decomposer.py):
+constraint is a question of its own about the same unknown. This module holds the code around that split
+(the intersect prompt itself is in prompts_*.py, its parser in decomposer.py):
 
 `detect(question, lang)` says, without an LLM, whether a question has that shape, and returns the cue
 ("conjoined" | "set-filter" | "both" | "relative-and"), "" when not. The routed decomposer asks it only
@@ -29,6 +29,13 @@ Measured (no LLM; tuned on the Korean set's dev part only):
     HotpotQA dev, first 200 questions  1/200 fires (bridge 1/65, comparison 0/30, untyped 0/105): "Who was known
                                        by his stage name Aladin and helped organizations …?", an intersection
 (`tests/methods/toq/test_toq_intersect.py` holds cases from each group.)
+
+`split(question, lang)` cuts the constraints out of the question's own text, no LLM (ToQ option
+`intersect_split=code`; the 1.5B model asked for this split copied the whole question or misspelt its names):
+Korean conjoined clauses, the earlier ones' endings rewritten by Kiwi to describe the head ("올랐고" → "오른",
+"작가이자" → "작가인", a present "하고" → "하는"), or a set ("…한 X들은?", a list) and its filter ("…한 Y는?");
+English "Which X <verb phrase> and <verb phrase>?" as one question per verb phrase. None when unsure.
+Splits 14/15 dev intersection questions (019's set clause names nothing the question names).
 
 `agree(answers, lang)` is the intersection decided by code (ToQ option `intersect_decide`): every child's
 answer (a list answer counts as its items) holds one common item, compared after the answer metrics'
@@ -58,16 +65,9 @@ _ASKS = {"누구", "무엇", "어디", "무슨", "어느", "뭐"}  # "…인 사
 
 
 def _tokens(question: str) -> list[tuple[str, str]] | None:
-    from gaji.text.analyzers import get_kiwi, kiwi_available
-
-    if not kiwi_available():
-        return None
-    from gaji.text import analyzers
-
-    kiwi = get_kiwi()
-    with analyzers._kiwi_call_lock:
-        toks = kiwi.tokenize(question)
-    return [(t.form, t.tag.split("-", 1)[0]) for t in toks]
+    """(form, base tag) of each Kiwi morpheme, None without Kiwi."""
+    toks = _kiwi_tokens(question)
+    return None if toks is None else [(t.form, _base(t.tag)) for t in toks]
 
 
 def _head(toks: list[tuple[str, str]]) -> tuple[int, bool] | None:
