@@ -21,8 +21,13 @@ it in place of the hidden thing's words when the model repeated them); an empty 
 search suffices. Compare: it lists the items and writes one question with `[ITEM]`, and code asks
 that question about every item. A template that is one of the prompt's exemplar templates while the
 question lacks the words that exemplar took from its own question ("When was the director of the film
-[ITEM] born?" for "Who was born first, A or B?") is copying, not decomposing, and is asked again. When the
-shaped prompt fails after its retries, the paper's prompt is asked instead (recorded in `fallback`).
+[ITEM] born?" for "Who was born first, A or B?") is copying, not decomposing, and is asked again.
+Intersect (`intersect=True`, ToQ option `intersect`): a question the router did not call a comparison and
+that code reads as two constraints on one asked-for thing (gaji/methods/toq/intersect.py `detect`) is split
+into one question per constraint, each asking for that same thing, none using an answer slot: by code
+(`intersect_split="code"`, intersect.py `split`, no LLM call; a question it cannot split cleanly gets the
+chain prompt as without the option) or by a third prompt (`intersect_split="llm"`).
+When the shaped prompt fails after its retries, the paper's prompt is asked instead (recorded in `fallback`).
 """
 from __future__ import annotations
 
@@ -35,6 +40,8 @@ from typing import Any, Callable
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import few_shot_messages
+from gaji.methods.toq.intersect import detect as detect_intersection
+from gaji.methods.toq.intersect import split as split_intersection
 from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.router import Route, ShapeRouter
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
@@ -76,6 +83,14 @@ def compare_schema(max_children: int) -> dict:
         "question": {"type": "string", "maxLength": 200}}, "required": ["items", "question"]}
 
 
+def intersect_schema(max_children: int) -> dict:
+    text = {"type": "string", "maxLength": 200}
+    return {"type": "object", "properties": {
+        "asked": {"type": "string", "maxLength": 60},
+        "questions": {"type": "array", "minItems": 2, "maxItems": max_children, "items": text}},
+        "required": ["asked", "questions"]}
+
+
 @dataclass
 class SubQuestion:
     question: str  # may hold [ANS_N] slots
@@ -90,10 +105,13 @@ class Decomposition:
     waves: list[list[int]]  # sub-question indices; each wave only depends on earlier ones
     model_type: str = ""  # the type the model wrote (before the structure decided it)
     duplicates: int = 0  # repeated sub-questions dropped
-    prompt: str = "paper"  # which prompt produced it: paper (B.2) | chain | compare (routed mode)
+    prompt: str = "paper"  # which prompt produced it: paper (B.2) | chain | compare | intersect (routed mode)
     route: Route | None = None  # the shape router's decision (routed mode)
     fallback: str = ""  # routed mode: why the shaped prompt's answer was not used
     rejected: str = ""  # why no split was kept (every one lost the question's names): answered unsplit
+    cue: str = ""  # routed mode: the intersection detector's cue when it fired (intersect.detect)
+    split: str = ""  # a detected intersection: "code" (split by intersect.split, no LLM call), "llm" (the intersect
+    # prompt) or "none" (code could not split it cleanly: the chain prompt was asked)
 
     @property
     def is_single(self) -> bool:
@@ -227,6 +245,26 @@ def parse_compare(obj: dict, question: str, max_children: int,
     return d
 
 
+def parse_intersect(obj: dict, question: str, max_children: int) -> Decomposition:
+    """An intersection Decomposition (independent questions, one per constraint on the same unknown) from the
+    intersect prompt's JSON; DependencyError when fewer than two usable questions remain."""
+    kept: list[str] = []
+    for x in obj.get("questions", []):
+        x = str(x).strip()
+        if not x or _same(x, question):  # the whole question again is no single constraint
+            continue
+        if SLOT.search(x) or ITEM.search(x):
+            raise DependencyError("an intersection question uses an answer slot")
+        if all(not _same(x, k) for k in kept):
+            kept.append(x)
+    if len(kept) < 2:
+        raise DependencyError("fewer than two distinct constraint questions")
+    d = parse_decomposition({"type": "intersection", "subquestions": [{"question": q} for q in kept[:max_children]]},
+                            question, max_children)
+    d.model_type = "intersection"
+    return d
+
+
 def compare_exemplars(shots: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """(question, template) of each compare-prompt shot (user turn "Question: …" / "질문: …", JSON answer)."""
     return tuple((user.split(":", 1)[-1].strip(), json.loads(answer)["question"]) for user, answer in shots)
@@ -274,12 +312,16 @@ def _same(a: str, b: str) -> bool:
 
 class QuestionDecomposer:
     def __init__(self, llm: TrackedLLM, max_children: int = 4, retries: int = 1, max_tokens: int = 400,
-                 router: ShapeRouter | None = None):
+                 router: ShapeRouter | None = None, intersect: bool = False, intersect_split: str = "code"):
         self.llm = llm
         self.max_children = max_children
         self.retries = retries
         self.max_tokens = max_tokens
         self.router = router  # None: the paper's prompt B.2 decides everything
+        self.intersect = intersect  # routed: a question detect() reads as an intersection is split as one
+        if intersect_split not in ("code", "llm"):
+            raise ValueError(f"intersect_split must be 'code' or 'llm', not {intersect_split!r}")
+        self.intersect_split = intersect_split  # code: intersect.split, no LLM call; llm: the intersect prompt
 
     def messages(self, question: str, lang: str) -> list[dict]:
         p = prompts(lang)
@@ -293,19 +335,37 @@ class QuestionDecomposer:
             return self._paper_or_single(node, question, lang)
         route = self.router.route(question)
         p = prompts(lang)
+        cue = detect_intersection(question, lang) if self.intersect and route.shape != "compare" else ""
+        how = ""
+        if cue and self.intersect_split == "code":
+            # the 1.5B model copied the whole question or misspelt its names when asked for this split; the
+            # constraints are clauses of the question's own text, so code cuts them out
+            subs = split_intersection(question, lang)
+            if subs is not None:
+                d = parse_intersect({"questions": subs}, question, self.max_children)
+                d.prompt, d.route, d.cue, d.split = "intersect", route, cue, "code"
+                return d
+            how = "none"  # not split cleanly: asked as the chain it would be without the option
+        elif cue:
+            how = "llm"
+        prompt = "intersect" if how == "llm" else route.shape
         try:
             if route.shape == "compare":
                 msgs = few_shot_messages(p.COMPARE_SYSTEM, p.COMPARE_SHOTS, p.COMPARE_USER.format(question=question))
                 parse = partial(parse_compare, exemplars=compare_exemplars(p.COMPARE_SHOTS))
                 d = self._ask(node, "decompose-compare", msgs, compare_schema(self.max_children), parse, question, lang)
+            elif how == "llm":
+                msgs = few_shot_messages(p.INTERSECT_SYSTEM, p.INTERSECT_SHOTS, p.INTERSECT_USER.format(question=question))
+                d = self._ask(node, "decompose-intersect", msgs, intersect_schema(self.max_children), parse_intersect,
+                              question, lang)
             else:
                 msgs = few_shot_messages(p.CHAIN_SYSTEM, p.CHAIN_SHOTS, p.CHAIN_USER.format(question=question))
                 d = self._ask(node, "decompose-chain", msgs, chain_schema(), parse_chain, question, lang)
-            d.prompt = route.shape
+            d.prompt = prompt
         except LLMError as e:
             d = self._paper_or_single(node, question, lang)
             d.fallback = str(e)
-        d.route = route
+        d.route, d.cue, d.split = route, cue, how
         return d
 
     def _paper(self, node: Node, question: str, lang: str) -> Decomposition:

@@ -30,7 +30,7 @@ benchmarks and shown by `describe`) and Node.stop when a node is not split:
     answer        data{explanation, cited, first_answer}   (first_answer: the level's answer before integration)
     evaluation    data{evaluation, eval_reason, first_scores}
     split         data{decomposition, decomposition_model, repeated_subquestions, route, waves, items,
-                  order_hint, order_decided, depth, rejected_split}
+                  order_hint, order_decided, intersect_decided, depth, rejected_split}
     root          data{answer_from, explanation, depth, failed_nodes}
 """
 from __future__ import annotations
@@ -49,7 +49,8 @@ from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
-from gaji.methods.toq.order import Decision, decide, order_hint
+from gaji.methods.toq.intersect import agree
+from gaji.methods.toq.order import decide, order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.methods.toq.query_generator import QueryGenerator
 from gaji.methods.toq.responder import Response, ResponseGenerator
@@ -115,8 +116,24 @@ class ToQ(Method):
         # chain or compare first and the LLM fills that shape only (gaji/methods/toq/router.py; not in the paper)
         decomposer: str = "paper"
         router: str = ""  # routed: a router file from `gaji classifier train-router` (default: the shipped one)
+        # routed: a question the router does not call a comparison and that code reads as two or more constraints
+        # on one asked-for thing ("…했고, …한 인물은?", "Which actor was born in A and directed B?";
+        # gaji.methods.toq.intersect) is split into independent questions, one per constraint, instead of a chain
+        # whose second hop can overwrite a right first answer
+        intersect: bool = False
+        # how such a question is split: "code" = cut from the question's own clauses (intersect.split; no LLM call;
+        # one it cannot cut cleanly is asked as a chain) | "llm" = the intersect prompt (the 1.5B model copied the
+        # question or misspelt its names)
+        intersect_split: str = "code"
+        # an intersection node (the intersect prompt's, or Prompt B.2's "intersection") whose children's answers
+        # hold one common item (after the answer metrics' normalisation; "최익현" = "면암 최익현"; a list answer
+        # counts as its items) is answered with it by code, no responder call; when they disagree the node's reader
+        # runs as before. Off by default so that recorded runs reproduce
+        intersect_decide: bool = False
 
         def __post_init__(self) -> None:
+            if self.intersect_split not in ("code", "llm"):
+                raise ConfigError(f"option intersect_split of method 'toq' must be code or llm, not {self.intersect_split!r}")
             if self.answer_style not in ("short", "long"):
                 raise ConfigError(f"option answer_style of method 'toq' must be short or long, not {self.answer_style!r}")
             if self.respond not in ("json", "plain"):
@@ -154,6 +171,8 @@ class ToQ(Method):
         f.note("order hint", "순서 힌트", d.get("order_hint"))
         f.note("final reader read", "최종 답변이 읽은 문서", ", ".join(d.get("final_evidence") or []))
         f.decision("decided by code", "코드로 결정", d.get("order_decided"), _decided_text(d.get("order_decided"), lang))
+        f.decision("decided by code", "코드로 결정", d.get("intersect_decided"),
+                   _agreed_text(d.get("intersect_decided"), lang))
         return f.lines + stop_facts(node, lang)
 
 
@@ -164,6 +183,11 @@ def _split_text(d: dict[str, Any], lang: str) -> str:
     if isinstance(route, dict) and route:
         via = f"{word(lang, 'router', '라우터')}: {route.get('shape')}, p_compare {route.get('p_compare')}; " \
               f"{route.get('prompt')} {word(lang, 'prompt', '프롬프트')}"
+        if route.get("intersect_cue"):
+            via += f" ({word(lang, 'cue', '단서')}: {route['intersect_cue']}"
+            if route.get("intersect_split"):
+                via += f", {word(lang, 'split by', '분해')}: {route['intersect_split']}"
+            via += ")"
         if route.get("fallback"):
             via += f"; {word(lang, 'fallback', '대체')}: {route['fallback']}"
         text += f" ({via})"
@@ -181,6 +205,14 @@ def _decided_text(decided: Any, lang: str) -> str:
     end = _ENDS.get((decided.get("kind"), decided.get("direction")))
     which = f" ({word(lang, *end)})" if end else ""
     return f"{decided.get('answer')}{which}: {decided.get('hint')}"
+
+
+def _agreed_text(agreed: Any, lang: str) -> str:
+    """An intersection answered by code: the common answer and what each sub-question said."""
+    if not isinstance(agreed, dict):
+        return ""
+    said = " · ".join(map(str, agreed.get("answers") or []))
+    return f"{agreed.get('answer')} ({word(lang, 'every sub-answer agrees', '모든 하위 답이 같음')}: {said})"
 
 
 @dataclass
@@ -214,7 +246,8 @@ class TreeOfQuestion:
         self.map = ctx.map if opts.parallel else serial_map
         llm = ctx.llm
         router = shared_router(opts.router) if opts.decomposer == "routed" else None
-        self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children, router=router)
+        self.decomposer = QuestionDecomposer(llm, max_children=opts.max_children, router=router,
+                                             intersect=opts.intersect, intersect_split=opts.intersect_split)
         self.query_generator = QueryGenerator(llm)
         self.integrator = AnswerIntegrator(llm, mode=opts.integrate, doc_chars=opts.doc_chars, map_fn=self.map)
         # a long answer is the root's explanation, which only the json responder writes
@@ -366,6 +399,10 @@ class TreeOfQuestion:
             node.data["repeated_subquestions"] = d.duplicates
         if d.route is not None:  # routed decomposer: the router's decision and the prompt that answered
             node.data["route"] = {"shape": d.route.shape, "p_compare": d.route.p_compare, "prompt": d.prompt}
+            if d.cue:
+                node.data["route"]["intersect_cue"] = d.cue
+            if d.split:
+                node.data["route"]["intersect_split"] = d.split
             if d.fallback:
                 node.data["route"]["fallback"] = d.fallback
         if d.rejected:  # every split lost the question's names: answered unsplit
@@ -427,24 +464,31 @@ class TreeOfQuestion:
         """Answer the node from its children's answers and their cited documents; the root is
         evaluated again (the paper's termination test on the created nodes' responses)."""
         subs = [(c.filled_question or c.question, c.answer or prompts(self.lang).UNKNOWN) for c in node.children]
-        hint, decided = "", None
-        if (self.state(node).decomposition == "comparison"
-                and all(c.answer and not is_unknown(c.answer) for c in node.children)):
+        hint, decided, agreed = "", None, None
+        kind = self.state(node).decomposition
+        if kind == "comparison" and all(c.answer and not is_unknown(c.answer) for c in node.children):
             if self.opts.order_decide:
                 decided = decide(question, subs, self.lang)
             if self.opts.order_hints and decided is None:
                 hint = order_hint(question, subs, self.lang)
                 if hint:
                     node.data["order_hint"] = hint
+        if kind == "intersection" and self.opts.intersect_decide:
+            agreed = agree([c.answer for c in node.children], self.lang)
         evidence = self.evidence_of(node)
-        if decided is None and node.kind == "root" and self.opts.final_search:
+        if decided is None and agreed is None and node.kind == "root" and self.opts.final_search:
             own = self.ctx.retrieve(node, question, self.opts.k)
             evidence = interleave_ranked([evidence, own], self.opts.k)
             node.data["final_evidence"] = [p.id for p in evidence]
         if decided is not None:
             node.data["order_decided"] = decided.to_dict()
-            self.set_answer(node, self.decided_response(node, decided, evidence), evidence)
+            self.set_answer(node, self.decided_response(node, decided.answer, decided.hint, evidence), evidence)
             self.stream_decided(node, decided.answer)
+        elif agreed is not None:
+            node.data["intersect_decided"] = agreed.to_dict()
+            response = self.decided_response(node, agreed.answer, agreed.explanation(self.lang), evidence)
+            self.set_answer(node, response, evidence)
+            self.stream_decided(node, agreed.answer)
         else:
             resp = self.responder.respond(node, question, node.query or question, evidence, self.lang,
                                           sub_answers=subs, hint=hint)
@@ -453,12 +497,13 @@ class TreeOfQuestion:
         if node.kind == "root" and self.opts.evaluate_final:
             self.evaluate(node, question)
 
-    def decided_response(self, node: Node, decided: Decision, evidence: list[Passage]) -> Response:
-        """The response of a comparison answered by code: the order rests on every child's answer, so it cites
-        the documents the children cited (among the node's evidence), else those that hold the item's name."""
+    def decided_response(self, node: Node, answer: str, explanation: str, evidence: list[Passage]) -> Response:
+        """The response of a node answered by code (a comparison's order, an intersection's agreement): it rests
+        on every child's answer, so it cites the documents the children cited (among the node's evidence), else
+        those that hold the answer."""
         by_children = {pid for c in node.children for pid in self.state(c).cited}
-        cited = [p.id for p in evidence if p.id in by_children] or attribute(decided.answer, evidence)
-        return Response(answer=decided.answer, explanation=decided.hint, cited=cited)
+        cited = [p.id for p in evidence if p.id in by_children] or attribute(answer, evidence)
+        return Response(answer=answer, explanation=explanation, cited=cited)
 
     def stream_decided(self, node: Node, answer: str) -> None:
         """A listener to the root's answer as it is written gets the decided answer as a new draft too: no

@@ -128,6 +128,23 @@ COMPARE_SHOTS: list[tuple[str, str]] = [
      _j({"items": ["Jindo", "Sapsali"], "question": "What kind of animal is the [ITEM]?"})),
 ]
 
+INTERSECT_SYSTEM = """The user's question asks for ONE thing it does not name, and states two or more independent facts about it ("Which actor was born in A and also directed B?", "Among the X, which one did Y?"). Each fact is searched on its own, to find the same thing.
+- "asked": the kind of thing the question asks for (person, place, film …).
+- "questions": one short question per fact. Each asks for that same thing under that one fact only, keeping the question's names. No question depends on another's answer (no [ANS_N]).
+Output JSON only: {"asked": "...", "questions": ["...", "..."]}"""
+
+INTERSECT_USER = "Question: {question}"
+
+INTERSECT_SHOTS: list[tuple[str, str]] = [
+    ("Question: Which actor was born in Busan and also directed the film Blue Night?",
+     _j({"asked": "person", "questions": ["Which actor was born in Busan?", "Who directed the film Blue Night?"]})),
+    ("Question: Among the members of the Hanbit Orchestra, which pianist won the 2018 Chopin Competition?",
+     _j({"asked": "pianist", "questions": ["Which pianists are members of the Hanbit Orchestra?",
+                                           "Which pianist won the 2018 Chopin Competition?"]})),
+    ("Question: What is the river that flows through Ardenne and that ends in Lake Varn?",
+     _j({"asked": "river", "questions": ["Which river flows through Ardenne?", "Which river ends in Lake Varn?"]})),
+]
+
 # -- Prompt B.3: query generator -----------------------------------------------------------------
 QUERY_SYSTEM = """You generate queries to search users' questions on a search engine.
 Create ONE optimal search query to find the answer to the question: the key names, terms and numbers as keywords, no filler words.

@@ -54,6 +54,7 @@ _SYSTEMS = {
     "decompose": "DECOMPOSE_SYSTEM",
     "chain": "CHAIN_SYSTEM",
     "compare": "COMPARE_SYSTEM",
+    "intersect": "INTERSECT_SYSTEM",
     "query": "QUERY_SYSTEM",
     "integrate_batch": "INTEGRATE_BATCH_SYSTEM",
     "integrate": "INTEGRATE_SYSTEM",
