@@ -7,7 +7,8 @@ Routes, from cheapest to dearest, and the method (with the options recorded in b
     chain   retrieval interleaved with reasoning       ircot
     tree    the question tree (routed decomposer:      toq  respond=plain, evaluate_root=false, order_hints=true,
             comparisons as parallel branches,               decomposer=routed, order_decide=true, integrate=none,
-            bridges as chains)                              evaluate_final=false, final_search=true
+            bridges as chains, intersections split         evaluate_final=false, final_search=true,
+            by code)                                        intersect=true, intersect_decide=true
 
 The model is multinomial logistic regression over standardised question features (features.py), trained by
 `gaji classifier train-auto` (gaji/learn/auto_router.py) on every recorded per-question result: the label of a
@@ -38,14 +39,17 @@ ROUTES: tuple[str, ...] = ("closed", "one", "chain", "tree")
 # comparison whose order code knows and whose question asks plainly for one end is answered by code),
 # integrate=none (no per-document relevance calls: the 1.5B judged 0 of 16 answer-bearing Korean paragraphs
 # relevant, at 43 % of the tree's tokens), evaluate_final=false (the root's last evaluation changes no answer) and
-# final_search (the root's reader also reads the whole question's top documents)
+# final_search (the root's reader also reads the whole question's top documents); and two more chosen on the same
+# dev part in session 20: intersect (an intersection's constraints split by code into parallel branches, toq/intersect.py)
+# and intersect_decide (branches that name the same answer decide it without a reader call)
 ROUTE_METHODS: dict[str, dict[str, Any]] = {
     "closed": {"method": "nor", "options": {}},
     "one": {"method": "oner", "options": {}},
     "chain": {"method": "ircot", "options": {}},
     "tree": {"method": "toq", "options": {"respond": "plain", "evaluate_root": False, "order_hints": True,
                                           "decomposer": "routed", "order_decide": True, "integrate": "none",
-                                          "evaluate_final": False, "final_search": True}},
+                                          "evaluate_final": False, "final_search": True, "intersect": True,
+                                          "intersect_decide": True}},
 }
 # how each feature reads in a reason, in English and Korean
 _CUES = {
