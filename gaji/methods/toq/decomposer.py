@@ -42,10 +42,10 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import few_shot_messages
 from gaji.methods.toq.intersect import detect as detect_intersection
 from gaji.methods.toq.intersect import split as split_intersection
+from gaji.methods.toq.names_rule import _norm, lost_names
 from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.router import Route, ShapeRouter
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
-from gaji.text.skeleton import names
 from gaji.types import Node
 
 TYPES = ("single", "bridging", "intersection", "comparison", "hybrid")
@@ -149,26 +149,6 @@ class LostNamesError(LLMError):
     def __init__(self, message: str, problem: str = ""):
         super().__init__(message)
         self.problem = problem or message
-
-
-def lost_names(subquestions: list[str], question: str, lang: str | None = None) -> str:
-    """Why a split loses the question's names, "" when it keeps them: a sub-question with neither a name of
-    the question nor an answer slot asks about something else; a name (other than a number) that no
-    sub-question keeps is a dropped constraint. Nothing to check when the question names nothing."""
-    found = [n for n in names(question, lang) if _norm(n)]
-    keys = [_norm(n) for n in found]
-    if not keys:
-        return ""
-    subs = [_norm(q) for q in subquestions]
-    for i, (q, t) in enumerate(zip(subquestions, subs), 1):
-        if not SLOT.search(q) and not any(k in t for k in keys):
-            return f"sub-question {i} keeps no name of the question and no answer slot"
-    # numbers and short all-capital tokens ("EV", "US") are often paraphrased away without loss
-    missing = [n for n, k in zip(found, keys) if not k.isdigit() and not (len(n) <= 3 and n.isupper())
-               and not any(k in t for t in subs)]
-    if missing:
-        return f"no sub-question keeps {', '.join(missing)}"
-    return ""
 
 
 def _drop_repeats(texts: list[str], each: list[bool]) -> tuple[list[str], list[bool], int]:
@@ -300,10 +280,6 @@ def _put_slot(text: str, phrase: str, slot: str) -> str | None:
     A Korean particle may follow the phrase ("갤럭시 S24의"), a Latin letter or digit may not ("b" is not in "born")."""
     m = re.search(r"(?<!\w)" + re.escape(phrase) + r"(?![A-Za-z0-9])", text, re.IGNORECASE)
     return text[:m.start()] + slot + text[m.end():] if m else None
-
-
-def _norm(s: str) -> str:
-    return "".join(ch for ch in s.lower() if ch.isalnum())
 
 
 def _same(a: str, b: str) -> bool:

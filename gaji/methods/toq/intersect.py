@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from gaji.eval.metrics.answer import normalize_en, normalize_ko
+from gaji.methods.toq.names_rule import lost_names
 from gaji.methods.toq.prompts import is_unknown
 from gaji.methods.toq.tree import split_list_answer
 
@@ -312,8 +313,6 @@ def split(question: str, lang: str) -> list[str] | None:
     유학자는?" → "…오른 유학자는?", "…반발한 유학자는?"); a set and a filter ("…맞붙은 경쟁자 가운데 …선출된
     사람은?" → "…맞붙은 경쟁자들은?" (a list), "…선출된 사람은?"). English: two verb phrases of one wh-subject
     ("Which actor was born in A and directed B?" → "Which actor was born in A?", "Which actor directed B?")."""
-    from gaji.methods.toq.decomposer import lost_names  # the tree's names rule (decomposer imports this module)
-
     if lang == "ko":
         found = _split_ko(question)
         subs, checked = found if found else (None, question)
