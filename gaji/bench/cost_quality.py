@@ -32,12 +32,13 @@ METHOD_RUNS: dict[str, dict[str, str]] = {
     "toq": {"hotpotqa": "benchmarks/results/toq-routed-hotpotqa-local",
             "musique": "benchmarks/toq/table2-musique/toq-routed",
             "koblex": "benchmarks/results/toq-long-koblex-local",
-            "komultihop": f"{KOMH}/toq-report6"},
-    "auto": {"komultihop": f"{KOMH}/auto-report6"},
+            "komultihop": f"{KOMH}/toq-report6-int"},  # auto's tree route as it ships (intersect on)
+    "auto": {"komultihop": f"{KOMH}/auto-report6-v2"},
 }
 TITLES = {"komultihop": "komultihop, report part"}  # a panel's heading when not the set's name
-METHOD_RUNS["oner"]["komultihop"] = f"{KOMH}/oner-report6"
+METHOD_RUNS["oner"]["komultihop"] = f"{KOMH}/oner-report6-v2"  # the same replies as oner-report6, today's span shaping
 METHOD_RUNS["ircot"]["komultihop"] = f"{KOMH}/ircot-report2"
+METHOD_RUNS["nor"]["komultihop"] = f"{KOMH}/nor-report6"
 REPORT = "benchmarks/auto/report.json"
 
 
