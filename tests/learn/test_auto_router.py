@@ -130,3 +130,16 @@ def test_a_korean_run_recorded_in_batches_of_ids_is_one_fixed_run(tmp_path):
     runs = fixed_runs(tmp_path, "komultihop")
     assert set(runs) == {"oner-dev"}
     assert {q: r["metrics"]["f1"] for q, r in runs["oner-dev"].items()} == {"k1": 1.0, "k2": 0.0, "k3": 0.5}
+
+
+def test_the_korean_panel_shows_the_live_auto_run_not_the_dev_replay(tmp_path):
+    from gaji.bench.cost_quality import METHOD_RUNS, points
+
+    row = lambda qid: {"id": qid, "question": "q?", "metrics": {"f1": 0.5, "tokens": 100}}  # noqa: E731
+    for method in ("oner", "auto"):
+        write_run(tmp_path, METHOD_RUNS[method]["komultihop"], [row("k1"), row("k2")])
+    rep = {"held_out": {"replay": {"komultihop": {"auto": {"f1": 0.9, "tokens": 50}, "questions": 32}}}}
+    (tmp_path / "benchmarks" / "auto").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "auto" / "report.json").write_text(json.dumps(rep))
+    autos = [(p.replay, p.n) for p in points(tmp_path) if p.method == "auto"]
+    assert autos == [(False, 2)]
