@@ -80,12 +80,10 @@ class ChunkingConfig:
 def token_spans(text: str, start: int, end: int, lang: str) -> list[Span]:
     """Token spans of text[start:end] in document offsets: Kiwi morphemes for Korean, else words."""
     if lang == "ko":
-        from gaji.text.analyzers import _kiwi_call_lock, get_kiwi, kiwi_available
+        from gaji.text.analyzers import kiwi_tokens
 
-        if kiwi_available():
-            kiwi = get_kiwi()
-            with _kiwi_call_lock:
-                toks = kiwi.tokenize(text[start:end])
+        toks = kiwi_tokens(text[start:end])
+        if toks is not None:
             return [(start + t.start, start + t.start + t.len) for t in toks]
     return [(start + m.start(), start + m.end()) for m in _WORD_RE.finditer(text, start, end)]
 

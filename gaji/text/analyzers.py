@@ -337,6 +337,21 @@ def get_kiwi():
 _kiwi_call_lock = threading.Lock()
 
 
+def kiwi_lock() -> threading.Lock:
+    """The lock every call on the shared Kiwi instance (`get_kiwi`) is made under: one Kiwi object is not safe to
+    call from two threads at once."""
+    return _kiwi_call_lock
+
+
+def kiwi_tokens(text: str) -> list | None:
+    """Kiwi's tokens of `text` (form, tag, start, len), tokenized under the call lock; None without kiwipiepy."""
+    if not kiwi_available():
+        return None
+    kiwi = get_kiwi()
+    with _kiwi_call_lock:
+        return list(kiwi.tokenize(text))
+
+
 def _keep_kiwi_token(form: str, tag: str) -> str | None:
     base = tag.split("-", 1)[0]  # kiwi marks irregular conjugations as VV-I / VA-R
     if base in _KIWI_KEEP or base.startswith("W_"):

@@ -108,13 +108,9 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def _kiwi_name_spans(text: str) -> list[tuple[int, int]] | None:
-    from gaji.text.analyzers import get_kiwi, kiwi_available
+    from gaji.text.analyzers import kiwi_tokens
 
-    if not kiwi_available():
+    tokens = kiwi_tokens(text)
+    if tokens is None:
         return None
-    from gaji.text import analyzers
-
-    kiwi = get_kiwi()
-    with analyzers._kiwi_call_lock:
-        tokens = kiwi.tokenize(text)
     return [(t.start, t.start + t.len) for t in tokens if t.tag in _KIWI_NAME_TAGS and text[t.start:t.start + t.len] != MASK]

@@ -42,13 +42,14 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import few_shot_messages
 from gaji.methods.toq.intersect import detect as detect_intersection
 from gaji.methods.toq.intersect import split as split_intersection
-from gaji.methods.toq.names_rule import _norm, lost_names
+from gaji.methods.toq.names_rule import lost_names, squash
 from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.router import Route, ShapeRouter
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
 from gaji.types import Node
 
 TYPES = ("single", "bridging", "intersection", "comparison", "hybrid")
+INTERSECT_SPLITS = ("code", "llm")  # how a detected intersection is split: by code, or by the intersect prompt
 
 
 def decomposition_schema(max_children: int) -> dict:
@@ -158,7 +159,7 @@ def _drop_repeats(texts: list[str], each: list[bool]) -> tuple[list[str], list[b
     kept_each: list[bool] = []
     first: dict[str, int] = {}
     for i, t in enumerate(texts, 1):
-        key = _norm(t)
+        key = squash(t)
         if key in first:
             new_number[i] = first[key]
             continue
@@ -206,8 +207,8 @@ def parse_compare(obj: dict, question: str, max_children: int,
     seen: set[str] = set()
     for x in obj.get("items", []):
         x = str(x).strip()
-        if x and _norm(x) not in seen:
-            seen.add(_norm(x))
+        if x and squash(x) not in seen:
+            seen.add(squash(x))
             items.append(x)
     template = str(obj.get("question", "")).strip()
     if len(items) < 2:
@@ -264,9 +265,9 @@ def copied_exemplar(template: str, question: str, exemplars: tuple[tuple[str, st
     an exemplar's template, and a word that exemplar's template took from its own question is missing
     from `question`. A template that fits the question ("When was [ITEM] born?" for "Who was born
     first, …?") is not copying even when an exemplar has it too."""
-    q, shape = question.lower(), _norm(ITEM.sub("", template))
+    q, shape = question.lower(), squash(ITEM.sub("", template))
     for ex_question, ex_template in exemplars:
-        if _norm(ITEM.sub("", ex_template)) != shape:
+        if squash(ITEM.sub("", ex_template)) != shape:
             continue
         borrowed = {k for k in _keys(ex_template) if k in ex_question.lower()}
         missing = sorted(k for k in borrowed if k not in q)
@@ -283,7 +284,7 @@ def _put_slot(text: str, phrase: str, slot: str) -> str | None:
 
 
 def _same(a: str, b: str) -> bool:
-    return _norm(a) == _norm(b)
+    return squash(a) == squash(b)
 
 
 class QuestionDecomposer:
@@ -295,7 +296,7 @@ class QuestionDecomposer:
         self.max_tokens = max_tokens
         self.router = router  # None: the paper's prompt B.2 decides everything
         self.intersect = intersect  # routed: a question detect() reads as an intersection is split as one
-        if intersect_split not in ("code", "llm"):
+        if intersect_split not in INTERSECT_SPLITS:
             raise ValueError(f"intersect_split must be 'code' or 'llm', not {intersect_split!r}")
         self.intersect_split = intersect_split  # code: intersect.split, no LLM call; llm: the intersect prompt
 

@@ -51,9 +51,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from gaji.eval.metrics.answer import normalize_en, normalize_ko
-from gaji.methods.toq.names_rule import lost_names
+from gaji.methods.toq.names_rule import lost_names, squash
 from gaji.methods.toq.prompts import is_unknown
 from gaji.methods.toq.tree import split_list_answer
+from gaji.text.analyzers import get_kiwi, kiwi_lock, kiwi_tokens
 
 # -- the detector: Korean -----------------------------------------------------------------------------------
 _NOUN = ("NNG", "NNP", "NNB", "NR", "SN", "SL", "XSN", "SH")
@@ -65,10 +66,9 @@ _COMPARING = {"더", "먼저", "가장", "제일", "덜", "나중", "누구", "�
 _ASKS = {"누구", "무엇", "어디", "무슨", "어느", "뭐"}  # "…인 사람은 누구인가?" keeps its head
 
 
-def _tokens(question: str) -> list[tuple[str, str]] | None:
-    """(form, base tag) of each Kiwi morpheme, None without Kiwi."""
-    toks = _kiwi_tokens(question)
-    return None if toks is None else [(t.form, _base(t.tag)) for t in toks]
+def _pairs(toks: list) -> list[tuple[str, str]]:
+    """(form, base tag) of each Kiwi token."""
+    return [(t.form, _base(t.tag)) for t in toks]
 
 
 def _head(toks: list[tuple[str, str]]) -> tuple[int, bool] | None:
@@ -93,26 +93,32 @@ def _head(toks: list[tuple[str, str]]) -> tuple[int, bool] | None:
     return i, toks[i - 1][1] == "ETM"
 
 
-def _detect_ko(question: str) -> str:
-    toks = _tokens(question)
-    head = _head(toks) if toks else None
+def _clause_joins(toks: list[tuple[str, str]], start: int) -> list[int]:
+    """Where one clause ends and the next begins (a joining ending) before the head at toks[start]."""
+    joins = []
+    for i in range(1, start - 1):
+        form, tag = toks[i]
+        if tag != "EC" or form not in _JOIN or toks[i - 1][1] not in _PREDICATE:
+            continue
+        # a clause boundary: after a tense or copula ("올랐고", "작가이자") or a comma; a bare stem's -고 is
+        # an adverbial inside one clause ("무주를 제치고 뽑힌", "원인을 두고")
+        if toks[i - 1][1] not in ("EP", "VCP") and toks[i + 1][0] != ",":
+            continue
+        if toks[i + 1][1] == "VX":  # "-고 있는": one predicate, not two clauses
+            continue
+        joins.append(i)
+    return joins
+
+
+def _cue_ko(toks: list[tuple[str, str]], head: tuple[int, bool] | None) -> str:
+    """The detector on a question's (form, base tag) morphemes and its asked-for head (`_head`)."""
     if head is None:
         return ""
     start, adnominal = head
     if adnominal:  # "…했고, …한 인물은?": both clauses describe the head
-        for i in range(1, start - 1):
-            form, tag = toks[i]
-            if tag != "EC" or form not in _JOIN or toks[i - 1][1] not in _PREDICATE:
-                continue
-            # a clause boundary: after a tense or copula ("올랐고", "작가이자") or a comma; a bare stem's -고 is
-            # an adverbial inside one clause ("무주를 제치고 뽑힌", "원인을 두고")
-            if toks[i - 1][1] not in ("EP", "VCP") and toks[i + 1][0] != ",":
-                continue
-            if toks[i + 1][1] == "VX":  # "-고 있는": one predicate, not two clauses
-                continue
-            if any(f in _DEMONSTRATIVE and t in ("MM", "NP") for f, t in toks[i + 1:start]):
-                continue
-            return "conjoined"
+        for i in _clause_joins(toks, start):
+            if not any(f in _DEMONSTRATIVE and t in ("MM", "NP") for f, t in toks[i + 1:start]):
+                return "conjoined"
     for i in range(1, start):  # "…한 N 가운데 …인 것은?": a set described by a clause, then a filter
         if toks[i][0] not in _SET or toks[i][1] not in ("NNG", "NNB"):
             continue
@@ -125,6 +131,14 @@ def _detect_ko(question: str) -> str:
             continue
         return "set-filter"
     return ""
+
+
+def _detect_ko(question: str) -> str:
+    toks = kiwi_tokens(question)
+    if not toks:
+        return ""
+    pairs = _pairs(toks)
+    return _cue_ko(pairs, _head(pairs))
 
 
 # -- the detector: English ----------------------------------------------------------------------------------
@@ -165,18 +179,6 @@ def detect(question: str, lang: str) -> str:
 _DROP_EP = {"었", "았", "였"}  # the past tense, which the adnominal ᆫ carries on its own ("올랐고" → "오른")
 
 
-def _kiwi_tokens(question: str) -> list | None:
-    """Kiwi's tokens of `question` (with their positions), None without Kiwi."""
-    from gaji.text.analyzers import get_kiwi, kiwi_available
-
-    if not kiwi_available():
-        return None
-    from gaji.text import analyzers
-
-    with analyzers._kiwi_call_lock:
-        return list(get_kiwi().tokenize(question))
-
-
 def _base(tag: str) -> str:
     return tag.split("-", 1)[0]
 
@@ -200,10 +202,7 @@ def _adnominal(question: str, toks: list, end: int) -> str | None:
     if not morphs or _base(morphs[-1][1]) not in ("VV", "VA", "VCP", "XSV", "XSA") or any(
             _base(t) == "EP" for _, t in morphs):
         return None
-    from gaji.text import analyzers
-    from gaji.text.analyzers import get_kiwi
-
-    with analyzers._kiwi_call_lock:
+    with kiwi_lock():
         word = get_kiwi().join(morphs + [(ending, "ETM")])
     return question[:word_start] + word
 
@@ -216,38 +215,23 @@ def _topic(noun_phrase: str) -> str:
     return "은" if last.isdigit() and last in "0136789" else "는"
 
 
-def _clause_joins(toks: list, start: int) -> list[int]:
-    """The detector's conjoined-clause boundaries before the head at toks[start]."""
-    joins = []
-    for i in range(1, start - 1):
-        form, tag = toks[i].form, _base(toks[i].tag)
-        before = _base(toks[i - 1].tag)
-        if tag != "EC" or form not in _JOIN or before not in _PREDICATE:
-            continue
-        if before not in ("EP", "VCP") and toks[i + 1].form != ",":
-            continue
-        if _base(toks[i + 1].tag) == "VX":
-            continue
-        joins.append(i)
-    return joins
-
-
 def _split_ko(question: str) -> tuple[list[str], str] | None:
     """The sub-questions and the text their names are checked against (the question without the set word,
     which the split drops on purpose and Kiwi sometimes tags as a name: "게임 가운데")."""
-    cue = _detect_ko(question)
-    toks = _kiwi_tokens(question) if cue else None
+    toks = kiwi_tokens(question)
     if not toks:
         return None
-    head = _head([(t.form, _base(t.tag)) for t in toks])
-    if head is None:
+    pairs = _pairs(toks)
+    head = _head(pairs)
+    cue = _cue_ko(pairs, head)
+    if not cue or head is None:
         return None
     start, _ = head
     if cue == "conjoined":
         # every clause but the last is rewritten to describe the head; the last already does
         asked = question[toks[start].start:].strip()
         out, begin = [], 0
-        for i in _clause_joins(toks, start):
+        for i in _clause_joins(pairs, start):
             clause = _adnominal(question, toks, i)
             if clause is None:
                 return None
@@ -320,18 +304,14 @@ def split(question: str, lang: str) -> list[str] | None:
         subs, checked = _split_en(question), question
     if not subs or len(subs) < 2:
         return None
-    whole = _squash(question)
-    if any(not s.strip() or _squash(s) == whole for s in subs):
+    whole = squash(question)
+    if any(not s.strip() or squash(s) == whole for s in subs):
         return None
     # a clause without a name of the question ("체스에서 폰이 … 바뀔 수 있는 기물들은?") fails the tree's rule
     # that every sub-question keeps one: no split rather than one the tree would not accept from a model
     if lost_names(subs, checked, lang):
         return None
     return subs
-
-
-def _squash(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
 # -- the decision by code -----------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ from gaji.methods.toq.tree import SLOT
 from gaji.text.skeleton import names
 
 
-def _norm(s: str) -> str:
+def squash(s: str) -> str:
+    """Lower-case letters and digits only: how the names rule compares a name with a question."""
     return "".join(ch for ch in s.lower() if ch.isalnum())
 
 
@@ -14,11 +15,11 @@ def lost_names(subquestions: list[str], question: str, lang: str | None = None) 
     """Why a split loses the question's names, "" when it keeps them: a sub-question with neither a name of
     the question nor an answer slot asks about something else; a name (other than a number) that no
     sub-question keeps is a dropped constraint. Nothing to check when the question names nothing."""
-    found = [n for n in names(question, lang) if _norm(n)]
-    keys = [_norm(n) for n in found]
+    found = [n for n in names(question, lang) if squash(n)]
+    keys = [squash(n) for n in found]
     if not keys:
         return ""
-    subs = [_norm(q) for q in subquestions]
+    subs = [squash(q) for q in subquestions]
     for i, (q, t) in enumerate(zip(subquestions, subs), 1):
         if not SLOT.search(q) and not any(k in t for k in keys):
             return f"sub-question {i} keeps no name of the question and no answer slot"
