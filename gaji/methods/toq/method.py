@@ -45,7 +45,7 @@ from gaji.errors import ConfigError, LLMError
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import attribute, interleave_ranked
 from gaji.methods.describe import Facts, stop_facts, word
-from gaji.methods.toq.decomposer import QuestionDecomposer
+from gaji.methods.toq.decomposer import INTERSECT_SPLITS, QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
@@ -132,7 +132,7 @@ class ToQ(Method):
         intersect_decide: bool = False
 
         def __post_init__(self) -> None:
-            if self.intersect_split not in ("code", "llm"):
+            if self.intersect_split not in INTERSECT_SPLITS:
                 raise ConfigError(f"option intersect_split of method 'toq' must be code or llm, not {self.intersect_split!r}")
             if self.answer_style not in ("short", "long"):
                 raise ConfigError(f"option answer_style of method 'toq' must be short or long, not {self.answer_style!r}")
@@ -482,13 +482,10 @@ class TreeOfQuestion:
             node.data["final_evidence"] = [p.id for p in evidence]
         if decided is not None:
             node.data["order_decided"] = decided.to_dict()
-            self.set_answer(node, self.decided_response(node, decided.answer, decided.hint, evidence), evidence)
-            self.stream_decided(node, decided.answer)
+            self.answer_by_code(node, decided.answer, decided.hint, evidence)
         elif agreed is not None:
             node.data["intersect_decided"] = agreed.to_dict()
-            response = self.decided_response(node, agreed.answer, agreed.explanation(self.lang), evidence)
-            self.set_answer(node, response, evidence)
-            self.stream_decided(node, agreed.answer)
+            self.answer_by_code(node, agreed.answer, agreed.explanation(self.lang), evidence)
         else:
             resp = self.responder.respond(node, question, node.query or question, evidence, self.lang,
                                           sub_answers=subs, hint=hint)
@@ -497,17 +494,14 @@ class TreeOfQuestion:
         if node.kind == "root" and self.opts.evaluate_final:
             self.evaluate(node, question)
 
-    def decided_response(self, node: Node, answer: str, explanation: str, evidence: list[Passage]) -> Response:
-        """The response of a node answered by code (a comparison's order, an intersection's agreement): it rests
-        on every child's answer, so it cites the documents the children cited (among the node's evidence), else
-        those that hold the answer."""
+    def answer_by_code(self, node: Node, answer: str, explanation: str, evidence: list[Passage]) -> None:
+        """Answer a node decided by code (a comparison's order, an intersection's agreement). The answer rests on
+        every child's answer, so it cites the documents the children cited (among the node's evidence), else
+        those that hold the answer. A listener to the root's answer as it is written gets it as a new draft too:
+        no call wrote it, and an earlier draft (the level-1 answer) must not stand as the answer."""
         by_children = {pid for c in node.children for pid in self.state(c).cited}
         cited = [p.id for p in evidence if p.id in by_children] or attribute(answer, evidence)
-        return Response(answer=answer, explanation=explanation, cited=cited)
-
-    def stream_decided(self, node: Node, answer: str) -> None:
-        """A listener to the root's answer as it is written gets the decided answer as a new draft too: no
-        call wrote it, and an earlier draft (the level-1 answer) must not stand as the answer."""
+        self.set_answer(node, Response(answer=answer, explanation=explanation, cited=cited), evidence)
         stream = self.ctx.llm.answer_stream
         if stream is not None and node is stream.root:
             stream.start()(answer)
