@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
 from gaji.errors import InputError
 from gaji.io import iter_jsonl
 from gaji.types import Trace, Usage
