@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from gaji.llm.base import Request
-from gaji.text.sentences import split_sentences
+from gaji.text.select import keys, relevant_sentences
 
 Counter = Callable[[str], int]
 
@@ -41,13 +41,6 @@ MARGIN = 8
 _FENCE = re.compile(r"(<documents>\n)(.*?)(\n</documents>)", re.S)
 _BLOCK_SPLIT = re.compile(r"\n\n(?=\[\d+\])")
 _HEAD = re.compile(r"^(\[\d+\](?: \(.*?\))? ?)(.*)$", re.S)
-_WORD = re.compile(r"[A-Za-z]{3,}|\d+|[가-힣]{2,}")
-_ELLIPSIS = " … "
-_STOP = frozenset(
-    "the and for are was were who what when where which how did does with from that this into its his her "
-    "their there been have has had than then also not but question answer documents passages given only "
-    "words other following data search engine they them never follow instructions".split()
-)
 
 
 @dataclass
@@ -97,20 +90,6 @@ def _with_texts(req: Request, texts: list[str]) -> Request:
     return dataclasses.replace(req, prompt=texts[0])
 
 
-def _keys(text: str) -> set[str]:
-    """Content-word keys: Latin words (lower case, not stop words), numbers, Hangul words cut to their first
-    two syllables (a stem matches across particles: 감독은 / 감독이)."""
-    out = set()
-    for w in _WORD.findall(text):
-        if w.isascii():
-            w = w.lower()
-            if w not in _STOP:
-                out.add(w)
-        else:
-            out.add(w[:2])
-    return out
-
-
 @dataclass
 class _Passage:
     where: int  # index of the text (message) holding it
@@ -151,35 +130,6 @@ def _render(texts: list[str], passages: list[_Passage | None]) -> list[str]:
     return out
 
 
-def relevant_sentences(text: str, query: set[str], room_chars: int) -> tuple[str, bool]:
-    """The passage's most relevant sentences (by words shared with the query; earlier first on ties) that fit in
-    `room_chars`, in their original order, joined with " … " where sentences were left out. (text, truncated):
-    when not even the best sentence fits, it is cut to the room."""
-    if len(text) <= room_chars:
-        return text, False
-    sents = split_sentences(text)
-    ranked = sorted(range(len(sents)), key=lambda i: (-len(_keys(sents[i]) & query), i))
-    keep: list[int] = []
-    used = 0
-    for i in ranked:
-        extra = len(sents[i]) + len(_ELLIPSIS)
-        if used + extra <= room_chars:
-            keep.append(i)
-            used += extra
-    if not keep:
-        best = sents[ranked[0]] if sents else text
-        return best[: max(0, room_chars - 2)].rstrip() + " …", True
-    keep.sort()
-    pieces = []
-    for n, i in enumerate(keep):
-        if n == 0 and i > 0 or n > 0 and i != keep[n - 1] + 1:
-            pieces.append("…")
-        pieces.append(sents[i])
-    if keep[-1] != len(sents) - 1:
-        pieces.append("…")
-    return " ".join(pieces), False
-
-
 def _shares(sizes: list[int], room: int) -> list[int]:
     """Water-filling: each passage gets min(its size, an equal share of what the smaller ones leave)."""
     share = [0] * len(sizes)
@@ -214,7 +164,7 @@ def fit_request(request: Request, count: Counter, context_size: int) -> tuple[Re
     if room <= 0:  # even with no passage text at all the prompt is over: nothing a trim can do
         trim.fits = False
         return request, trim
-    query = _keys(outside)
+    query = keys(outside)
     originals = [p.text for p in passages]
     kept: list[_Passage | None] = list(passages)
     scale = 1.0

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from gaji.errors import ConfigError
+from gaji.text.select import keys, relevant_sentences
 from gaji.types import Passage
 
 # Retrieved text is data, never instructions: every prompt that shows passages says so and fences them.
@@ -34,15 +36,19 @@ def few_shot_messages(system: str, shots: list[tuple[str, str]], user: str) -> l
 
 
 def format_passages(
-    passages: list[Passage], style: str = "numbered", max_chars: int = 1200, numbers: list[int] | None = None
+    passages: list[Passage], style: str = "numbered", max_chars: int = 1200, numbers: list[int] | None = None,
+    query: str | None = None,
 ) -> str:
     """numbered: `[1] (Title) text` blocks inside <documents>…</documents>.
     wiki: IRCoT's `Wikipedia Title: <title>\\n<text>` blocks.
-    numbers: the [n] label of each passage (default 1, 2, …), for citations numbered across prompts."""
+    numbers: the [n] label of each passage (default 1, 2, …), for citations numbered across prompts.
+    A passage over `max_chars` keeps its first `max_chars` characters, or, when `query` is given, its sentences
+    most relevant to the query (gaji.text.select), in their order, with "…" for the gaps."""
     blocks = []
     labels = numbers if numbers is not None else range(1, len(passages) + 1)
+    query_keys = keys(query) if query is not None else None
     for i, p in zip(labels, passages):
-        text = p.text if len(p.text) <= max_chars else p.text[:max_chars] + " …"
+        text = trim_passage(p.text, max_chars, query_keys)
         text = defuse_fence(text)
         # a title is one line of data too: no fence tags, and no newline to start a fake "[n]" block with
         title = defuse_fence(" ".join(p.title.split()))
@@ -53,6 +59,23 @@ def format_passages(
             blocks.append(f"[{i}]{title} {text}")
     body = "\n\n".join(blocks)
     return body if style == "wiki" else f"<documents>\n{body}\n</documents>"
+
+
+PASSAGE_TRIMS = ("head", "relevant")  # how a passage over its character budget is cut (trim_passage)
+
+
+def check_trim(method: str, value: str) -> None:
+    if value not in PASSAGE_TRIMS:
+        raise ConfigError(f"option passage_trim of method {method!r} must be {' or '.join(PASSAGE_TRIMS)}, not {value!r}")
+
+
+def trim_passage(text: str, max_chars: int, query_keys: set[str] | None = None) -> str:
+    """`text` cut to `max_chars`: its head, or its sentences sharing most keys with the query."""
+    if len(text) <= max_chars:
+        return text
+    if query_keys is None:
+        return text[:max_chars] + " …"
+    return relevant_sentences(text, query_keys, max_chars)[0]
 
 
 def clean_answer(text: str) -> str:

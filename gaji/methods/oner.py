@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gaji.methods.base import Method, RunContext
 from gaji.errors import ConfigError
-from gaji.methods.common import DATA_NOTE, attribute_with_bridges, cited_ids, clean_answer, format_passages, plain_answer
+from gaji.methods.common import DATA_NOTE, attribute_with_bridges, check_trim, cited_ids, clean_answer, format_passages, plain_answer
 from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
@@ -25,7 +25,10 @@ class OneR(Method):
     class Options:
         k: int = 5
         max_tokens: int = 96
-        passage_chars: int = 1200  # each passage is cut to this many characters in the prompt
+        passage_chars: int = 1200  # each passage is cut to this many characters in the prompt …
+        # … by keeping its head ("head") or its sentences sharing most words with the question ("relevant";
+        # gaji.text.select): fewer prompt tokens for long (Korean) paragraphs, without losing the answer sentence
+        passage_trim: str = "head"
         # plain: the model gives only the answer; citations = the passages that support it, and the passages
         # that lead to those (attribute_with_bridges()).
         # cite: the model answers and lists the [n] of the documents it used. plain scored higher (BENCHMARKS.md).
@@ -36,6 +39,7 @@ class OneR(Method):
         def __post_init__(self) -> None:
             if self.style not in ("plain", "cite", "long"):
                 raise ConfigError(f"oner option style must be plain, cite or long, not {self.style!r}")
+            check_trim("oner", self.passage_trim)
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         lang, root = ctx.lang, trace.root
@@ -48,7 +52,8 @@ class OneR(Method):
             trace.citations = long.citations
             root.data["raw_output"] = long.raw
             return
-        fenced = format_passages(passages, max_chars=self.opts.passage_chars)
+        fenced = format_passages(passages, max_chars=self.opts.passage_chars,
+                                 query=trace.question if self.opts.passage_trim == "relevant" else None)
         if self.opts.style == "plain":
             system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=fenced)
             user = direct.ONER_PLAIN_USER[lang].format(question=trace.question)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from gaji.llm.base import Request
-from gaji.llm.fit import fit_request, prompt_budget, relevant_sentences
+from gaji.llm.fit import fit_request, prompt_budget
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
@@ -54,12 +54,6 @@ def test_a_prompt_without_passages_is_sent_as_it_is_and_says_so():
     req = Request(prompt="word " * 500, max_tokens=10)
     fitted, trim = fit_request(req, words, 100)
     assert fitted is req and trim is not None and not trim.fits
-
-
-def test_relevant_sentences_keep_order_and_mark_gaps():
-    text = "A is here. B is there. The capital is Seoul. D is last."
-    out, cut = relevant_sentences(text, {"capital", "seoul"}, 30)
-    assert not cut and out.startswith("…") and "The capital is Seoul." in out
 
 
 def test_oner_on_five_long_korean_paragraphs_fits_a_small_context_and_records_the_trim():

@@ -134,3 +134,15 @@ def test_a_paraphrased_answer_is_cited_by_its_span():
     llm = ScriptedLLM([(r"질문: 세종", "세종 대왕께서 태어나신 해는 1397년이었습니다.")])
     t = OneR(k=1).run("세종은 몇 년에 태어났나요?", ctx(llm, ListRetriever(DOCS)))
     assert t.answer == "1397년" and t.citations == ["sejong"]
+
+
+def test_oner_relevant_trim_keeps_the_sentence_that_answers_and_rejects_an_unknown_trim():
+    text = "Parks are green. " * 30 + "Its mayor since 2014 is Kim. " + "Rivers run through it. " * 30
+    docs = [("city", "City", text)]
+    for trim, kept in (("head", False), ("relevant", True)):
+        llm = ScriptedLLM([(r"Question: Who", "Kim")])
+        OneR(k=1, passage_chars=200, passage_trim=trim).run("Who is the mayor of the city?", ctx(llm, ListRetriever(docs)))
+        system = llm.requests[0].messages[0]["content"]
+        assert ("mayor since 2014" in system) is kept and len(system) < 1200
+    with pytest.raises(ConfigError, match="passage_trim"):
+        OneR(passage_trim="middle")

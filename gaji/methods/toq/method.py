@@ -43,7 +43,7 @@ from typing import Any, Sequence
 from gaji.coerce import MAX_BRANCH, MAX_DEPTH
 from gaji.errors import ConfigError, LLMError
 from gaji.methods.base import Method, RunContext
-from gaji.methods.common import attribute, interleave_ranked
+from gaji.methods.common import attribute, check_trim, interleave_ranked
 from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.toq.decomposer import INTERSECT_SPLITS, QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
@@ -84,7 +84,10 @@ class ToQ(Method):
         # irrelevant often enough that the judgement cost ~45 % of the tree's tokens and bought nothing, BENCHMARKS.md)
         integrate: str = "per_doc"
         rewrite_slots: bool = True  # let the integrator rewrite a node whose filled-in answer is long
-        doc_chars: int = 700  # each document is cut to this many characters in prompts
+        doc_chars: int = 700  # each document is cut to this many characters in prompts …
+        # … by keeping its head ("head") or, in the node reader's prompt, its sentences sharing most words with the
+        # node's question, query and sub-answers ("relevant"; gaji.text.select)
+        passage_trim: str = "head"
         answer_style: str = "short"  # trace.answer: the root's short answer | "long": its explanation (long-form sets)
         # what f_RG reads: "relevant" = the documents the answer integrator judged relevant (all of them when it
         # judged none relevant) | "all" = every retrieved document (Algorithm 1, line 8: "based on the query and
@@ -132,6 +135,7 @@ class ToQ(Method):
         intersect_decide: bool = False
 
         def __post_init__(self) -> None:
+            check_trim("toq", self.passage_trim)
             if self.intersect_split not in INTERSECT_SPLITS:
                 raise ConfigError(f"option intersect_split of method 'toq' must be code or llm, not {self.intersect_split!r}")
             if self.answer_style not in ("short", "long"):
@@ -252,7 +256,7 @@ class TreeOfQuestion:
         self.integrator = AnswerIntegrator(llm, mode=opts.integrate, doc_chars=opts.doc_chars, map_fn=self.map)
         # a long answer is the root's explanation, which only the json responder writes
         respond = "json" if opts.answer_style == "long" else opts.respond
-        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=respond)
+        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=respond, trim=opts.passage_trim)
         self.evaluator = QueryEvaluator(llm)
         self._nodes = 1
         self._lock = threading.Lock()

@@ -47,16 +47,24 @@ class ResponseGenerator:
     prompt (documents in the system message, only the answer asked for), with the sub-answers as context lines."""
 
     def __init__(self, llm: TrackedLLM, doc_chars: int = 800, max_tokens: int = 480, total_chars: int = 3500,
-                 style: str = "json"):
+                 style: str = "json", trim: str = "head"):
         self.llm = llm
+        self.trim = trim  # "head" | "relevant": how a document over its share is cut (common.trim_passage)
         self.style = style
         self.doc_chars = doc_chars  # each document is cut to this …
         self.total_chars = total_chars  # … and all of them share this (≈2,500 Korean tokens: fits a 4k slot)
         self.max_tokens = max_tokens
 
-    def documents(self, passages: list[Passage]) -> str:
-        """The fenced documents, each cut to its share of the character budget."""
-        return format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages))))
+    def documents(self, passages: list[Passage], about: str = "") -> str:
+        """The fenced documents, each cut to its share of the character budget: its head, or (trim "relevant")
+        its sentences sharing most words with `about` (the node's question, query and sub-answers)."""
+        return format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages))),
+                               query=about if self.trim == "relevant" else None)
+
+    @staticmethod
+    def about(question: str, query: str, sub_answers: list[tuple[str, str]]) -> str:
+        """What a node's documents are trimmed toward: its question, its search query and its children's answers."""
+        return " ".join([question, query, *(a for _, a in sub_answers)])
 
     @staticmethod
     def context(lang: str, sub_answers: list[tuple[str, str]], hint: str = "") -> str:
@@ -74,7 +82,7 @@ class ResponseGenerator:
             context=self.context(lang, sub_answers, hint),
             question=question,
             query=query or question,
-            documents=self.documents(passages),
+            documents=self.documents(passages, self.about(question, query, sub_answers)),
             style="short" if short else "full",
         )
         return few_shot_messages(p.RESPOND_SYSTEM, p.RESPOND_SHOTS, user)
@@ -93,7 +101,7 @@ class ResponseGenerator:
         """R = f_RG(q, Q, D); `sub_answers` are (sub-question, answer) pairs of the node's children, `hint` a
         line shown after them (a comparison node's order hint)."""
         if self.style == "plain":
-            return self.respond_plain(node, question, passages, lang, list(sub_answers or []), hint)
+            return self.respond_plain(node, question, passages, lang, list(sub_answers or []), hint, query)
         msgs = self.messages(question, query, passages, lang, list(sub_answers or []), short, hint)
         obj = self.llm.json(node, "answer", msgs, schema=RESPONSE_SCHEMA, max_tokens=self.max_tokens)
         explanation = str(obj.get("explanation", "")).strip()
@@ -107,8 +115,9 @@ class ResponseGenerator:
         return Response(answer=answer, explanation=explanation, cited=cited_ids(f"{explanation} {raw}", passages))
 
     def respond_plain(self, node: Node, question: str, passages: list[Passage], lang: str,
-                      sub_answers: list[tuple[str, str]], hint: str = "") -> Response:
-        system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=self.documents(passages))
+                      sub_answers: list[tuple[str, str]], hint: str = "", query: str = "") -> Response:
+        docs = self.documents(passages, self.about(question, query, sub_answers))
+        system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=docs)
         user = self.context(lang, sub_answers, hint) + direct.ONER_PLAIN_USER[lang].format(question=question)
         out = self.llm.chat(node, "answer", [{"role": "system", "content": system}, {"role": "user", "content": user}],
                             max_tokens=64)

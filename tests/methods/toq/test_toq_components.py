@@ -226,6 +226,17 @@ def test_responder_unknown_and_sub_answers():
     assert "Answers to sub-questions:\n- a? -> b" in llm.requests[0].messages[-1]["content"]
 
 
+def test_responder_trims_long_documents_toward_the_question_and_the_sub_answers():
+    long = Passage(id="kim", doc_id="kim", title="김민희", text="영화에 자주 나왔다. " * 40 + "김민희의 첫 드라마는 학교 2이다. "
+                   + "그녀는 서울에서 태어났다. " * 20)
+    llm = ScriptedLLM([(r"질문", "학교 2")])
+    for trim, kept in (("head", False), ("relevant", True)):
+        ResponseGenerator(tracked(llm), doc_chars=300, style="plain", trim=trim).respond(
+            Node(), "[ANS_1]의 첫 드라마는?", "첫 드라마", [long], "ko", sub_answers=[("배우는?", "김민희")])
+        system = llm.requests[-1].messages[0]["content"]
+        assert ("학교 2" in system) is kept
+
+
 # -- evaluator ---------------------------------------------------------------------------------
 def test_overall_is_mean_of_coherence_and_answerability_on_ten_scale():
     assert overall_score(9, 95) == 9.25
