@@ -33,6 +33,7 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_scale",  # llm-server, dense-store, ray-embed, ray-expand
         "gaji.cli.bench_toq_depth",  # toq-depth, toq-judge
         "gaji.cli.bench_probes",  # evaluator, decomposer, verifier
+        "gaji.cli.bench_trim",  # trim
         "gaji.cli.bench_documents",  # documents, crossdoc
         "gaji.cli.bench_build",  # build, embed-workers
         "gaji.cli.bench_bigdoc",  # bigdoc

@@ -42,7 +42,7 @@ def test_groups_hold_their_members_sub_commands(capsys):
     assert _sub_commands(root.choices["bench"]) == [
         "retrieval", "embed", "run", "check", "report", "sweep", "serve", "injection", "security", "llm-server", "dense-store",
         "ray-embed",
-        "ray-expand", "toq-depth", "toq-judge", "evaluator", "decomposer", "verifier", "documents", "crossdoc", "build", "embed-workers", "bigdoc", "plot",
+        "ray-expand", "toq-depth", "toq-judge", "evaluator", "decomposer", "verifier", "trim", "documents", "crossdoc", "build", "embed-workers", "bigdoc", "plot",
         "followups", "ttft", "crash", "concurrency"]
     assert _sub_commands(root.choices["expand"]) == [
         "run", "show", "label", "train-tagger", "train", "keywords", "chunk-keywords", "subset", "bench", "judge"]
