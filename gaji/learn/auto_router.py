@@ -43,7 +43,7 @@ import numpy as np
 from gaji.errors import InputError
 from gaji.io import iter_jsonl
 from gaji.methods.auto.features import FEATURES, question_features
-from gaji.methods.auto.router import ROUTE_METHODS, ROUTES, AutoRouter, pick, softmax
+from gaji.methods.auto.router import ROUTE_METHODS, ROUTES, TIE, AutoRouter, pick, softmax
 
 SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex", "komultihop")
 _SHARED = SETS[:4]  # the sets of ../shared/data, recorded as benchmarks/results/<method>-<set>-local
@@ -79,6 +79,7 @@ L2 = 0.1
 FOLDS = 5
 RESPLITS = 8  # other fold assignments replayed to show how much one split's numbers move
 TIE_WEIGHT = 0.001  # the loss weight of a question on which every route scores the same
+TIE_MARGINS = (TIE, 0.03, 0.05, 0.1)  # pick's margins replayed over the re-splits (the report's last table)
 
 
 @dataclass
@@ -177,17 +178,17 @@ def fit_router(X: np.ndarray, rows: Sequence[Row], epsilon: float = EPSILON, l2:
     return AutoRouter(W, b, mean, scale, ROUTES, FEATURES, dict(ROUTE_METHODS))
 
 
-def choose(router: AutoRouter, X: np.ndarray, rows: Sequence[Row]) -> list[str]:
-    """Per row, the most probable route among those recorded for it."""
+def choose(router: AutoRouter, X: np.ndarray, rows: Sequence[Row], tie: float = TIE) -> list[str]:
+    """Per row, the most probable route among those recorded for it (the cheaper one within `tie`)."""
     P = router.probs(X)
     out = []
     for p, row in zip(P, rows):
-        out.append(pick(p, ROUTES, [r for r in ROUTES if r in row.routes]))
+        out.append(pick(p, ROUTES, [r for r in ROUTES if r in row.routes], tie))
     return out
 
 
 def cross_validate(X: np.ndarray, rows: Sequence[Row], folds: int = FOLDS, epsilon: float = EPSILON, l2: float = L2,
-                   tie_weight: float | None = TIE_WEIGHT, salt: str = "") -> list[str]:
+                   tie_weight: float | None = TIE_WEIGHT, salt: str = "", tie: float = TIE) -> list[str]:
     """Held-out routes: each question routed by a router fitted on the other folds."""
     fold = np.array([fold_of(r.id, folds, salt) for r in rows])
     out: list[str] = [""] * len(rows)
@@ -195,7 +196,7 @@ def cross_validate(X: np.ndarray, rows: Sequence[Row], folds: int = FOLDS, epsil
         train = np.flatnonzero(fold != k)
         test = np.flatnonzero(fold == k)
         router = fit_router(X[train], [rows[i] for i in train], epsilon, l2, tie_weight)
-        for i, route in zip(test, choose(router, X[test], [rows[i] for i in test])):
+        for i, route in zip(test, choose(router, X[test], [rows[i] for i in test], tie)):
             out[i] = route
     return out
 
@@ -328,6 +329,17 @@ def train_auto_router(root: Path | str = ".", *, epsilon: float = EPSILON, l2: f
     report["resplits"] = {"splits": RESPLITS, "salt": "resplit<k>:", **{
         s: {"f1_mean": float(np.mean([a for a, _ in xs])), "f1_sd": float(np.std([a for a, _ in xs])),
             "tokens_mean": float(np.mean([t for _, t in xs]))} for s, xs in per_set.items()}}
+    # the tie margin (pick): wider margins send near ties to the cheaper route; averaged over the same re-splits
+    report["tie_margins"] = []
+    for tie in TIE_MARGINS:
+        per_tie: dict[str, list[tuple[float, float]]] = {}
+        for k in range(RESPLITS):
+            rep = replay(root, rows, cross_validate(X, rows, folds, epsilon, l2, salt=f"resplit{k}:", tie=tie))
+            for s, v in rep.items():
+                per_tie.setdefault(s, []).append((v["auto"]["f1"], v["auto"]["tokens"]))
+        report["tie_margins"].append({"tie": tie, **{s: {"f1": float(np.mean([a for a, _ in xs])),
+                                                         "tokens": float(np.mean([t for _, t in xs]))}
+                                                     for s, xs in per_tie.items()}})
     router = fit_router(X, rows, epsilon, l2)
     router.meta = {"trained_on": report["data"], "split": report["split"], "fit": report["fit"],
                    "held_out": {s: {"questions": v["questions"], "auto_f1": round(v["auto"]["f1"], 4),
@@ -403,6 +415,17 @@ def report_markdown(report: dict[str, Any]) -> str:
     for sens in report["sensitivity"]:
         lines.append(f"| epsilon {sens['epsilon']} | " + " | ".join(
             f"{_pct(sens[s]['f1'])} @ {_tok(sens[s]['tokens'])}" for s in rep) + " |")
+    margins = report.get("tie_margins")
+    if margins:
+        lines.append("")
+        lines.append(f"The tie margin (the cheaper route wins within it; shipped: {TIE}), averaged over the "
+                     f"{RESPLITS} re-splits:")
+        lines.append("")
+        lines.append("| tie margin | " + " | ".join(rep) + " |")
+        lines.append("|---|" + "---:|" * len(rep))
+        for m in margins:
+            lines.append(f"| {m['tie']} | " + " | ".join(
+                f"{_pct(m[s]['f1'])} @ {_tok(m[s]['tokens'])}" for s in rep if s in m) + " |")
     return "\n".join(lines) + "\n"
 
 

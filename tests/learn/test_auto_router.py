@@ -77,6 +77,17 @@ def test_training_learns_the_routes_and_the_replay_credits_recorded_results(tmp_
     assert router.meta["split"]["kind"].startswith("k-fold") and router.meta["held_out"]["hotpotqa"]["auto_f1"] == 1.0
     doc = report_document(rep, "gaji classifier train-auto")
     assert "replay estimates, not runs of the method" in doc and "| hotpotqa | 40 |" in doc
+    # the tie margins replayed: the routes here are far from ties, so every margin routes the same
+    assert [m["tie"] for m in rep["tie_margins"]] == [0.01, 0.03, 0.05, 0.1]
+    assert all(m["hotpotqa"]["f1"] == 1.0 for m in rep["tie_margins"]) and "The tie margin" in doc
+
+
+def test_a_wider_tie_margin_sends_a_near_tie_to_the_cheaper_route():
+    from gaji.methods.auto.router import pick
+
+    p = np.array([0.0, 0.46, 0.50, 0.04])  # closed, one, chain, tree
+    assert pick(p, ROUTES, ROUTES) == "chain" and pick(p, ROUTES, ROUTES, tie=0.05) == "one"
+    assert pick(p, ROUTES, ("closed", "tree")) == "tree" and pick(p, ROUTES, ("closed", "tree"), tie=0.05) == "closed"
 
 
 def test_cross_validation_never_routes_a_question_with_a_router_that_saw_it(tmp_path):

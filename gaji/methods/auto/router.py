@@ -65,14 +65,15 @@ ROUTE_WORDS = {"closed": ("closed book", "검색 없이"), "one": ("one retrieva
 
 
 # routes whose probabilities are this close are a tie, and a tie goes to the cheaper route: when the router cannot
-# tell, it spends less (the demo's "훈민정음은 몇 년에 반포되었나요?" was chain 0.393 against one 0.392)
+# tell, it spends less (the demo's "훈민정음은 몇 년에 반포되었나요?" was chain 0.393 against one 0.392). Wider margins
+# were replayed held out (`gaji classifier train-auto`'s report): they save tokens and lose F1 on every English set
 TIE = 0.01
 
 
-def pick(p: np.ndarray, routes: tuple[str, ...] | list[str], allowed) -> str:
-    """The most probable of `allowed`, or the cheapest (earliest in ROUTES order) of those within TIE of it."""
+def pick(p: np.ndarray, routes: tuple[str, ...] | list[str], allowed, tie: float = TIE) -> str:
+    """The most probable of `allowed`, or the cheapest (earliest in ROUTES order) of those within `tie` of it."""
     best = max(p[routes.index(r)] for r in allowed)
-    return min((r for r in allowed if p[routes.index(r)] >= best - TIE), key=lambda r: ROUTES.index(r))
+    return min((r for r in allowed if p[routes.index(r)] >= best - tie), key=lambda r: ROUTES.index(r))
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
