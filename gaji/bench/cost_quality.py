@@ -33,7 +33,7 @@ METHOD_RUNS: dict[str, dict[str, str]] = {
             "koblex": "benchmarks/results/toq-long-koblex-local",
             "komultihop": f"{KOMH}/toq-report6-int"},  # auto's tree route as it ships (intersect on)
     # on the Korean set the points are its report part's live runs, auto included (not a replay)
-    "auto": {"komultihop": f"{KOMH}/auto-report6-v2"},
+    "auto": {"komultihop": f"{KOMH}/auto-report6-v3"},  # the router of session 21
 }
 TITLES = {"komultihop": "komultihop, report part"}  # a panel's heading when not the set's name
 METHOD_RUNS["oner"]["komultihop"] = f"{KOMH}/oner-report6-v2"  # the same replies as oner-report6, today's span shaping
