@@ -54,8 +54,8 @@ def register(sub) -> None:
     p.add_argument("--method", help="method name (see `gaji methods`)")
     p.add_argument("-o", "--option", action="append", dest="options", metavar="KEY=VALUE", help="method option (repeatable)")
     p.add_argument("--limit", type=int, help="first N questions only")
-    p.add_argument("--ids", type=_ids, help="only these question ids: a comma list or a file with one id per line "
-                   "(after --limit); ids that start with '-' (ASQA's) need --ids=LIST or a file")
+    p.add_argument("--ids", type=_ids, help="only these question ids, asked in this order: a comma list or a file "
+                   "with one id per line (after --limit); ids that start with '-' (ASQA's) need --ids=LIST or a file")
     p.add_argument("--out", help="run directory (default runs/eval/<dataset>-<method>-<llm>); the same --out resumes")
     p.add_argument("--concurrency", type=int, help="questions in flight at once (default: the LLM's parallel slots)")
     p.add_argument("--ks", type=_ks, default=(2, 5, 10), help="k values for recall@k / Top@k (default 2,5,10)")

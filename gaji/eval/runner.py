@@ -184,12 +184,13 @@ class EvalRun:
 
     # -- setup ---------------------------------------------------------------
     def items(self) -> list[EvalItem]:
-        """The questions of this run: the first --limit, then only --ids if given."""
+        """The questions of this run: the first --limit, then only --ids if given, in the order --ids gives them
+        (a run stopped early then holds the questions asked for first, e.g. a few of every type)."""
         assert self.dataset is not None
         items = self.dataset.limited(self.cfg.limit)
         if self.cfg.ids:
-            wanted = set(self.cfg.ids)
-            items = [it for it in items if it.id in wanted]
+            rank = {qid: i for i, qid in reversed(list(enumerate(self.cfg.ids)))}
+            items = sorted((it for it in items if it.id in rank), key=lambda it: rank[it.id])
         return items
 
     def prepare(self) -> None:

@@ -66,7 +66,8 @@ PASSAGE_TRIMS = ("head", "relevant")  # how a passage over its character budget 
 
 def check_trim(method: str, value: str) -> None:
     if value not in PASSAGE_TRIMS:
-        raise ConfigError(f"option passage_trim of method {method!r} must be {' or '.join(PASSAGE_TRIMS)}, not {value!r}")
+        raise ConfigError(f"option passage_trim of method {method!r} must be {' or '.join(PASSAGE_TRIMS)}, "
+                          f"not {value!r}")
 
 
 def trim_passage(text: str, max_chars: int, query_keys: set[str] | None = None) -> str:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from gaji.methods.base import Method, RunContext
 from gaji.errors import ConfigError
-from gaji.methods.common import DATA_NOTE, attribute_with_bridges, check_trim, cited_ids, clean_answer, format_passages, plain_answer
+from gaji.methods.common import (DATA_NOTE, attribute_with_bridges, check_trim, cited_ids, clean_answer,
+                                 format_passages, plain_answer)
 from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS

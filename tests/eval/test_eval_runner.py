@@ -246,10 +246,13 @@ def test_no_corpus_and_no_index_is_an_error(make_run, tmp_path):
 
 
 def test_ids_run_only_that_subset(make_run, qfile, tmp_path):
-    make_run(qfile, ids=("q2", "q1")).run()
+    run = make_run(qfile, ids=("q2", "q1"))
+    run.prepare()
+    assert [it.id for it in run.items()] == ["q2", "q1"]  # asked in the order given
+    run.run()
     assert sorted(r["id"] for r in lines(tmp_path / "run" / "results.jsonl")) == ["q1", "q2"]
     info = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert info["fingerprint"]["ids"] == ["q1", "q2"]
+    assert info["fingerprint"]["ids"] == ["q1", "q2"]  # the order does not make another run
 
 
 def test_unknown_ids_are_named(make_run, qfile):
