@@ -17,7 +17,7 @@ used by the eval harness on any method's answers:
 from __future__ import annotations
 
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import few_shot_messages
+from gaji.methods.common import few_shot_messages, trim_passage
 from gaji.methods.toq.prompts import prompts
 from gaji.types import Node, Passage
 
@@ -53,7 +53,7 @@ class QueryEvaluator:
         if passages:
             lines = []
             for i, ps in enumerate(passages, 1):
-                text = ps.text if len(ps.text) <= self.passage_chars else ps.text[: self.passage_chars] + " …"
+                text = trim_passage(ps.text, self.passage_chars)
                 lines.append(f"[{i}] ({ps.title}) {text}" if ps.title else f"[{i}] {text}")
             evidence = p.EVIDENCE_HEADER + "\n".join(lines)
         user = p.EVALUATE_USER.format(question=question, answer=answer.strip(), evidence=evidence)

@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 
 from gaji.errors import ConfigError, LLMError
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import few_shot_messages
+from gaji.methods.common import few_shot_messages, trim_passage
 from gaji.methods.toq.prompts import prompts
 from gaji.methods.toq.tree import fill_slots
 from gaji.types import Node, Passage
@@ -100,8 +100,7 @@ def _judgement(obj: dict, passage: Passage | None = None, question: str = "") ->
 
 def document_json(p: Passage, max_chars: int) -> str:
     """A passage as the paper shows documents: a JSON object with its title and (cut) text."""
-    text = p.text if len(p.text) <= max_chars else p.text[:max_chars] + " …"
-    return json.dumps({"title": p.title, "text": text}, ensure_ascii=False)
+    return json.dumps({"title": p.title, "text": trim_passage(p.text, max_chars)}, ensure_ascii=False)
 
 
 # how documents are judged: one call each (the paper), one call for all, or not at all (the caller then reads every
