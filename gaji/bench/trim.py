@@ -70,7 +70,7 @@ class Row:
                 "by_type": {t: {"kept": k, "present": p} for t, (k, p) in sorted(self.by_type.items())}}
 
 
-def squash(s: str) -> str:
+def unspaced(s: str) -> str:
     return _SPACE.sub("", s)
 
 
@@ -85,15 +85,20 @@ def cuts(budgets: Sequence[int], trims: Sequence[str] = PASSAGE_TRIMS) -> list[C
     return [Cut("none", 0)] + [Cut(t, b) for b in budgets for t in trims]
 
 
-def apply(cut: Cut, text: str, question: str) -> str:
+def apply(cut: Cut, text: str, question_keys: set[str]) -> str:
     if cut.trim == "none":
         return text
-    return trim_passage(text, cut.chars, keys(question) if cut.trim == "relevant" else None)
+    return trim_passage(text, cut.chars, question_keys if cut.trim == "relevant" else None)
 
 
 def holds(ev: Evidence, text: str) -> bool:
-    t = squash(text)
-    return any(squash(v) and squash(v) in t for v in ev.variants)
+    t = unspaced(text)
+    return any(unspaced(v) and unspaced(v) in t for v in ev.variants)
+
+
+def holders(ev: Evidence, shown: Sequence[Any]) -> list[int]:
+    """Indexes of the (uncut) passages that hold `ev`: only its own paragraph when it names one."""
+    return [i for i, p in enumerate(shown) if (not ev.doc_id or ev.doc_id in (p.doc_id, p.id)) and holds(ev, p.text)]
 
 
 def score(questions: Sequence[Question], passages: dict[str, list[Any]], plan: Sequence[Cut]) -> list[Row]:
@@ -101,14 +106,13 @@ def score(questions: Sequence[Question], passages: dict[str, list[Any]], plan: S
     rows = [Row(c) for c in plan]
     for q in questions:
         shown = passages.get(q.id, [])
+        question_keys = keys(q.question)
+        # each evidence string with the uncut passages that hold it (the same for every cut); absent ones never count
+        found = [(ev, where) for ev, where in ((ev, holders(ev, shown)) for ev in q.evidence) if where]
         for row in rows:
-            cut_texts = [apply(row.cut, p.text, q.question) for p in shown]
+            cut_texts = [apply(row.cut, p.text, question_keys) for p in shown]
             row.chars += sum(len(t) for t in cut_texts)
-            for ev in q.evidence:
-                where = [i for i, p in enumerate(shown)
-                         if (not ev.doc_id or ev.doc_id in (p.doc_id, p.id)) and holds(ev, p.text)]
-                if not where:
-                    continue
+            for ev, where in found:
                 kept = any(holds(ev, cut_texts[i]) for i in where)
                 row.present += 1
                 row.kept += kept
