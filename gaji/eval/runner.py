@@ -189,7 +189,7 @@ class EvalRun:
         assert self.dataset is not None
         items = self.dataset.limited(self.cfg.limit)
         if self.cfg.ids:
-            rank = {qid: i for i, qid in reversed(list(enumerate(self.cfg.ids)))}
+            rank = {qid: i for i, qid in enumerate(dict.fromkeys(self.cfg.ids))}  # a repeated id keeps its first place
             items = sorted((it for it in items if it.id in rank), key=lambda it: rank[it.id])
         return items
 
