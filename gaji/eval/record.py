@@ -18,7 +18,7 @@ import os
 import platform
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,17 @@ class RunSetup:
     judge: dict[str, Any] | None  # {"on", "llm", "k"} with --judge
     toq_eval: bool
     retrieval: Retrieval | None  # None: the method runs without an index
+    # the method's option defaults, as JSON values: an option added to the method since a run was recorded, at its
+    # default, leaves the run's configuration the same (it resumes)
+    option_defaults: dict[str, Any] = field(default_factory=dict)
+
+    def same_options(self, recorded: Any) -> bool:
+        """Are `recorded` options (an earlier sitting's) this run's, allowing options added since at their default?"""
+        new = self.options
+        if not isinstance(recorded, dict) or not set(recorded) <= set(new):
+            return recorded == new
+        return all(recorded[k] == new[k] for k in recorded) and all(
+            k in self.option_defaults and new[k] == self.option_defaults[k] for k in set(new) - set(recorded))
 
     def fingerprint(self) -> dict[str, Any]:
         """The fields a result depends on; a directory with another fingerprint is another run."""
@@ -174,7 +185,9 @@ class RunRecord:
 
     def refuse_another_configuration(self, restart_flag: str) -> None:
         old = _read_json(self.path)
-        diff = [k for k in self.fingerprint if old.get("fingerprint", {}).get(k) != self.fingerprint[k]]
+        recorded = old.get("fingerprint", {})
+        diff = [k for k in self.fingerprint if recorded.get(k) != self.fingerprint[k]
+                and not (k == "options" and self.setup.same_options(recorded.get(k)))]
         if old and diff:
             raise ConfigError(
                 f"{self.out} holds a run with another configuration ({', '.join(diff)} differ); "

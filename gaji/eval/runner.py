@@ -226,6 +226,7 @@ class EvalRun:
             limit=cfg.limit, ids=cfg.ids, ks=cfg.ks, gold_match=cfg.gold_match,
             judge={"on": cfg.judge, "llm": cfg.judge_llm, "k": cfg.judge_k} if cfg.judge else None,
             toq_eval=cfg.toq_eval, retrieval=retrieval,
+            option_defaults=json.loads(json.dumps(dataclasses.asdict(type(method.opts)()), default=str)),
         )
         self.out = Path(cfg.out) if cfg.out else default_out_dir(ds.name, cfg.method, self.s.llm, cfg.options)
         self.out.mkdir(parents=True, exist_ok=True)

@@ -82,7 +82,7 @@ def trim_passage(text: str, max_chars: int, query_keys: set[str] | None = None) 
 def clean_answer(text: str) -> str:
     t = text.strip().split("\n")[0].strip()
     t = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]\s*", " ", t).strip()  # drop [1] citation marks
-    t = t.strip(" \"'“”")
+    t = t.strip(" \"'“”`")
     if t.endswith(".") and not re.search(r"\b[A-Z]\.$", t):
         t = t[:-1]
     return t.strip()

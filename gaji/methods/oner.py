@@ -9,10 +9,12 @@ from gaji.methods.base import Method, RunContext
 from gaji.errors import ConfigError
 from gaji.methods.common import (DATA_NOTE, attribute_with_bridges, check_trim, cited_ids, clean_answer,
                                  format_passages, plain_answer)
+from gaji.methods.describe import Facts, stop_facts
+from gaji.methods.echo import reask_text, recheck
 from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
-from gaji.types import Trace
+from gaji.types import Fact, Node, Trace
 
 _ANSWER = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*(.+)$", re.I | re.M)
 _SOURCES = re.compile(r"^\s*(?:sources?|근거)\s*[:：]\s*(.+)$", re.I | re.M)
@@ -36,11 +38,19 @@ class OneR(Method):
         # long: a cited paragraph of about `words` words (RetGen for long-form sets such as ASQA, ODSum).
         style: str = "plain"
         words: int = 250  # length of a "long" answer
+        # style plain: an answer that only repeats something the question names ("…서울시장이 태어난 도시는?" ->
+        # "서울") is asked about once more in the same conversation (gaji.methods.echo; one more call, purpose "reask")
+        reask_echo: bool = False
 
         def __post_init__(self) -> None:
             if self.style not in ("plain", "cite", "long"):
                 raise ConfigError(f"oner option style must be plain, cite or long, not {self.style!r}")
             check_trim("oner", self.passage_trim)
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        f = Facts(lang).decision("asked again", "다시 물음", node.data.get("reask"), reask_text(node.data.get("reask"), lang))
+        return f.lines + stop_facts(node, lang)
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         lang, root = ctx.lang, trace.root
@@ -63,6 +73,11 @@ class OneR(Method):
             user = direct.ONER_USER[lang].format(data_note=DATA_NOTE[lang], passages=fenced, question=trace.question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         out = ctx.llm.chat(root, "answer", messages, max_tokens=self.opts.max_tokens)
+        if self.opts.style == "plain" and self.opts.reask_echo:
+            out, again = recheck(lambda m: ctx.llm.chat(root, "reask", m, max_tokens=self.opts.max_tokens),
+                                 messages, out, trace.question, passages, lang)
+            if again:
+                root.data["reask"] = again.to_dict()
         if self.opts.style == "plain":
             answer = plain_answer(out)
             trace.citations = cited_ids(out, passages) or attribute_with_bridges(trace.question, answer, passages)

@@ -55,6 +55,11 @@ _ECHO = re.compile(r"^[-•*\s]*\S.*?[?？]\s*(?:->|→|=>)\s*(\S.*)$", re.S)
 _YES_NO = re.compile(r"^(네|예|아니요|아니오|아뇨|yes|no)\s*[,.!]\s*\S", re.I)
 # the topic / subject particles of a restated head ("배우는 김민희" for "… 배우는 누구인가요?")
 _KO_TOPIC = re.compile(r"(?:은|는|이|가)$")
+# a Korean clause joined to what follows ("결혼했으며,", "배우이고,"): a reply cut off by the token limit often
+# states its answer in its first such clause
+_KO_JOINED = re.compile(r"^(.*?[가-힣])(?:으며|며|고|지만|는데|으나)[,，]\s")
+# a reply that restates its question as a noun phrase first ("… 누가 먼저 결혼했나는 것은 X가 …")
+_KO_RESTATED = re.compile(r"^.*?(?:는|은|냐는|나는|지는|가는)\s*것은\s+")
 _UNKNOWN = ("unknown", "알 수 없", "모름", "모릅니다", "찾을 수 없", "not found", "no answer")
 
 
@@ -150,6 +155,21 @@ def _span_ko(sentence: str, question: str) -> str:
     return _strip_edges(f"{head} {core}" if head else core)
 
 
+def first_clause(reply: str) -> str:
+    """A long Korean reply that ends without a final ending (cut off, or run on), as the sentence its first
+    joined clause makes, its restated question dropped ("…중 누가 먼저 결혼했나는 것은 알렉산더 헤이그가 먼저
+    결혼했으며, 그는 1950년 …" -> "알렉산더 헤이그가 먼저 결혼했다"); else the reply."""
+    r = reply.strip()
+    if len(r.split()) < 8 or _KO_FINAL.search(r) or not re.search(r"[가-힣]", r):
+        return reply
+    r = _KO_RESTATED.sub("", r, count=1)
+    m = _KO_JOINED.match(r)
+    if not m:
+        return reply
+    stem = m.group(1)
+    return stem + ("다" if stem.endswith(("했", "었", "았", "였", "이", "됐", "졌", "왔", "갔", "났")) else "이다")
+
+
 def span_of(sentence: str, question: str, lang: str) -> str:
     """The answer span inside a sentence-like reply; the reply itself when no span can be cut out."""
     s = sentence.strip()
@@ -215,6 +235,12 @@ def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: s
     first, *rest = split_sentences(reply) or [""]
     if rest and is_sentence(first.strip(), lang):
         reply = first.strip()  # the model went on after answering: the answer is in its first sentence
+    elif lang == "ko" and not is_sentence(reply, lang):
+        clause = first_clause(reply)
+        if clause != reply:
+            span = span_of(clause, question, lang)
+            if span != clause:
+                return Shaped(span, reply)
     passages = list(passages)
     if not reply or is_unknown(reply):
         return Shaped(reply, "")

@@ -45,6 +45,19 @@ def test_another_configuration_is_refused_and_clear_starts_again(tmp_path):
     b.refuse_another_configuration("--fresh")
 
 
+
+def test_an_option_added_since_at_its_default_resumes_the_run(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    RunRecord(out, setup_of(tmp_path)).write("finished", backend=None, evaluator=None, cache=False, concurrency=1,
+                                             notes=[])
+    defaults = {"k": 5, "reask_echo": False}
+    same = setup_of(tmp_path, options={"k": 5, "reask_echo": False}, option_defaults=defaults)
+    RunRecord(out, same).refuse_another_configuration("--overwrite")
+    for options in ({"k": 5, "reask_echo": True}, {"k": 5, "other": 1}, {"reask_echo": False}):
+        with pytest.raises(ConfigError, match=r"options differ"):
+            RunRecord(out, setup_of(tmp_path, options=options, option_defaults=defaults)).refuse_another_configuration("-x")
+
 def test_run_json_keeps_the_previous_model_when_no_question_ran(tmp_path):
     out = tmp_path / "run"
     out.mkdir()

@@ -129,3 +129,19 @@ def test_a_reply_opening_with_yes_or_no_is_that_answer():
     # a name that begins with such a word is no yes/no answer
     assert shape_answer("No Doubt", "Which band recorded it?", [], "en").answer == "No Doubt"
     assert shape_answer("네", q, [], "ko").answer == "네"
+
+
+def test_a_korean_reply_cut_off_mid_sentence_is_shaped_from_its_first_clause():
+    from gaji.methods.span import first_clause
+
+    q = "알렉산더 헤이그와, 그를 사성 장군이자 육군 부참모로 진급시킨 대통령 중 누가 먼저 결혼했나?"
+    reply = ("알렉산더 헤이그와 그를 사성 장군이자 육군 부참모로 진급시킨 대통령 중 누가 먼저 결혼했나는 것은 알렉산더 헤이그가 "
+             "먼저 결혼했으며, 그는 1950년 5월 한번 자신의 사령관 알론조 폭스 장군의 딸 퍼트리샤 앤토이넷")
+    assert first_clause(reply) == "알렉산더 헤이그가 먼저 결혼했다"
+    assert shape_answer(reply, q, [], "ko") == Shaped("알렉산더", reply)  # a choice's option: its first word
+    q2 = "영화 《아가씨》에서 히데코 역을 맡은 배우가 처음 출연한 드라마는?"
+    reply2 = "히데코 역을 맡은 배우가 처음 출연한 드라마는 학교 2이며, 그녀는 그 뒤 여러 영화에 출연하여 이름을 알렸고 그 뒤"
+    assert shape_answer(reply2, q2, [], "ko").answer == "학교 2"
+    # a short reply, or one that ends like a sentence, is not cut
+    assert first_clause("학교 2이며, 그 뒤") == "학교 2이며, 그 뒤"
+    assert shape_answer("김민희", q2, [], "ko").answer == "김민희"

@@ -49,6 +49,7 @@ from gaji.methods.toq.decomposer import INTERSECT_SPLITS, QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
+from gaji.methods.echo import reask_text
 from gaji.methods.toq.intersect import agree
 from gaji.methods.toq.order import decide, order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
@@ -98,6 +99,9 @@ class ToQ(Method):
         # depth 1, plain scored F1 50.9 against 34.5 for json (BENCHMARKS.md), so plain is the default; the runs
         # recorded before that pin respond=json in their configs. answer_style=long always uses json.
         respond: str = "plain"
+        # respond plain: a node's answer that only repeats something its question names ("명성황후" for "고종과
+        # 명성황후의 신임으로 … 복직한 인물은?") is asked about once more (gaji.methods.echo; purpose "reask")
+        reask_echo: bool = False
         parallel: bool = True  # independent siblings (and per-document judgements) run in parallel
         # what retrieves a node's documents: "query" = the generated search query (Algorithm 1, line 7) | "both" =
         # the generated query and the node's (slot-filled) question, each top k, interleaved (query first) to k
@@ -177,6 +181,7 @@ class ToQ(Method):
         f.decision("decided by code", "코드로 결정", d.get("order_decided"), _decided_text(d.get("order_decided"), lang))
         f.decision("decided by code", "코드로 결정", d.get("intersect_decided"),
                    _agreed_text(d.get("intersect_decided"), lang))
+        f.decision("asked again", "다시 물음", d.get("reask"), reask_text(d.get("reask"), lang))
         return f.lines + stop_facts(node, lang)
 
 
@@ -256,7 +261,8 @@ class TreeOfQuestion:
         self.integrator = AnswerIntegrator(llm, mode=opts.integrate, doc_chars=opts.doc_chars, map_fn=self.map)
         # a long answer is the root's explanation, which only the json responder writes
         respond = "json" if opts.answer_style == "long" else opts.respond
-        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=respond, trim=opts.passage_trim)
+        self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=respond, trim=opts.passage_trim,
+                                           reask_echo=opts.reask_echo)
         self.evaluator = QueryEvaluator(llm)
         self._nodes = 1
         self._lock = threading.Lock()

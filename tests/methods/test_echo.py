@@ -1,0 +1,133 @@
+"""An answer that only repeats its question (gaji.methods.echo): the detector on hand-made cases in both
+languages, the gold answers of every shipped set (none may count as an echo), and the re-ask's control flow
+in OneR and the tree's plain responder against a ScriptedLLM."""
+import json
+from pathlib import Path
+
+import pytest
+
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.base import RunContext
+from gaji.methods.echo import echoes, offers_answer, recheck
+from gaji.methods.oner import OneR
+from gaji.methods.toq.responder import ResponseGenerator
+from gaji.testing import ListRetriever
+from gaji.types import Node, Passage
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("answer,question", [
+    ("2010년", "2010년 방탄소년단의 새 멤버를 뽑는 전국 오디션을 연 프로듀서가 작곡가로 데뷔한 해는?"),
+    ("서울", "2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장이 태어난 도시는?"),
+    ("명성황후", "고종과 명성황후의 신임으로 통리기무아문에 복직한 인물은?"),
+    ("`아가씨`", "영화 《아가씨》에서 히데코 역을 맡은 배우가 부일영화상 여우주연상을 받은 영화는?"),
+    ("알렉산더 헤이그", "미국 육군사관학교를 나온 알렉산더 헤이그를 진급시킨 대통령은?"),
+    ("Seoul", "Which actor born in Seoul directed Oldboy?"),
+])
+def test_an_answer_the_question_names_is_an_echo(answer, question):
+    lang = "en" if question.isascii() else "ko"
+    assert echoes(answer, question, lang)
+
+
+@pytest.mark.parametrize("answer,question", [
+    ("박형식", "박형식과 승리 중 누가 먼저 태어났나?"),  # a choice offers its answer
+    ("도둑들", "영화 《도둑들》과 《연애의 온도》 중 관객이 더 많이 든 영화는?"),
+    ("네", "나경원과 김무성은 같은 정당 소속인가?"),  # yes / no
+    ("서울특별시", "2004년 서울 시장이 태어난 도시는?"),  # names more than the question: the question's word opens it
+    ("한지호", "영화 『푸른 밤』에서 도윤 역을 맡은 배우는?"),
+    ("알 수 없음", "고종과 명성황후의 신임으로 복직한 인물은?"),
+    ("Battle of Guam", "Which battle occurred first, the Battle of Manila or the Battle of Guam?"),
+    ("Bactris", "Which genus has more species, Bactris and Epigaea?"),
+    ("US", "The M1919 and the M1 was used by what military?"),  # two letters: no decision
+])
+def test_a_choice_a_new_name_or_an_unknown_is_not_an_echo(answer, question):
+    lang = "en" if question.isascii() else "ko"
+    assert not echoes(answer, question, lang)
+
+
+def test_offers_answer_in_both_languages():
+    assert offers_answer("갤럭시 S8과 갤럭시 노트5 중 화면이 더 큰 것은?", "ko")
+    assert not offers_answer("고종과 명성황후의 신임으로 복직한 인물은?", "ko")
+    assert offers_answer("Are Local H and For Against both from the United States?", "en")
+    assert not offers_answer("Who directed Oldboy?", "en")
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_no_gold_answer_of_the_korean_set_counts_as_an_echo():
+    rows = [r for f in sorted((ROOT / "gaji/data/komultihop").glob("*.jsonl")) for r in _rows(f)]
+    assert len(rows) >= 120
+    assert [(r["id"], a) for r in rows for a in r["answers"] if echoes(a, r["question"], "ko")] == []
+
+
+@pytest.mark.parametrize("name", ["hotpotqa", "2wikimultihopqa", "musique", "bamboogle"])
+def test_no_gold_answer_of_the_english_samples_counts_as_an_echo(name):
+    path = ROOT.parent / "shared/data" / f"{name}.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    rows = _rows(path)
+    assert [(r["question"], r["answers"][0]) for r in rows if echoes(r["answers"][0], r["question"], "en")] == []
+
+
+SEOUL = ("2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장이 태어난 도시는?")
+DOCS = [("lee", "이명박", "이명박은 2002년 서울특별시장에 당선되었다. 그는 일본 오사카에서 태어났다.")]
+
+
+def _ctx(llm):
+    return RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=ListRetriever(DOCS))
+
+
+def test_oner_reasks_an_echo_once_and_takes_the_new_answer():
+    llm = ScriptedLLM([(r"이미 나온 말", "오사카"), (r"질문:", "서울")])
+    t = OneR(k=1, reask_echo=True).run(SEOUL, _ctx(llm))
+    assert t.answer == "오사카"
+    assert t.root.data["reask"] == {"echoed": "서울", "reply": "오사카"}
+    usage = t.usage_by_purpose()
+    assert usage["answer"].calls == 1 and usage["reask"].calls == 1
+    second = llm.requests[1].messages
+    assert second[:2] == llm.requests[0].messages  # the same conversation: the prompt's prefix is unchanged
+    assert second[2] == {"role": "assistant", "content": "서울"} and "'서울'" in second[3]["content"]
+
+
+def test_oner_keeps_the_first_answer_when_the_reask_finds_nothing():
+    llm = ScriptedLLM([(r"이미 나온 말", "알 수 없음"), (r"질문:", "서울")])
+    t = OneR(k=1, reask_echo=True).run(SEOUL, _ctx(llm))
+    assert t.answer == "서울" and t.root.data["reask"]["reply"] == "알 수 없음"
+
+
+def test_oner_without_the_option_or_without_an_echo_makes_one_call():
+    for opts, reply in (({}, "서울"), ({"reask_echo": True}, "오사카")):
+        llm = ScriptedLLM([(r"질문:", reply)])
+        t = OneR(k=1, **opts).run(SEOUL, _ctx(llm))
+        assert t.answer == reply and len(llm.requests) == 1 and "reask" not in t.root.data
+
+
+def test_the_tree_responder_reasks_an_echoed_sub_answer():
+    llm = ScriptedLLM([(r"already named", "Kim Ji-woon"), (r"Question:", "Seoul")])
+    passages = [Passage(id="k", doc_id="k", title="Kim", text="Kim Ji-woon, born in Seoul, directed the film.")]
+    node = Node()
+    r = ResponseGenerator(TrackedLLM(llm, backoff_s=0), style="plain", reask_echo=True).respond(
+        node, "Which director born in Seoul made the film?", "director born in Seoul", passages, "en")
+    assert r.answer == "Kim Ji-woon" and node.data["reask"]["echoed"] == "Seoul"
+    assert [c.purpose for c in node.calls] == ["answer", "reask"]
+
+
+def test_recheck_leaves_a_sentence_whose_span_is_new_alone():
+    calls = []
+    reply, again = recheck(lambda m: calls.append(m) or "x", [{"role": "user", "content": "q"}],
+                           "당시 서울시장은 오사카에서 태어났습니다.", SEOUL, [], "ko")
+    assert again is None and calls == [] and reply.startswith("당시")
+
+
+def test_the_reask_is_shown_in_the_node_description_in_both_languages():
+    llm = ScriptedLLM([(r"이미 나온 말", "오사카"), (r"질문:", "서울")])
+    t = OneR(k=1, reask_echo=True).run(SEOUL, _ctx(llm))
+    facts = OneR.describe(t.root, "ko")
+    assert [(f.label, f.tone) for f in facts] == [("다시 물음", "decision")] and "'서울'" in facts[0].text
+    assert "오사카" in facts[0].text
+    assert OneR.describe(t.root, "en")[0].label == "asked again"
+    assert t.root.display and any(f.label == "다시 물음" for f in t.root.display)  # stored on the trace
