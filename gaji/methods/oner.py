@@ -10,7 +10,7 @@ from gaji.errors import ConfigError
 from gaji.methods.common import (DATA_NOTE, attribute_with_bridges, check_trim, cited_ids, clean_answer,
                                  format_passages, plain_answer)
 from gaji.methods.describe import Facts, stop_facts
-from gaji.methods.echo import reask_text, recheck
+from gaji.methods.reask import reask_text, recheck
 from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
@@ -38,9 +38,10 @@ class OneR(Method):
         # long: a cited paragraph of about `words` words (RetGen for long-form sets such as ASQA, ODSum).
         style: str = "plain"
         words: int = 250  # length of a "long" answer
-        # style plain: an answer that only repeats something the question names ("…서울시장이 태어난 도시는?" ->
-        # "서울") is asked about once more in the same conversation (gaji.methods.echo; one more call, purpose "reask")
-        reask_echo: bool = False
+        # style plain: an answer of the wrong shape is asked about once more in the same conversation (one more call,
+        # purpose "reask"; gaji.methods.reask): one the question itself names ("…서울시장이 태어난 도시는?" ->
+        # "서울"), or a value where the question asks which one ("A와 B 중 누가 먼저 태어났나?" -> "1901년")
+        reask: bool = False
 
         def __post_init__(self) -> None:
             if self.style not in ("plain", "cite", "long"):
@@ -49,7 +50,8 @@ class OneR(Method):
 
     @classmethod
     def describe(cls, node: Node, lang: str) -> list[Fact]:
-        f = Facts(lang).decision("asked again", "다시 물음", node.data.get("reask"), reask_text(node.data.get("reask"), lang))
+        again = node.data.get("reask")
+        f = Facts(lang).decision("asked again", "다시 물음", again, reask_text(again, lang))
         return f.lines + stop_facts(node, lang)
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
@@ -73,7 +75,7 @@ class OneR(Method):
             user = direct.ONER_USER[lang].format(data_note=DATA_NOTE[lang], passages=fenced, question=trace.question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         out = ctx.llm.chat(root, "answer", messages, max_tokens=self.opts.max_tokens)
-        if self.opts.style == "plain" and self.opts.reask_echo:
+        if self.opts.style == "plain" and self.opts.reask:
             out, again = recheck(lambda m: ctx.llm.chat(root, "reask", m, max_tokens=self.opts.max_tokens),
                                  messages, out, trace.question, passages, lang)
             if again:

@@ -51,10 +51,10 @@ def test_an_option_added_since_at_its_default_resumes_the_run(tmp_path):
     out.mkdir()
     RunRecord(out, setup_of(tmp_path)).write("finished", backend=None, evaluator=None, cache=False, concurrency=1,
                                              notes=[])
-    defaults = {"k": 5, "reask_echo": False}
-    same = setup_of(tmp_path, options={"k": 5, "reask_echo": False}, option_defaults=defaults)
+    defaults = {"k": 5, "reask": False}
+    same = setup_of(tmp_path, options={"k": 5, "reask": False}, option_defaults=defaults)
     RunRecord(out, same).refuse_another_configuration("--overwrite")
-    for options in ({"k": 5, "reask_echo": True}, {"k": 5, "other": 1}, {"reask_echo": False}):
+    for options in ({"k": 5, "reask": True}, {"k": 5, "other": 1}, {"reask": False}):
         with pytest.raises(ConfigError, match=r"options differ"):
             RunRecord(out, setup_of(tmp_path, options=options, option_defaults=defaults)).refuse_another_configuration("-x")
 

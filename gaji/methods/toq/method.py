@@ -49,7 +49,7 @@ from gaji.methods.toq.decomposer import INTERSECT_SPLITS, QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
-from gaji.methods.echo import reask_text
+from gaji.methods.reask import reask_text
 from gaji.methods.toq.intersect import agree
 from gaji.methods.toq.order import decide, order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
@@ -99,9 +99,10 @@ class ToQ(Method):
         # depth 1, plain scored F1 50.9 against 34.5 for json (BENCHMARKS.md), so plain is the default; the runs
         # recorded before that pin respond=json in their configs. answer_style=long always uses json.
         respond: str = "plain"
-        # respond plain: a node's answer that only repeats something its question names ("명성황후" for "고종과
-        # 명성황후의 신임으로 … 복직한 인물은?") is asked about once more (gaji.methods.echo; purpose "reask")
-        reask_echo: bool = False
+        # respond plain: a node's answer of the wrong shape is asked about once more (gaji.methods.reask; purpose
+        # "reask"): one its question names ("명성황후" for "고종과 명성황후의 신임으로 … 복직한 인물은?"), or a value
+        # where the question asks which one
+        reask: bool = False
         parallel: bool = True  # independent siblings (and per-document judgements) run in parallel
         # what retrieves a node's documents: "query" = the generated search query (Algorithm 1, line 7) | "both" =
         # the generated query and the node's (slot-filled) question, each top k, interleaved (query first) to k
@@ -262,7 +263,7 @@ class TreeOfQuestion:
         # a long answer is the root's explanation, which only the json responder writes
         respond = "json" if opts.answer_style == "long" else opts.respond
         self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=respond, trim=opts.passage_trim,
-                                           reask_echo=opts.reask_echo)
+                                           reask=opts.reask)
         self.evaluator = QueryEvaluator(llm)
         self._nodes = 1
         self._lock = threading.Lock()

@@ -14,7 +14,7 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
 from gaji.methods.prompts import direct
 from gaji.methods.common import few_shot_messages
-from gaji.methods.echo import recheck
+from gaji.methods.reask import recheck
 from gaji.methods.span import shape_answer
 from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.types import Node, Passage
@@ -48,9 +48,9 @@ class ResponseGenerator:
     prompt (documents in the system message, only the answer asked for), with the sub-answers as context lines."""
 
     def __init__(self, llm: TrackedLLM, doc_chars: int = 800, max_tokens: int = 480, total_chars: int = 3500,
-                 style: str = "json", trim: str = "head", reask_echo: bool = False):
+                 style: str = "json", trim: str = "head", reask: bool = False):
         self.llm = llm
-        self.reask_echo = reask_echo  # style plain: an answer that repeats the question is asked about once more
+        self.reask = reask  # style plain: an answer of the wrong shape is asked about once more (gaji.methods.reask)
         self.trim = trim  # "head" | "relevant": how a document over its share is cut (common.trim_passage)
         self.style = style
         self.doc_chars = doc_chars  # each document is cut to this …
@@ -123,7 +123,7 @@ class ResponseGenerator:
         user = self.context(lang, sub_answers, hint) + direct.ONER_PLAIN_USER[lang].format(question=question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         out = self.llm.chat(node, "answer", messages, max_tokens=64)
-        if self.reask_echo:
+        if self.reask:
             out, again = recheck(lambda m: self.llm.chat(node, "reask", m, max_tokens=64),
                                  messages, out, question, passages, lang)
             if again:

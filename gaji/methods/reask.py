@@ -1,0 +1,171 @@
+"""Answers of the wrong shape, and the one re-ask that fixes them.
+
+A small model that cannot find what a question asks for often answers with something else it can see:
+
+- **echo**: a thing the question itself names. "2010년 방탄소년단의 … 프로듀서가 작곡가로 데뷔한 해는?" -> "2010년",
+  "… 서울시장이 태어난 도시는?" -> "서울", "고종과 명성황후의 신임으로 … 복직한 인물은?" -> "명성황후". Unless the
+  question offers its answer (a choice "A와 B 중 누가 …", "A or B"; a "same"/"both" question), the asked-for
+  thing is one the question does not name, so such an answer is nearly always wrong (`echoes`);
+- **value**: the compared value where the question asks which one. "알렉산더 헤이그와 쇼와 천황 중 누가 먼저
+  태어났나?" -> "1901년", "갤럭시 S8과 갤럭시 S7 엣지 중 배터리 용량이 더 큰 것은?" -> "3600 mAh" (`gives_value`).
+
+The reader is then asked once more, in the same conversation: its reply, then a turn that names the problem
+and asks again, allowing the same answer if it really is the one (`recheck`). The prompt's prefix is unchanged,
+so a server's prompt cache serves it; the call is counted like any other (purpose "reask"). When the second
+reply gives no answer, the first stays.
+
+    >>> wrong_shape("2010년", "2010년 방탄소년단의 새 멤버를 뽑는 오디션을 연 프로듀서가 작곡가로 데뷔한 해는?", "ko")
+    'echo'
+    >>> wrong_shape("1901년", "알렉산더 헤이그와 쇼와 천황 중 누가 먼저 태어났나?", "ko")
+    'value'
+    >>> wrong_shape("쇼와 천황", "알렉산더 헤이그와 쇼와 천황 중 누가 먼저 태어났나?", "ko")
+    ''
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from gaji.eval.metrics.answer import normalize_en, strip_ko_ending
+from gaji.methods.common import plain_answer
+from gaji.methods.span import is_unknown, shape_answer
+from gaji.types import Passage
+
+# a question that offers its answer: a choice between named options, or a yes/no about them
+_KO_OFFERS = re.compile(r"\s중(?:에서|에)?\s|누가\s*(?:더|먼저|나중)|어느 쪽|같은|둘 다|모두")
+_EN_OFFERS = re.compile(r"\bor\b|\bbetween\b|\bsame\b|\bboth\b|\beither\b|\bneither\b|\bmore\b|\bless\b|\bfewer\b|"
+                        r"\b(?:first|earlier|later|older|younger|larger|smaller|higher|lower|longer|shorter)\b", re.I)
+# a question that asks which of its options ("A와 B 중 누가 먼저 …", "Which came first, A or B?")
+_KO_PICKS = re.compile(r"\s중(?:에서)?\s.*(?:누가|누구|어느|어떤|무엇|더|먼저|나중|가장)|(?:누가|어느 쪽이)\s*(?:더|먼저|나중에)")
+_EN_PICKS = re.compile(r"^\s*(?:which|who|what)\b.*(?:\bor\b|\bbetween\b)", re.I)
+# words a value may hold besides its numbers ("3600 mAh", "1,200만 명", "5 million")
+_UNITS = frozenset("mah gb mb tb kb km m cm mm kg g 명 개 원 달러 만 억 천 화소 인치 % percent million billion thousand "
+                   "years year days months 년 월 일 세 살".split())
+_YES_NO = re.compile(r"^(?:네|예|아니요|아니오|아뇨|yes|no)$", re.I)
+_WORD = re.compile(r"[0-9A-Za-z가-힣]+")
+_STRIP = " \t\"'“”‘’`「」『』《》〈〉<>()[].,!?。"
+
+REASK = {
+    "echo": {
+        "ko": "'{answer}'은(는) 질문에 이미 나온 말입니다. 질문이 묻는 대상을 문서에서 찾아 답만 쓰세요. "
+              "정말 '{answer}'이(가) 답이라면 그대로 쓰세요.",
+        "en": "'{answer}' is already named in the question. Find in the documents what the question asks for and "
+              "give only that answer. If '{answer}' really is the answer, give it again.",
+    },
+    "value": {
+        "ko": "질문은 어느 쪽인지를 묻습니다. '{answer}' 같은 값이 아니라, 문서를 보고 해당하는 쪽의 이름만 쓰세요.",
+        "en": "The question asks which one. Do not give a value such as '{answer}': give only the name of the one "
+              "that fits, from the documents.",
+    },
+}
+
+
+def offers_answer(question: str, lang: str) -> bool:
+    """Does the question name its possible answers (a choice, a "same"/"both" question)?"""
+    return bool((_KO_OFFERS if lang == "ko" else _EN_OFFERS).search(question))
+
+
+def picks_option(question: str, lang: str) -> bool:
+    """Does the question ask which of the things it names (not a yes/no about them)?"""
+    return bool((_KO_PICKS if lang == "ko" else _EN_PICKS).search(question))
+
+
+def _ko_within(answer: str, question: str) -> bool:
+    """The answer's words, in order, open adjacent words of the question ("서울" opens "서울시민이",
+    "명성황후" opens "명성황후의"); the answer's last word may carry a particle the question's lacks."""
+    a = [strip_ko_ending(w) or w for w in _WORD.findall(answer)]
+    q = _WORD.findall(question)
+    if len("".join(a)) < 2:
+        return False
+    for i in range(len(q) - len(a) + 1):
+        window = q[i:i + len(a)]
+        if all(qw == aw for qw, aw in zip(window[:-1], a[:-1])) and window[-1].startswith(a[-1]):
+            return True
+    return False
+
+
+def _en_within(answer: str, question: str) -> bool:
+    a, q = normalize_en(answer).split(), normalize_en(question).split()
+    if len("".join(a)) < 3:
+        return False
+    return any(q[i:i + len(a)] == a for i in range(len(q) - len(a) + 1))
+
+
+def _within(answer: str, question: str, lang: str) -> bool:
+    return _ko_within(answer, question) if lang == "ko" or re.search(r"[가-힣]", answer) else _en_within(answer, question)
+
+
+def _bare(answer: str) -> str:
+    a = answer.strip().strip(_STRIP)
+    return "" if not a or is_unknown(a) or _YES_NO.match(a) else a
+
+
+def echoes(answer: str, question: str, lang: str) -> bool:
+    """Is `answer` something the question itself names, where the question does not offer its answer?"""
+    a = _bare(answer)
+    return bool(a) and not offers_answer(question, lang) and _within(a, question, lang)
+
+
+def is_value(answer: str) -> bool:
+    """A date or a quantity: every word holds a digit or is a unit, and one holds a digit ("1901년", "3600 mAh",
+    "1982년 1월 15일"); a name with a number in it is none ("갤럭시 S8", "4인용 식탁", "헤이그 2세")."""
+    words = answer.split()
+    return any(re.search(r"\d", w) for w in words) and all(
+        re.search(r"\d", w) or w.lower().strip(_STRIP) in _UNITS for w in words) and all(
+        re.fullmatch(r"[\d.,:/~\-%]+(?:[a-zA-Z]{0,3}|년|월|일|세|살|명|개|원|만|억|천|회|번째)?", w.strip(_STRIP))
+        or not re.search(r"\d", w) for w in words)
+
+
+def gives_value(answer: str, question: str, lang: str) -> bool:
+    """Is `answer` a date or quantity, named nowhere in the question, where the question asks which of its options?"""
+    a = _bare(answer)
+    return bool(a) and is_value(a) and picks_option(question, lang) and not _within(a, question, lang)
+
+
+def wrong_shape(answer: str, question: str, lang: str) -> str:
+    """"echo" | "value" (see the module docstring), "" for an answer of the right shape."""
+    if echoes(answer, question, lang):
+        return "echo"
+    return "value" if gives_value(answer, question, lang) else ""
+
+
+@dataclass(frozen=True)
+class Reask:
+    """A re-ask: why (the kind of wrong shape), the first answer's span and the reply to the second turn."""
+
+    kind: str  # "echo" | "value"
+    answer: str
+    reply: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "answer": self.answer, "reply": self.reply}
+
+
+def reask_text(value: object, lang: str) -> str:
+    """A node's re-ask in words, for its description: what was wrong and what the second turn said."""
+    if not isinstance(value, dict):
+        return ""
+    a, reply = value.get("answer"), value.get("reply")
+    if value.get("kind") == "value":
+        return (f"'{a}'은(는) 고를 대상이 아니라 값이라 다시 물음 → {reply}" if lang == "ko"
+                else f"'{a}' is a value, not one of the options, so it was asked again → {reply}")
+    return (f"'{a}'은(는) 질문에 나온 말이라 다시 물음 → {reply}" if lang == "ko"
+            else f"'{a}' is named in the question, so it was asked again → {reply}")
+
+
+Chat = Callable[[list[dict]], str]
+
+
+def recheck(chat: Chat, messages: list[dict], reply: str, question: str, passages: list[Passage],
+            lang: str) -> tuple[str, Reask | None]:
+    """(the reply to use, the re-ask made) for a "plain" reply to `messages`: when its answer span has the wrong
+    shape, the re-ask's reply, unless that one gives no answer (the first reply stays); else (`reply`, None)."""
+    span = shape_answer(plain_answer(reply), question, passages, lang).answer
+    kind = wrong_shape(span, question, lang)
+    if not kind:
+        return reply, None
+    turn = REASK[kind]["ko" if lang == "ko" else "en"].format(answer=span.strip().strip(_STRIP))
+    again = chat([*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": turn}])
+    second = plain_answer(again)
+    return (reply if not second or is_unknown(second) else again), Reask(kind, span, again)
