@@ -53,6 +53,10 @@ _WORD = re.compile(r"[A-Za-z]{3,}|\d+|[가-힣]{2,}")
 _ECHO = re.compile(r"^[-•*\s]*\S.*?[?？]\s*(?:->|→|=>)\s*(\S.*)$", re.S)
 # a reply that opens with a yes or a no, then goes on to explain ("네, 두 사람은 같은 대학교를 나왔습니다")
 _YES_NO = re.compile(r"^(네|예|아니요|아니오|아뇨|yes|no)\s*[,.!]\s*\S", re.I)
+# a yes/no question about sameness ("…의 RAM 용량은 같은가?") answered "같습니다" / "다릅니다" instead of 네 / 아니요
+_KO_ASKS_SAME = re.compile(r"같(?:은가|나|습니까|아요|니|을까|은지)\s*[?？]?\s*$")
+_KO_SAME = re.compile(r"^(?:같|동일)\S*(?:니다|다|요|음)[.!]?$")
+_KO_DIFFERENT = re.compile(r"^(?:다르|다릅|달라|다름|같지\s*않)\S*[.!]?$")
 # the topic / subject particles of a restated head ("배우는 김민희" for "… 배우는 누구인가요?")
 _KO_TOPIC = re.compile(r"(?:은|는|이|가)$")
 # a Korean clause joined to what follows ("결혼했으며,", "배우이고,"): a reply cut off by the token limit often
@@ -232,6 +236,11 @@ def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: s
     yes_no = _YES_NO.match(reply)
     if yes_no:  # the opening word is the answer; the rest explains it
         return Shaped(yes_no.group(1), reply)
+    if _KO_ASKS_SAME.search(question.strip()):
+        if _KO_SAME.match(reply):
+            return Shaped("네", reply)
+        if _KO_DIFFERENT.match(reply):
+            return Shaped("아니요", reply)
     first, *rest = split_sentences(reply) or [""]
     if rest and is_sentence(first.strip(), lang):
         reply = first.strip()  # the model went on after answering: the answer is in its first sentence

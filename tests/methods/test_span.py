@@ -145,3 +145,14 @@ def test_a_korean_reply_cut_off_mid_sentence_is_shaped_from_its_first_clause():
     # a short reply, or one that ends like a sentence, is not cut
     assert first_clause("학교 2이며, 그 뒤") == "학교 2이며, 그 뒤"
     assert shape_answer("김민희", q2, [], "ko").answer == "김민희"
+
+
+def test_same_or_different_answers_a_korean_yes_no_question_about_sameness():
+    q = "갤럭시 S8과 갤럭시 노트5의 RAM 용량은 같은가?"
+    assert shape_answer("같습니다", q, [], "ko") == Shaped("네", "같습니다")
+    assert shape_answer("같다.", q, [], "ko").answer == "네"
+    assert shape_answer("다릅니다", q, [], "ko") == Shaped("아니요", "다릅니다")
+    assert shape_answer("같지 않습니다", q, [], "ko").answer == "아니요"
+    # only where the question asks about sameness, and only a bare reply
+    assert shape_answer("같습니다", "두 사람 중 누가 먼저 태어났나?", [], "ko").answer == "같습니다"
+    assert shape_answer("같은 해에 태어났습니다", q, [], "ko").answer != "네"
