@@ -12,7 +12,7 @@ A small model that cannot find what a question asks for often answers with somet
 The reader is then asked once more, in the same conversation: its reply, then a turn that names the problem
 and asks again, allowing the same answer if it really is the one (`recheck`). The prompt's prefix is unchanged,
 so a server's prompt cache serves it; the call is counted like any other (purpose "reask"). When the second
-reply gives no answer, the first stays.
+reply gives no answer, or only a yes or a no (it agrees with the turn instead of answering), the first stays.
 
     >>> wrong_shape("2010년", "2010년 방탄소년단의 새 멤버를 뽑는 오디션을 연 프로듀서가 작곡가로 데뷔한 해는?", "ko")
     'echo'
@@ -167,5 +167,7 @@ def recheck(chat: Chat, messages: list[dict], reply: str, question: str, passage
         return reply, None
     turn = REASK[kind]["ko" if lang == "ko" else "en"].format(answer=span.strip().strip(_STRIP))
     again = chat([*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": turn}])
-    second = plain_answer(again)
-    return (reply if not second or is_unknown(second) else again), Reask(kind, span, again)
+    second = shape_answer(plain_answer(again), question, passages, lang).answer
+    # no answer, or a bare yes/no ("네, '…'은 …입니다" agrees with the turn, it does not answer the question)
+    keep = not second or is_unknown(second) or bool(_YES_NO.match(second.strip()))
+    return (reply if keep else again), Reask(kind, span, again)

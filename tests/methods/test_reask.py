@@ -139,6 +139,12 @@ def test_oner_keeps_the_first_answer_when_the_reask_finds_nothing():
     assert t.answer == "서울" and t.root.data["reask"]["reply"] == "알 수 없음"
 
 
+def test_a_reask_answered_with_a_bare_yes_keeps_the_first_answer():
+    llm = ScriptedLLM([(r"이미 나온 말", "네, '서울'은 질문에 나온 도시입니다."), (r"질문:", "서울")])
+    t = OneR(k=1, reask=True).run(SEOUL, _ctx(llm))
+    assert t.answer == "서울" and t.root.data["reask"]["kind"] == "echo"
+
+
 def test_oner_without_the_option_or_without_an_echo_makes_one_call():
     for opts, reply in (({}, "서울"), ({"reask": True}, "오사카")):
         llm = ScriptedLLM([(r"질문:", reply)])
