@@ -132,7 +132,7 @@ OPTION_RANGES: dict[str, Range] = {
     "max_tokens": (1, MAX_TOKENS), "step_tokens": (1, MAX_TOKENS), "answer_tokens": (1, MAX_TOKENS),
     "subq_tokens": (1, MAX_TOKENS), "reader_tokens": (1, MAX_TOKENS),
     "context_tokens": (0, MAX_TOKENS * 4), "context_budget": (1, MAX_TOKENS * 4),
-    "passage_chars": (1, MAX_CHARS), "doc_chars": (1, MAX_CHARS),
+    "passage_chars": (1, MAX_CHARS), "passage_chars_ko": (0, MAX_CHARS), "doc_chars": (1, MAX_CHARS),
     "words": (1, MAX_WORDS), "summary_words": (1, MAX_WORDS), "answer_words": (1, MAX_WORDS),
     "m": (0, MAX_BRANCH), "max_demos": (0, MAX_K),
     "threshold": (0.0, 1.0), "temperature": (0.0, 2.0),

@@ -32,6 +32,11 @@ class OneR(Method):
         # … by keeping its head ("head") or its sentences sharing most words with the question ("relevant";
         # gaji.text.select): fewer prompt tokens for long (Korean) paragraphs, without losing the answer sentence
         passage_trim: str = "head"
+        # the budget for a Korean question's passages, when not 0: Hangul costs about three times the tokens per
+        # character of English, so the same character budget is a much larger prompt (the Korean dev part read
+        # 2,400 prompt tokens per question at 1,200 characters; relevant sentences within 400 kept 122 of 125
+        # sub-answers, BENCHMARKS.md)
+        passage_chars_ko: int = 0
         # plain: the model gives only the answer; citations = the passages that support it, and the passages
         # that lead to those (attribute_with_bridges()).
         # cite: the model answers and lists the [n] of the documents it used. plain scored higher (BENCHMARKS.md).
@@ -65,7 +70,8 @@ class OneR(Method):
             trace.citations = long.citations
             root.data["raw_output"] = long.raw
             return
-        fenced = format_passages(passages, max_chars=self.opts.passage_chars,
+        chars = self.opts.passage_chars_ko if lang == "ko" and self.opts.passage_chars_ko else self.opts.passage_chars
+        fenced = format_passages(passages, max_chars=chars,
                                  query=trace.question if self.opts.passage_trim == "relevant" else None)
         if self.opts.style == "plain":
             system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=fenced)

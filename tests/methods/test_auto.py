@@ -69,6 +69,7 @@ def test_the_tree_route_runs_the_routed_decomposer_options():
     assert opts["order_decide"] is True and opts["order_hints"] is True
     assert (opts["integrate"], opts["evaluate_final"], opts["final_search"]) == ("none", False, True)
     assert (opts["intersect"], opts["intersect_decide"], opts["intersect_split"]) == (True, True, "code")
+    assert opts["reask"] is True
     assert shared_auto_router().methods == ROUTE_METHODS  # the shipped router runs what training records
 
 

@@ -146,3 +146,17 @@ def test_oner_relevant_trim_keeps_the_sentence_that_answers_and_rejects_an_unkno
         assert ("mayor since 2014" in system) is kept and len(system) < 1200
     with pytest.raises(ConfigError, match="passage_trim"):
         OneR(passage_trim="middle")
+
+
+def test_a_korean_question_gets_its_own_passage_budget():
+    long_ko = ("세종", "세종", "세종은 조선의 임금이다. " * 30 + "세종은 1397년에 태어났다. " + "그는 한글을 만들었다. " * 30)
+    long_en = ("guam", "Battle of Guam", "The battle was long. " * 40 + "The Battle of Guam began in 1944.")
+    for question, doc, kept in (("세종은 몇 년에 태어났나요?", long_ko, True), ("When did the Battle of Guam begin?", long_en, True)):
+        llm = ScriptedLLM(default="x")
+        OneR(k=1, passage_trim="relevant", passage_chars=1200, passage_chars_ko=200).run(question, ctx(llm, ListRetriever([doc])))
+        system = llm.requests[0].messages[0]["content"]
+        assert ("1397" in system or "1944" in system) is kept
+        # Korean: cut to about 200 characters; English: the 1,200 of passage_chars
+        assert (len(system) < 900) is (question[0] == "세")
+    with pytest.raises(ConfigError, match="passage_chars_ko"):
+        OneR(passage_chars_ko=-1)

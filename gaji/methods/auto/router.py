@@ -3,12 +3,12 @@
 Routes, from cheapest to dearest, and the method (with the options recorded in benchmarks/configs/) each runs:
 
     closed  closed book, one call                      nor
-    one     one retrieval, one call                    oner
+    one     one retrieval, one call                    oner passage_trim=relevant, passage_chars_ko=400, reask=true
     chain   retrieval interleaved with reasoning       ircot
     tree    the question tree (routed decomposer:      toq  respond=plain, evaluate_root=false, order_hints=true,
             comparisons as parallel branches,               decomposer=routed, order_decide=true, integrate=none,
             bridges as chains, intersections split         evaluate_final=false, final_search=true,
-            by code)                                        intersect=true, intersect_decide=true
+            by code)                                        intersect=true, intersect_decide=true, reask=true
 
 The model is multinomial logistic regression over standardised question features (features.py), trained by
 `gaji classifier train-auto` (gaji/learn/auto_router.py) on every recorded per-question result: the label of a
@@ -41,15 +41,18 @@ ROUTES: tuple[str, ...] = ("closed", "one", "chain", "tree")
 # relevant, at 43 % of the tree's tokens), evaluate_final=false (the root's last evaluation changes no answer) and
 # final_search (the root's reader also reads the whole question's top documents); and two more chosen on the same
 # dev part in session 20: intersect (an intersection's constraints split by code into parallel branches, toq/intersect.py)
-# and intersect_decide (branches that name the same answer decide it without a reader call)
+# and intersect_decide (branches that name the same answer decide it without a reader call); in session 22, on the
+# same dev part, reask in both routes (an answer that repeats the question, or a value where the question asks
+# which one, is asked about once more: gaji/methods/reask.py) and, for the one route, a Korean question's passages
+# cut to their 400 characters most relevant to it (Korean costs about three times the tokens per character)
 ROUTE_METHODS: dict[str, dict[str, Any]] = {
     "closed": {"method": "nor", "options": {}},
-    "one": {"method": "oner", "options": {}},
+    "one": {"method": "oner", "options": {"passage_trim": "relevant", "passage_chars_ko": 400, "reask": True}},
     "chain": {"method": "ircot", "options": {}},
     "tree": {"method": "toq", "options": {"respond": "plain", "evaluate_root": False, "order_hints": True,
                                           "decomposer": "routed", "order_decide": True, "integrate": "none",
                                           "evaluate_final": False, "final_search": True, "intersect": True,
-                                          "intersect_decide": True}},
+                                          "intersect_decide": True, "reask": True}},
 }
 # how each feature reads in a reason, in English and Korean
 _CUES = {
