@@ -19,8 +19,9 @@ from gaji.errors import InputError
 from gaji.learn.auto_router import KOMH, read_results
 
 SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex", "komultihop")
-# method label -> set -> run directory (relative to the repository root)
-METHOD_RUNS: dict[str, dict[str, str]] = {
+# method label -> set -> run directory (relative to the repository root), or several: one configuration recorded in
+# sittings over disjoint ids
+METHOD_RUNS: dict[str, dict[str, str | tuple[str, ...]]] = {
     "nor": {s: f"benchmarks/results/nor-{s}-local" for s in SETS},
     "oner": {s: f"benchmarks/results/oner-{s}-local" for s in SETS},
     "cot": {s: f"benchmarks/results/cot-{s}-local" for s in SETS},
@@ -31,13 +32,14 @@ METHOD_RUNS: dict[str, dict[str, str]] = {
     "toq": {"hotpotqa": "benchmarks/results/toq-routed-hotpotqa-local",
             "musique": "benchmarks/toq/table2-musique/toq-routed",
             "koblex": "benchmarks/results/toq-long-koblex-local",
-            "komultihop": f"{KOMH}/toq-report6-int"},  # auto's tree route as it ships (intersect on)
-    # on the Korean set the points are its report part's live runs, auto included (not a replay)
-    "auto": {"komultihop": f"{KOMH}/auto-report6-v3"},  # the router of session 21
+            "komultihop": f"{KOMH}/toq-reask-report6"},  # auto's tree route as it ships (intersect, reask)
+    # on the Korean set the points are its report part's live runs, auto included (not a replay): the router and
+    # routes of session 22, without the response cache
+    "auto": {"komultihop": "benchmarks/auto/live-komultihop-report-24-v2"},
 }
 TITLES = {"komultihop": "komultihop, report part"}  # a panel's heading when not the set's name
-METHOD_RUNS["oner"]["komultihop"] = f"{KOMH}/oner-report6-v2"  # the same replies as oner-report6, today's span shaping
-METHOD_RUNS["ircot"]["komultihop"] = f"{KOMH}/ircot-report2"
+METHOD_RUNS["oner"]["komultihop"] = f"{KOMH}/oner-report6-v3"  # the same replies as oner-report6, today's span shaping
+METHOD_RUNS["ircot"]["komultihop"] = (f"{KOMH}/ircot-report2", f"{KOMH}/ircot-report-extra", f"{KOMH}/ircot-report-rest")
 METHOD_RUNS["nor"]["komultihop"] = f"{KOMH}/nor-report6"
 REPORT = "benchmarks/auto/report.json"
 
@@ -52,15 +54,24 @@ class Point:
     replay: bool = False  # an estimate from recorded results, not a run
 
 
+def run_results(root: Path, runs: str | tuple[str, ...]) -> dict[str, dict]:
+    """The per-question results of a run, or of a run's sittings (the first one recording an id wins)."""
+    out: dict[str, dict] = {}
+    for d in (runs,) if isinstance(runs, str) else runs:
+        for q, r in read_results(root / d).items():
+            out.setdefault(q, r)
+    return out
+
+
 def points(root: Path | str = ".") -> list[Point]:
     """Every (method, set) with a recorded run, plus auto's replay estimates when the report exists."""
     root = Path(root)
     out: list[Point] = []
     for s in SETS:
-        ref = set(read_results(root / METHOD_RUNS["oner"][s]))
+        ref = set(run_results(root, METHOD_RUNS["oner"][s]))
         for method, by_set in METHOD_RUNS.items():
             d = by_set.get(s)
-            res = read_results(root / d) if d else {}
+            res = run_results(root, d) if d else {}
             if not res:
                 continue
             ids = [q for q in res if q in ref] if ref else list(res)

@@ -150,7 +150,20 @@ def test_the_korean_panel_shows_the_live_auto_run_not_the_dev_replay(tmp_path):
     for method in ("oner", "auto"):
         write_run(tmp_path, METHOD_RUNS[method]["komultihop"], [row("k1"), row("k2")])
     rep = {"held_out": {"replay": {"komultihop": {"auto": {"f1": 0.9, "tokens": 50}, "questions": 32}}}}
-    (tmp_path / "benchmarks" / "auto").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "auto").mkdir(parents=True, exist_ok=True)
     (tmp_path / "benchmarks" / "auto" / "report.json").write_text(json.dumps(rep))
     autos = [(p.replay, p.n) for p in points(tmp_path) if p.method == "auto"]
     assert autos == [(False, 2)]
+
+
+def test_a_run_recorded_in_sittings_is_one_point(tmp_path):
+    from gaji.bench.cost_quality import METHOD_RUNS, points
+
+    row = lambda qid, f1: {"id": qid, "question": "q?", "metrics": {"f1": f1, "tokens": 100}}  # noqa: E731
+    write_run(tmp_path, METHOD_RUNS["oner"]["komultihop"], [row("k1", 0.0), row("k2", 0.0), row("k3", 0.0)])
+    first, second, third = METHOD_RUNS["ircot"]["komultihop"]
+    write_run(tmp_path, first, [row("k1", 1.0)])
+    write_run(tmp_path, second, [row("k2", 0.5), row("k1", 0.0)])  # k1 again: the first sitting's line wins
+    write_run(tmp_path, third, [row("k3", 0.0)])
+    (ircot,) = [p for p in points(tmp_path) if p.method == "ircot" and p.set == "komultihop"]
+    assert (ircot.n, round(ircot.f1, 3)) == (3, 0.5)
