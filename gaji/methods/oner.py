@@ -10,7 +10,7 @@ from gaji.errors import ConfigError
 from gaji.methods.common import (DATA_NOTE, attribute_with_bridges, check_trim, cited_ids, clean_answer,
                                  format_passages, plain_answer)
 from gaji.methods.describe import Facts, stop_facts
-from gaji.methods.reask import reask_text, recheck
+from gaji.methods.reask import ask_plain, reask_text
 from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
@@ -80,12 +80,8 @@ class OneR(Method):
             system = direct.SYSTEM[lang]
             user = direct.ONER_USER[lang].format(data_note=DATA_NOTE[lang], passages=fenced, question=trace.question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        out = ctx.llm.chat(root, "answer", messages, max_tokens=self.opts.max_tokens)
-        if self.opts.style == "plain" and self.opts.reask:
-            out, again = recheck(lambda m: ctx.llm.chat(root, "reask", m, max_tokens=self.opts.max_tokens),
-                                 messages, out, trace.question, passages, lang)
-            if again:
-                root.data["reask"] = again.to_dict()
+        out = ask_plain(ctx.llm, root, messages, trace.question, passages, lang, self.opts.max_tokens,
+                        reask=self.opts.style == "plain" and self.opts.reask)
         if self.opts.style == "plain":
             answer = plain_answer(out)
             trace.citations = cited_ids(out, passages) or attribute_with_bridges(trace.question, answer, passages)

@@ -25,12 +25,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from gaji.eval.metrics.answer import normalize_en, strip_ko_ending
 from gaji.methods.common import plain_answer
 from gaji.methods.span import is_unknown, shape_answer
-from gaji.types import Passage
+from gaji.types import Node, Passage
+
+if TYPE_CHECKING:
+    from gaji.llm.tracked import TrackedLLM
 
 # a question that offers its answer: a choice between named options, or a yes/no about them
 _KO_OFFERS = re.compile(r"\s중(?:에서|에)?\s|누가\s*(?:더|먼저|나중)|어느 쪽|같은|둘 다|모두")
@@ -171,3 +174,16 @@ def recheck(chat: Chat, messages: list[dict], reply: str, question: str, passage
     # no answer, or a bare yes/no ("네, '…'은 …입니다" agrees with the turn, it does not answer the question)
     keep = not second or is_unknown(second) or bool(_YES_NO.match(second.strip()))
     return (reply if keep else again), Reask(kind, span, again)
+
+
+def ask_plain(llm: TrackedLLM, node: Node, messages: list[dict], question: str, passages: list[Passage], lang: str,
+           max_tokens: int, reask: bool) -> str:
+    """The reply to a "plain" answer prompt (purpose "answer") on `node`; with `reask`, the reply after `recheck`,
+    the re-ask recorded in `node.data["reask"]`."""
+    out = llm.chat(node, "answer", messages, max_tokens=max_tokens)
+    if reask:
+        out, again = recheck(lambda m: llm.chat(node, "reask", m, max_tokens=max_tokens),
+                             messages, out, question, passages, lang)
+        if again:
+            node.data["reask"] = again.to_dict()
+    return out

@@ -14,7 +14,7 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
 from gaji.methods.prompts import direct
 from gaji.methods.common import few_shot_messages
-from gaji.methods.reask import recheck
+from gaji.methods.reask import ask_plain
 from gaji.methods.span import shape_answer
 from gaji.methods.toq.prompts import is_unknown, prompts
 from gaji.types import Node, Passage
@@ -122,12 +122,7 @@ class ResponseGenerator:
         system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=docs)
         user = self.context(lang, sub_answers, hint) + direct.ONER_PLAIN_USER[lang].format(question=question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        out = self.llm.chat(node, "answer", messages, max_tokens=64)
-        if self.reask:
-            out, again = recheck(lambda m: self.llm.chat(node, "reask", m, max_tokens=64),
-                                 messages, out, question, passages, lang)
-            if again:
-                node.data["reask"] = again.to_dict()
+        out = ask_plain(self.llm, node, messages, question, passages, lang, 64, self.reask)
         shaped = shape_answer(plain_answer(out), question, passages, lang)  # a span, even when the model wrote a sentence
         answer = shaped.answer
         if is_unknown(answer) or not answer:
