@@ -86,6 +86,15 @@ def trim_facts(node: Node, lang: str) -> list[Fact]:
     return out
 
 
+def reask_facts(node: Node, lang: str) -> list[Fact]:
+    """The node's re-ask (an answer of the wrong shape asked about once more, gaji.methods.reask), for every method
+    alike."""
+    from gaji.methods.reask import reask_text
+
+    again = node.data.get("reask")
+    return Facts(lang).decision("asked again", "다시 물음", again, reask_text(again, lang)).lines
+
+
 def display(describe: Any, node: Node, lang: str) -> list[Fact]:
-    """A node's display lines: its method's description, then what every method shares (context trims)."""
-    return list(describe(node, lang)) + trim_facts(node, lang)
+    """A node's display lines: its method's description, then what every method shares (context trims, re-asks)."""
+    return list(describe(node, lang)) + trim_facts(node, lang) + reask_facts(node, lang)

@@ -9,12 +9,11 @@ from gaji.methods.base import Method, RunContext
 from gaji.errors import ConfigError
 from gaji.methods.common import (DATA_NOTE, attribute_with_bridges, check_trim, cited_ids, clean_answer,
                                  format_passages, plain_answer)
-from gaji.methods.describe import Facts, stop_facts
-from gaji.methods.reask import ask_plain, reask_text
+from gaji.methods.reask import ask_plain
 from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
-from gaji.types import Fact, Node, Trace
+from gaji.types import Trace
 
 _ANSWER = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*(.+)$", re.I | re.M)
 _SOURCES = re.compile(r"^\s*(?:sources?|근거)\s*[:：]\s*(.+)$", re.I | re.M)
@@ -52,12 +51,6 @@ class OneR(Method):
             if self.style not in ("plain", "cite", "long"):
                 raise ConfigError(f"oner option style must be plain, cite or long, not {self.style!r}")
             check_trim("oner", self.passage_trim)
-
-    @classmethod
-    def describe(cls, node: Node, lang: str) -> list[Fact]:
-        again = node.data.get("reask")
-        f = Facts(lang).decision("asked again", "다시 물음", again, reask_text(again, lang))
-        return f.lines + stop_facts(node, lang)
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         lang, root = ctx.lang, trace.root

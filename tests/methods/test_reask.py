@@ -9,6 +9,7 @@ import pytest
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
+from gaji.methods.describe import display, reask_facts
 from gaji.methods.reask import echoes, gives_value, offers_answer, picks_option, recheck, wrong_shape
 from gaji.methods.oner import OneR
 from gaji.methods.toq.responder import ResponseGenerator
@@ -110,7 +111,7 @@ def test_a_value_answer_is_asked_again_for_the_option():
     t = OneR(k=2, reask=True).run("알렉산더 헤이그와 쇼와 천황 중 누가 먼저 태어났나?",
                                   RunContext(llm=TrackedLLM(llm, backoff_s=0), retriever=ListRetriever(docs)))
     assert t.answer == "쇼와 천황" and t.root.data["reask"]["kind"] == "value"
-    assert "값이라" in OneR.describe(t.root, "ko")[0].text
+    assert "값이라" in reask_facts(t.root, "ko")[0].text
 
 
 SEOUL = ("2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장이 태어난 도시는?")
@@ -169,11 +170,12 @@ def test_recheck_leaves_a_sentence_whose_span_is_new_alone():
     assert again is None and calls == [] and reply.startswith("당시")
 
 
-def test_the_reask_is_shown_in_the_node_description_in_both_languages():
+def test_the_reask_is_shown_in_the_node_display_in_both_languages():
     llm = ScriptedLLM([(r"이미 나온 말", "오사카"), (r"질문:", "서울")])
     t = OneR(k=1, reask=True).run(SEOUL, _ctx(llm))
-    facts = OneR.describe(t.root, "ko")
+    facts = reask_facts(t.root, "ko")
     assert [(f.label, f.tone) for f in facts] == [("다시 물음", "decision")] and "'서울'" in facts[0].text
     assert "오사카" in facts[0].text
-    assert OneR.describe(t.root, "en")[0].label == "asked again"
-    assert t.root.display and any(f.label == "다시 물음" for f in t.root.display)  # stored on the trace
+    assert reask_facts(t.root, "en")[0].label == "asked again"
+    assert t.root.display == facts  # stored on the trace, for every method alike (describe.display)
+    assert display(OneR.describe, t.root, "ko") == facts

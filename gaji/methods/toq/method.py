@@ -49,7 +49,6 @@ from gaji.methods.toq.decomposer import INTERSECT_SPLITS, QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
-from gaji.methods.reask import reask_text
 from gaji.methods.toq.intersect import agree
 from gaji.methods.toq.order import decide, order_hint
 from gaji.methods.toq.prompts import is_unknown, prompts
@@ -182,7 +181,6 @@ class ToQ(Method):
         f.decision("decided by code", "코드로 결정", d.get("order_decided"), _decided_text(d.get("order_decided"), lang))
         f.decision("decided by code", "코드로 결정", d.get("intersect_decided"),
                    _agreed_text(d.get("intersect_decided"), lang))
-        f.decision("asked again", "다시 물음", d.get("reask"), reask_text(d.get("reask"), lang))
         return f.lines + stop_facts(node, lang)
 
 
