@@ -212,7 +212,7 @@ class EvalRun:
             except ImportError as e:
                 raise ConfigError(f"--toq-eval needs the ToQ query evaluator (gaji.methods.toq.evaluator): {e}") from None
         method = self.gaji.make_method(cfg.method, cfg.options)  # bad options fail here, before any work
-        opts = json.loads(json.dumps(dataclasses.asdict(method.opts), default=str))
+        opts = _json_values(method.opts)
         retrieval = None
         if self._method_uses_index(ds, method):
             retriever_options = self.gaji.retriever_options(self.s.retriever)  # bad ones fail here too
@@ -226,7 +226,7 @@ class EvalRun:
             limit=cfg.limit, ids=cfg.ids, ks=cfg.ks, gold_match=cfg.gold_match,
             judge={"on": cfg.judge, "llm": cfg.judge_llm, "k": cfg.judge_k} if cfg.judge else None,
             toq_eval=cfg.toq_eval, retrieval=retrieval,
-            option_defaults=json.loads(json.dumps(dataclasses.asdict(type(method.opts)()), default=str)),
+            option_defaults=_json_values(type(method.opts)()),
         )
         self.out = Path(cfg.out) if cfg.out else default_out_dir(ds.name, cfg.method, self.s.llm, cfg.options)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -331,3 +331,8 @@ class EvalRun:
         assert self.dataset is not None
         print_summary(self.console, f"{self.cfg.method} on {self.dataset.name} ({self.s.llm})", summary, self.notes,
                       self.out)
+
+
+def _json_values(options: Any) -> dict[str, Any]:
+    """A method's options dataclass as the JSON values run.json records."""
+    return json.loads(json.dumps(dataclasses.asdict(options), default=str))
