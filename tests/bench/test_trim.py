@@ -50,7 +50,7 @@ def test_the_korean_dev_part_gives_every_step_its_sub_answer_and_paragraph():
     try:
         km.korquad_path()
     except ConfigError:  # no KorQuAD dev file: ../shared/data is not beside the clone
-        pytest.skip("shared data absent")
+        pytest.skip("the KorQuAD 1.0 dev file of ../shared/data is not beside this clone (CI provides it)")
     ds, qs = questions_of("komultihop-dev")
     assert len(qs) == len(ds.items) >= 60
     assert all(len(x.evidence) >= 2 and all(e.doc_id.startswith("korquad-") for e in x.evidence) for x in qs)

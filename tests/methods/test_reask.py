@@ -69,7 +69,7 @@ def test_no_gold_answer_of_the_korean_set_has_a_wrong_shape():
 def test_no_gold_answer_of_the_english_samples_has_a_wrong_shape(name):
     path = ROOT.parent / "shared/data" / f"{name}.jsonl"
     if not path.exists():
-        pytest.skip(f"{path} is not here")
+        pytest.skip(f"{path}: the shared benchmark samples are not beside this clone (CI provides them)")
     rows = _rows(path)
     wrong = [(r["question"], r["answers"][0]) for r in rows if wrong_shape(r["answers"][0], r["question"], "en")]
     # one HotpotQA gold answers "which case was decided first, A or B?" with the year, not the case: a value
