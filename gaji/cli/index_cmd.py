@@ -11,6 +11,10 @@
 
 Every command that writes waits for another writer of the same index (--wait, default
 $GAJI_INDEX_WAIT_S or 60 s) and then fails naming it.
+
+build, add and sync index every file they can read and list each refused one (damaged, password-protected,
+empty) with its reason; they then exit with PARTIAL_EXIT (3) instead of 0, so a script can tell. --strict
+restores all-or-nothing: any unreadable file fails the run (exit 2) and nothing is written.
 """
 from __future__ import annotations
 
@@ -22,7 +26,9 @@ import textwrap
 
 from gaji.coerce import MAX_K
 
-__all__ = ["register"]
+__all__ = ["register", "PARTIAL_EXIT"]
+
+PARTIAL_EXIT = 3  # some files were refused (or records skipped); the rest was indexed
 
 
 def register(sub) -> None:
@@ -50,8 +56,7 @@ def register(sub) -> None:
                    help="exact numpy search, or faiss HNSW (auto: HNSW above 100k chunks)")
     b.add_argument("--korean-analyzer", choices=["auto", "kiwi", "bigram"], default="auto",
                    help="Korean BM25 analyser (auto: kiwi when installed, else character bigrams)")
-    b.add_argument("--skip-bad", action="store_true",
-                   help="skip bad records and unreadable files (listed at the end) instead of failing")
+    _bad_flags(b)
     b.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
     b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="stage, passages/s and ETA on stderr (a bar on a terminal, a line per 10%% elsewhere)")
@@ -71,7 +76,7 @@ def register(sub) -> None:
     a = isub.add_parser("add", help="add documents to an index (changed chunks re-indexed, new ones embedded)")
     a.add_argument("index", metavar="DIR")
     a.add_argument("corpus", nargs="+", metavar="CORPUS")
-    a.add_argument("--skip-bad", action="store_true")
+    _bad_flags(a)
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
     a.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
                    help="compute the new vectors right away (default); --no-fill leaves them to `gaji index fill`")
@@ -92,7 +97,7 @@ def register(sub) -> None:
                         "The documents of a file that cannot be read are kept.")
     y.add_argument("source", metavar="SRC", help="the folder or corpus file the index follows")
     y.add_argument("--index", required=True, metavar="DIR")
-    y.add_argument("--skip-bad", action="store_true")
+    _bad_flags(y)
     y.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
     _wait_flag(y)
     y.set_defaults(func=_sync)
@@ -125,6 +130,21 @@ def _wait_flag(p: argparse.ArgumentParser) -> None:
                    help="how long to wait for another writer of the index (default $GAJI_INDEX_WAIT_S or 60)")
 
 
+def _bad_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--strict", action="store_true",
+                   help="all or nothing: fail (exit 2, nothing written) if any file cannot be read; by default "
+                        "the readable files are indexed, each refused one is listed and the exit code is 3")
+    g.add_argument("--skip-bad", action="store_true",
+                   help="also skip bad records of JSONL/JSON corpora (listed at the end); unreadable files are "
+                        "skipped and listed by default now, so this flag is only needed for records")
+
+
+def _exit_code(report) -> int:
+    """0, or PARTIAL_EXIT when files were refused or records skipped."""
+    return PARTIAL_EXIT if report is not None and report.partial else 0
+
+
 def _print_report(report, limit: int = 20) -> None:
     if report is None:
         return
@@ -138,12 +158,21 @@ def _print_report(report, limit: int = 20) -> None:
         print(f"note: ignored {sum(report.ignored.values())} file(s) no reader takes ({kinds})", file=out)
     if not report.skipped:
         return
-    what = "unreadable file(s)" if report.unreadable == len(report.skipped) else "bad record(s)"
-    print(f"skipped {len(report.skipped)} {what}:", file=out)
-    for s in report.skipped[:limit]:
-        print(f"  {s}", file=out)
-    if len(report.skipped) > limit:
-        print(f"  ... and {len(report.skipped) - limit} more", file=out)
+    refused = report.refused()
+    if refused:
+        print(f"refused {len(refused)} file(s) that could not be read (the others are indexed; exit code "
+              f"{PARTIAL_EXIT}):", file=out)
+        for s in refused[:limit]:
+            print(f"  {s}", file=out)
+        if len(refused) > limit:
+            print(f"  ... and {len(refused) - limit} more", file=out)
+    records = [s for s in report.skipped if s not in refused]
+    if records:
+        print(f"skipped {len(records)} bad record(s):", file=out)
+        for s in records[:limit]:
+            print(f"  {s}", file=out)
+        if len(records) > limit:
+            print(f"  ... and {len(records) - limit} more", file=out)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -167,6 +196,7 @@ def _build(args: argparse.Namespace) -> int:
         chunking=cfg,
         progress=args.progress,
         skip_bad=args.skip_bad,
+        strict=args.strict,
         dense_backend=args.dense_backend,
         limit=args.limit,
         korean_analyzer=args.korean_analyzer,
@@ -193,7 +223,7 @@ def _build(args: argparse.Namespace) -> int:
            if m.config.get("compose") else "")
     )
     _print_report(report)
-    return 0
+    return _exit_code(report)
 
 
 def _fill_now(idx, fill: bool, progress: bool, embedder, action: str, workers: int | None = None):
@@ -227,7 +257,8 @@ def _add(args: argparse.Namespace) -> int:
     from gaji.index.store import open_index
 
     idx = open_index(args.index)
-    res = idx.add(args.corpus, progress=args.progress, skip_bad=args.skip_bad, fill=False, wait_s=args.wait)
+    res = idx.add(args.corpus, progress=args.progress, skip_bad=args.skip_bad, fill=False, wait_s=args.wait,
+                  strict=args.strict)
     if idx.manifest.vectors_pending and _fill_now(idx, args.fill, args.progress, None, "add", args.embed_workers) is None:
         _print_report(res.report)
         return 130
@@ -236,7 +267,7 @@ def _add(args: argparse.Namespace) -> int:
         f"removed {res.removed} chunk(s); now {idx.chunks} chunks"
     )
     _print_report(res.report)
-    return 0
+    return _exit_code(res.report)
 
 
 def _remove(args: argparse.Namespace) -> int:
@@ -251,12 +282,13 @@ def _remove(args: argparse.Namespace) -> int:
 def _sync(args: argparse.Namespace) -> int:
     from gaji.index.writer import sync_source
 
-    res = sync_source(args.index, args.source, progress=args.progress, skip_bad=args.skip_bad, wait_s=args.wait)
+    res = sync_source(args.index, args.source, progress=args.progress, skip_bad=args.skip_bad, wait_s=args.wait,
+                      strict=args.strict)
     print(f"{args.index}: {len(res.added)} added, {len(res.changed)} changed, {len(res.removed)} removed, "
           f"{len(res.unchanged)} unchanged document(s) from {args.source}"
           + (f"; kept {len(res.kept)} of files that could not be read" if res.kept else ""))
     _print_report(res.chunks.report)
-    return 0
+    return _exit_code(res.chunks.report)
 
 
 def _fill(args: argparse.Namespace) -> int:

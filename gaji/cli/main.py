@@ -2,7 +2,8 @@
 that adds its parser(s) and sets `func(args) -> int`; COMMANDS below lists every such module. The command modules
 only read flags and print: the work is done by plain functions of the packages (gaji.bench, gaji.expand, …).
 
-Errors a user can cause (GajiError) print `error: ...` and exit 2; never a traceback.
+Errors a user can cause (GajiError) print `error: ...` and exit 2; never a traceback. `gaji index build|add|sync`
+exit 3 after a partial run: the good files were indexed and each refused file is listed with its reason.
 """
 from __future__ import annotations
 

@@ -26,8 +26,10 @@ Bad input (malformed JSON, missing or empty ``text``, a file that is not UTF-8, 
 empty corpus) raises `InputError`. With ``skip_bad=True`` bad records are skipped and listed in the
 returned `ReadReport` instead (an empty corpus is still an error). A file that cannot be read
 (damaged, encrypted, empty, wrong content for its extension) does not stop the reading: every such
-file is listed with its reason, and `read_documents` then raises one `InputError` naming them all,
-unless ``skip_bad=True`` (then they are in ``report.skipped`` and the rest is returned).
+file is listed with its reason in ``report.skipped`` (``report.refused()``) and the good files are
+returned, a partial read (``report.partial``). ``strict=True`` keeps all-or-nothing: `read_documents`
+then raises one `InputError` naming every unreadable file. When nothing at all could be read, the
+error names the refused files and their reasons (not just "empty corpus").
 """
 from __future__ import annotations
 
@@ -72,6 +74,7 @@ class Skipped:
     field: str | None
     reason: str
     record_id: str | None = None  # the "id" of a record left out for its text (gaji eval sets its gold references aside)
+    whole_file: bool = False  # a file that could not be read at all (not one bad record of it)
 
     def __str__(self) -> str:
         where = self.path + (f":{self.line}" if self.line is not None else "")
@@ -99,11 +102,21 @@ class ReadReport:
                 s += f" ({self.unreadable} unreadable file(s))"
         return s
 
+    def refused(self) -> list[Skipped]:
+        """The whole files that could not be read, each with its reason (bad records are not in it)."""
+        return [s for s in self.skipped if s.whole_file]
+
+    @property
+    def partial(self) -> bool:
+        """Whether something was left out: an unreadable file or a skipped record."""
+        return bool(self.skipped)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "documents": self.documents,
             "files": dict(self.files),
             "skipped": [vars(s) for s in self.skipped],
+            "refused": [{"path": s.path, "reason": s.reason} for s in self.refused()],
             "notices": list(self.notices),
             "ignored": dict(self.ignored),
         }
@@ -125,7 +138,7 @@ class _Ctx:
     def unreadable(self, message: str, path: Path | str, line: int | None = None) -> None:
         """A whole file that cannot be read: recorded, and reading goes on (see `read_documents`)."""
         self.report.unreadable += 1
-        self.report.skipped.append(Skipped(str(path), line, None, message))
+        self.report.skipped.append(Skipped(str(path), line, None, message, whole_file=True))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,18 +474,17 @@ def iter_documents(
             yield doc, None
 
 
-def _unreadable_error(report: ReadReport, limit: int = 20) -> InputError:
-    files = [s for s in report.skipped if s.field is None and s.record_id is None]
+def _unreadable_error(report: ReadReport, strict: bool, limit: int = 20) -> InputError:
+    files = report.refused()
+    hint = " (without --strict / strict=True the other files are indexed and these listed)" if strict else ""
     if len(files) == 1:
         s = files[0]
-        return InputError(s.reason + " (--skip-bad / skip_bad=True indexes the other files)", path=s.path, line=s.line)
+        return InputError(s.reason + hint, path=s.path, line=s.line)
     lines = [f"  {s}" for s in files[:limit]]
     if len(files) > limit:
         lines.append(f"  ... and {len(files) - limit} more")
-    return InputError(
-        f"{len(files)} files could not be read (--skip-bad / skip_bad=True indexes the others and lists these):\n"
-        + "\n".join(lines)
-    )
+    what = "could not be read" + hint if strict else "could not be read, and there is nothing else to index"
+    return InputError(f"{len(files)} files {what}:\n" + "\n".join(lines))
 
 
 def read_documents(
@@ -481,8 +493,12 @@ def read_documents(
     skip_bad: bool = False,
     limit: int | None = None,
     allow_empty: bool = False,
+    strict: bool = False,
 ) -> tuple[list[Document], ReadReport]:
     """Read every source (paths and/or Document objects) into one list of Documents.
+
+    A file that cannot be read is listed in ``report.skipped`` with its reason and the others are read
+    (a partial read, ``report.partial``); ``strict=True`` makes any such file an error instead.
 
     Duplicate ids are an error naming both places (with ``skip_bad`` the later one is skipped).
     An empty result is an error (unless `allow_empty`: a folder synced after its last file went).
@@ -529,8 +545,10 @@ def read_documents(
             if limit is not None and len(docs) >= limit:
                 break
     report.documents = len(docs)
-    if report.unreadable and not skip_bad:
-        raise _unreadable_error(report)
+    if report.unreadable and strict:
+        raise _unreadable_error(report, strict=True)
+    if report.unreadable and not docs and not allow_empty:
+        raise _unreadable_error(report, strict=False)
     if not docs and not allow_empty:
         detail = f" ({len(report.skipped)} bad record(s) skipped)" if report.skipped else ""
         raise InputError(f"empty corpus: no documents found{detail}", path=", ".join(names) or "<no sources>")

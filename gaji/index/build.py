@@ -156,14 +156,14 @@ def _check_parts(lexical: bool, dense: bool, dense_store: str | None) -> None:
 
 
 def _read(sources: Any, out: Path, chunking: Any, skip_bad: bool, limit: int | None, progress: bool,
-          extension: BuildExtension | None, progress_file: ProgressFile) -> _Inputs:
+          extension: BuildExtension | None, progress_file: ProgressFile, strict: bool = False) -> _Inputs:
     """Read and chunk the sources, then let the extension rewrite the chunks."""
     cfg = chunking if isinstance(chunking, ChunkingConfig) else ChunkingConfig.from_dict(chunking or {})
     stats: dict[str, Any] = {}
     resolved = resolve_sources(sources)
     t0 = time.perf_counter()
     progress_file.stage("read")
-    docs, report = read_documents(resolved, skip_bad=skip_bad, limit=limit)
+    docs, report = read_documents(resolved, skip_bad=skip_bad, limit=limit, strict=strict)
     stats["read_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     progress_file.stage("chunk", total=len(docs))
@@ -304,8 +304,13 @@ def build_index(
     fill: bool = True,
     embed_workers: int | None = None,
     wait_s: float | None = None,
+    strict: bool = False,
 ) -> Index:
     """Build an index from documents, files, folders or shared dataset names into `out_dir`.
+
+    A file that cannot be read is left out and listed (with its reason) in `index.read_report`, and the
+    other files are indexed: a partial build (``index.read_report.partial``). ``strict=True`` makes any
+    unreadable file fail the whole build instead, with nothing written.
 
     The result replaces an existing index at `out_dir` once its BM25 part is complete; its vectors are
     then filled (`fill`, default) before this returns, or left pending (`fill=False`: BM25 answers, hybrid
@@ -326,7 +331,7 @@ def build_index(
     with writer_lock(out, wait_s, "build"):  # until published; the vectors are filled outside it
         check_target(out)
         b = _prepare(documents_or_paths, out, lexical, dense, chunking, progress, skip_bad, dense_backend, limit,
-                     checkpoint_rows, korean_analyzer, embedder, extension, dense_store)
+                     checkpoint_rows, korean_analyzer, embedder, extension, dense_store, strict=strict)
         idx = _published(b)
         if idx is None:
             state = BuildState.begin(b.work, b.fingerprint)
@@ -348,7 +353,7 @@ def build_index(
 
 def _prepare(sources: Any, out: Path, lexical: bool, dense: bool, chunking: Any, progress: bool, skip_bad: bool,
              dense_backend: str, limit: int | None, checkpoint_rows: int, korean_analyzer: str, embedder: Any,
-             extension: BuildExtension | None, dense_store: str | None) -> _Build:
+             extension: BuildExtension | None, dense_store: str | None, strict: bool = False) -> _Build:
     """Read and chunk the sources and resolve the settings."""
     from gaji.text.analyzers import default_analyzer
 
@@ -359,7 +364,7 @@ def _prepare(sources: Any, out: Path, lexical: bool, dense: bool, chunking: Any,
     work.mkdir(exist_ok=True)  # progress.json is readable from the first second
     report = ProgressFile(work, "build")
     try:
-        inputs = _read(sources, out, chunking, skip_bad, limit, progress, extension, report)
+        inputs = _read(sources, out, chunking, skip_bad, limit, progress, extension, report, strict)
     except BaseException:
         if fresh:  # nothing of this build is worth keeping
             shutil.rmtree(work, ignore_errors=True)

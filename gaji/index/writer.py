@@ -93,7 +93,7 @@ def _fill(index_dir: str | Path, m: Manifest, fill: bool, action: str, progress:
 def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document | str | Path] | str | Path,
                   progress: bool = False, skip_bad: bool = False, checkpoint_rows: int = 256,
                   wait_s: float | None = None, fill: bool = True, embed_workers: int | None = None,
-                  files: Sequence[str] = ()) -> AddResult:
+                  files: Sequence[str] = (), strict: bool = False) -> AddResult:
     """Add documents (chunked as the index was). A document whose id is already indexed replaces its old
     chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone, chunks it no
     longer has are removed. BM25 first: the new vectors are filled after the commit (`fill`), or left
@@ -101,9 +101,11 @@ def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document |
 
     `files`: the file names the documents were read from (ids ``FILE`` and ``FILE#page3`` …, as
     gaji.corpus.formats names them): the file replaces all it had, so an indexed document of such a file
-    that is not among `documents` (a page the new version no longer has) is removed."""
+    that is not among `documents` (a page the new version no longer has) is removed.
+
+    A file that cannot be read is left out and listed in the result's report (``strict``: an error)."""
     sources = resolve_sources(documents_or_paths)
-    docs, report = read_documents(sources, skip_bad=skip_bad)
+    docs, report = read_documents(sources, skip_bad=skip_bad, strict=strict)
     with writing(index_dir, "add", wait_s) as snap:
         m = snap.manifest
         rows = _rows(snap)
@@ -185,13 +187,16 @@ def _sync_plan(snap: Snapshot, docs: list[Document], src: Path, report: ReadRepo
 
 
 def sync_source(index_dir: str | Path, source: str | Path, progress: bool = False, skip_bad: bool = False,
-                checkpoint_rows: int = 256, wait_s: float | None = None, fill: bool = True) -> WriteResult:
+                checkpoint_rows: int = 256, wait_s: float | None = None, fill: bool = True,
+                strict: bool = False) -> WriteResult:
     """Make the index hold what `source` (a folder or a corpus file) holds now: documents not indexed yet
     are added, documents whose content changed are re-indexed (by content hash), and documents that came
-    from `source` and are gone from it are removed. Documents of a file that could not be read are kept."""
+    from `source` and are gone from it are removed. Documents of a file that could not be read are kept,
+    and the file is listed with its reason in ``result.chunks.report`` (``strict``: any such file is an
+    error and nothing changes)."""
     resolved = resolve_sources([source])
     src = Path(str(resolved[0])).resolve()
-    docs, report = read_documents(resolved, skip_bad=skip_bad, allow_empty=True)
+    docs, report = read_documents(resolved, skip_bad=skip_bad, allow_empty=True, strict=strict)
     m2 = None
     with writing(index_dir, "sync", wait_s) as snap:
         change, out = _sync_plan(snap, docs, src, report)
@@ -217,14 +222,14 @@ class Writable:
 
     def add(self, documents_or_paths: Iterable[Document | str | Path] | str | Path, progress: bool = False,
             skip_bad: bool = False, checkpoint_rows: int = 256, fill: bool = True, embed_workers: int | None = None,
-            wait_s: float | None = None, files: Sequence[str] = ()) -> AddResult:
+            wait_s: float | None = None, files: Sequence[str] = (), strict: bool = False) -> AddResult:
         """Add documents (same chunking as the build). A document whose id is already indexed replaces
         its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
         chunks it no longer has are removed. Atomic, BM25 first: the vectors are filled then (`fill`;
         `embed_workers` as in gaji.index.fill) or left for gaji.index.fill. `files`: see `add_documents`."""
         try:
             return add_documents(self.path, documents_or_paths, progress, skip_bad, checkpoint_rows, wait_s,
-                                 fill=fill, embed_workers=embed_workers, files=files)
+                                 fill=fill, embed_workers=embed_workers, files=files, strict=strict)
         finally:  # an add that fails while filling vectors has published its BM25 rows already
             self._switch()
 
@@ -235,8 +240,8 @@ class Writable:
         return result
 
     def sync(self, source: str | Path, progress: bool = False, skip_bad: bool = False,
-             wait_s: float | None = None) -> WriteResult:
+             wait_s: float | None = None, strict: bool = False) -> WriteResult:
         """Make the index hold what `source` holds now (`sync_source`)."""
-        result = sync_source(self.path, source, progress, skip_bad, wait_s=wait_s)
+        result = sync_source(self.path, source, progress, skip_bad, wait_s=wait_s, strict=strict)
         self._switch()
         return result

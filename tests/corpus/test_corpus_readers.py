@@ -107,10 +107,10 @@ def test_folder_non_utf8_file(tmp_path):
     (root / "ok.txt").write_text("fine", encoding="utf-8")
     (root / "bad.txt").write_bytes(b"line one\nline \xff two\n")
     with pytest.raises(InputError, match="UTF-8") as e:
-        read_documents([root])
+        read_documents([root], strict=True)
     assert e.value.path.endswith("bad.txt") and e.value.line == 2
-    docs, rep = read_documents([root], skip_bad=True)
-    assert [d.id for d in docs] == ["ok.txt"] and len(rep.skipped) == 1
+    docs, rep = read_documents([root])
+    assert [d.id for d in docs] == ["ok.txt"] and len(rep.skipped) == 1 and rep.skipped[0].line == 2
 
 
 def _korquad(path):
@@ -164,13 +164,15 @@ def test_folder_of_mixed_documents_lists_every_unreadable_file(tmp_path):
     (root / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00")
     (root / "data.jsonl").write_text('{"text": "records are named explicitly"}\n', encoding="utf-8")
     with pytest.raises(InputError) as e:
-        read_documents([root])
+        read_documents([root], strict=True)
     msg = str(e.value)
     assert "2 files could not be read" in msg and "broken.pptx" in msg and "empty.pdf: empty file" in msg
-    assert "--skip-bad" in msg
-    docs, rep = read_documents([root], skip_bad=True)
+    assert "--strict" in msg
+    docs, rep = read_documents([root])  # by default: the good files, and the others listed
     assert sorted(d.id for d in docs) == ["sub/정책.docx", "메모.txt", "예산.xlsx#sheet1"]
     assert rep.unreadable == 2 and sorted(s.path.rsplit("/", 1)[-1] for s in rep.skipped) == ["broken.pptx", "empty.pdf"]
+    assert rep.partial and [s.reason for s in rep.refused() if s.path.endswith("empty.pdf")] == ["empty file"]
+    assert {r["path"].rsplit("/", 1)[-1] for r in rep.to_dict()["refused"]} == {"broken.pptx", "empty.pdf"}
     assert rep.ignored == {".png": 1, ".jsonl": 1}
     by_id = {d.id: d for d in docs}
     assert by_id["sub/정책.docx"].location.file == "sub/정책.docx" and by_id["sub/정책.docx"].location.section == ["1. 목적"]
@@ -187,3 +189,15 @@ def test_text_files_carry_a_content_hash(tmp_path):
     p.write_text("# 제목\n\n바뀐 본문", encoding="utf-8")
     (doc2,), _ = read_documents([p])
     assert doc2.location.sha256 != doc.location.sha256 and doc2.id == doc.id
+
+
+def test_a_folder_with_only_unreadable_files_names_them(tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "빈.md").write_bytes(b"")
+    (root / "깨진.docx").write_bytes(b"PK\x03\x04 broken")
+    with pytest.raises(InputError) as e:
+        read_documents([root])
+    msg = str(e.value)
+    assert "2 files could not be read, and there is nothing else to index" in msg
+    assert "빈.md: empty file" in msg and "깨진.docx" in msg and "empty corpus" not in msg

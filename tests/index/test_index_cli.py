@@ -76,7 +76,8 @@ def test_bad_input_errors_name_file_and_line(tmp_path, capsys):
     assert main(["index", "build", str(c), "--out", str(out), "--no-dense", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert f"{c}:2" in err and "malformed JSON" in err and "--skip-bad" in err and "Traceback" not in err
-    assert main(["index", "build", str(c), "--out", str(out), "--no-dense", "--no-progress", "--skip-bad"]) == 0
+    # the bad record is skipped and listed: a partial build, exit 3
+    assert main(["index", "build", str(c), "--out", str(out), "--no-dense", "--no-progress", "--skip-bad"]) == 3
     captured = capsys.readouterr()
     assert "1 documents -> 1 chunks" in captured.out and f"{c}:2" in captured.err
 

@@ -106,9 +106,11 @@ def test_sync_keeps_documents_of_unreadable_files_and_empties_an_empty_folder(tm
     sync_source(out, notes)
     (notes / "b.txt").write_bytes(b"\xff\xfe not utf-8")  # cannot be read any more
     with pytest.raises(InputError, match="b.txt"):
-        sync_source(out, notes)
-    res = sync_source(out, notes, skip_bad=True)
+        sync_source(out, notes, strict=True)
+    res = sync_source(out, notes)  # by default the file is listed, and what it had is kept
     assert res.kept == ["b.txt"] and not res.removed and "b.txt" in open_index(out)
+    assert [s.path.rsplit("/", 1)[-1] for s in res.chunks.report.refused()] == ["b.txt"]
+    assert res.to_dict()["chunks"]["refused"][0]["file"].endswith("b.txt")
     (notes / "a.txt").unlink()
     (notes / "b.txt").unlink()
     res = sync_source(out, notes)

@@ -66,15 +66,64 @@ def test_folder_of_every_format_indexes_and_cites(tmp_path, fixtures, korean_fon
     assert "(보고서.pdf · p. 2)" in capsys.readouterr().out
 
 
-def test_a_folder_with_an_unreadable_file_fails_unless_allowed(tmp_path, capsys):
+def _set_password_flag(src, dst):
+    """A copy of an HWP file with the FileHeader's "password" bit set (what Hancom writes for 문서 암호)."""
+    import shutil
+    import struct
+
+    import olefile
+
+    shutil.copyfile(src, dst)
+    with olefile.OleFileIO(str(dst), write_mode=True) as ole:
+        fh = bytearray(ole.openstream("FileHeader").read())
+        (flags,) = struct.unpack_from("<I", fh, 36)
+        struct.pack_into("<I", fh, 36, flags | 0x2)
+        ole.write_stream("FileHeader", bytes(fh))
+
+
+def test_a_folder_with_bad_files_indexes_the_good_ones_and_names_the_others(tmp_path, fixtures, capsys):
+    root = tmp_path / "docs"
+    root.mkdir()
+    write_docx(root / "좋은.docx", "문서", [("p", "읽을 수 있는 문서이다.")])
+    (root / "메모.md").write_text("# 메모\n\n두 번째 좋은 파일이다.", encoding="utf-8")
+    (root / "깨진.xlsx").write_bytes(b"PK\x03\x04 broken")
+    (root / "빈.txt").write_bytes(b"")
+    _set_password_flag(fixtures / "gaji_report.hwp", root / "암호.hwp")
+    out = tmp_path / "idx"
+    assert main(["index", "build", str(root), "--out", str(out), "--no-dense", "--no-progress"]) == 3
+    err = capsys.readouterr().err
+    assert "refused 3 file(s) that could not be read" in err and "exit code 3" in err
+    assert "깨진.xlsx: " in err and "damaged zip" in err and "빈.txt: empty file" in err
+    assert "암호.hwp: password-protected HWP document" in err
+    idx = open_index(out)
+    try:
+        assert sorted({c.doc_id for c in idx.iter_chunks()}) == ["메모.md", "좋은.docx"]
+    finally:
+        idx.close()
+
+    strict_out = tmp_path / "strict"
+    assert main(["index", "build", str(root), "--out", str(strict_out), "--no-dense", "--no-progress", "--strict"]) == 2
+    err = capsys.readouterr().err
+    assert "3 files could not be read" in err and "암호.hwp" in err and not strict_out.exists()
+
+    # sync: the same list, the same exit code; a clean folder syncs with 0
+    assert main(["index", "sync", str(root), "--index", str(out), "--no-progress"]) == 3
+    assert "암호.hwp: password-protected" in capsys.readouterr().err
+    for name in ("깨진.xlsx", "빈.txt", "암호.hwp"):
+        (root / name).unlink()
+    assert main(["index", "sync", str(root), "--index", str(out), "--no-progress"]) == 0
+
+
+def test_skip_bad_is_still_accepted_and_strict_excludes_it(tmp_path, capsys):
+    import pytest
+
     root = tmp_path / "docs"
     root.mkdir()
     write_docx(root / "좋은.docx", "문서", [("p", "읽을 수 있는 문서이다.")])
     (root / "깨진.xlsx").write_bytes(b"PK\x03\x04 broken")
     out = tmp_path / "idx"
-    assert main(["index", "build", str(root), "--out", str(out), "--no-dense", "--no-progress"]) == 2
-    err = capsys.readouterr().err
-    assert "깨진.xlsx" in err and "damaged zip" in err and not out.exists()
-    assert main(["index", "build", str(root), "--out", str(out), "--no-dense", "--no-progress", "--skip-bad"]) == 0
-    err = capsys.readouterr().err
-    assert "skipped 1 unreadable file(s)" in err and "깨진.xlsx" in err
+    assert main(["index", "build", str(root), "--out", str(out), "--no-dense", "--no-progress", "--skip-bad"]) == 3
+    assert "깨진.xlsx" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["index", "build", str(root), "--out", str(out), "--strict", "--skip-bad"])
+    assert e.value.code == 2
