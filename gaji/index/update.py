@@ -54,7 +54,6 @@ class AddResult:
     def to_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in ("added", "replaced", "unchanged", "removed", "embedded")}
         d["skipped"] = len(self.report.skipped)
-        d["refused"] = [{"file": s.path, "reason": s.reason} for s in self.report.refused()]  # files, with why
         return d
 
 

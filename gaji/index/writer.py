@@ -58,7 +58,8 @@ class WriteResult:
     def to_dict(self) -> dict[str, Any]:
         return {"added": self.added, "changed": self.changed, "removed": self.removed,
                 "unchanged": len(self.unchanged), "kept": self.kept, "missing": self.missing,
-                "generation": self.generation, "chunks": self.chunks.to_dict()}
+                "generation": self.generation, "chunks": self.chunks.to_dict(),
+                "refused": [{"file": s.path, "reason": s.reason} for s in self.chunks.report.refused()]}
 
 
 def _analyzer(snap: Snapshot, change: Change) -> Any:

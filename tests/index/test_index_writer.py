@@ -110,7 +110,7 @@ def test_sync_keeps_documents_of_unreadable_files_and_empties_an_empty_folder(tm
     res = sync_source(out, notes)  # by default the file is listed, and what it had is kept
     assert res.kept == ["b.txt"] and not res.removed and "b.txt" in open_index(out)
     assert [s.path.rsplit("/", 1)[-1] for s in res.chunks.report.refused()] == ["b.txt"]
-    assert res.to_dict()["chunks"]["refused"][0]["file"].endswith("b.txt")
+    assert res.to_dict()["refused"][0]["file"].endswith("b.txt")
     (notes / "a.txt").unlink()
     (notes / "b.txt").unlink()
     res = sync_source(out, notes)

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gaji.text.oldhangul import pua_to_jamo
 from gaji.types import Document, Location, RowSpan
 
 __all__ = [
@@ -25,7 +26,7 @@ __all__ = [
 
 ROW_SEP = " \u00b7 "  # between "header: value" pairs of one table row
 _SPACE_RE = re.compile(r"[ \t\u00a0\u3000]+")
-_PRIVATE_USE_RE = re.compile("[\ue000-\uf8ff]")  # font-specific glyphs (Hancom's logo characters) carry no text
+_PRIVATE_USE_RE = re.compile("[\ue000-\uf8ff]")  # font-specific glyphs left after old Hangul is mapped carry no text
 
 
 class Unreadable(Exception):
@@ -60,8 +61,9 @@ class Parsed:
 
 
 def clean(text: str) -> str:
-    """Collapse runs of spaces inside lines, drop blank lines and private-use glyphs."""
-    text = _PRIVATE_USE_RE.sub("", str(text)).replace("\r\n", "\n").replace("\r", "\n")
+    """Collapse runs of spaces inside lines, drop blank lines and private-use glyphs. Old Hangul in Hanyang
+    private-use code points (HWP) becomes Unicode conjoining jamo first, so it is kept (gaji.text.oldhangul)."""
+    text = _PRIVATE_USE_RE.sub("", pua_to_jamo(str(text))).replace("\r\n", "\n").replace("\r", "\n")
     lines = [_SPACE_RE.sub(" ", ln).strip() for ln in text.split("\n")]
     return "\n".join(ln for ln in lines if ln)
 
@@ -166,7 +168,7 @@ def to_documents(parsed: Parsed, doc_id: str, title: str, base: Location, source
             level = max(1, b.level)
             while path and path[-1][0] >= level:
                 path.pop()
-            path.append((level, " ".join(text.split())))
+            path.append((level, " ".join(clean(text).split())))
             groups.append((b.unit, [h for _, h in path], []))
             continue
         groups[-1][2].append(b)

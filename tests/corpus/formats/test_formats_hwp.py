@@ -39,7 +39,10 @@ def test_sample_with_header_footnote_and_pictures(fixtures):
     docs, _ = read_file(fixtures / "hwp_converter_ai_template.hwp", "s.hwp", FORMATS["hwp"])
     text = "\n".join(d.text for d in docs)
     assert "한글 2005 예제 파일입니다." in text and "이건 각주이지요." in text
-    assert "\uf53a" not in text  # Hancom's private-use logo glyph is dropped
+    # old Hangul in Hanyang private-use code points becomes conjoining jamo, kept through NFC
+    assert "본 문서는 \u1112\u119e\u11ab글 워드 프로세서" in text and "\uf53a" not in text
+    docs, _ = read_documents([fixtures / "hwp_converter_ai_template.hwp"])
+    assert "\u1112\u119e\u11ab글 워드 프로세서" in "\n".join(d.text for d in docs)
 
 
 def _set_password_flag(src, dst):
