@@ -123,6 +123,8 @@ def write_hwpx(path: str | Path, title: str, items: Sequence[Item]) -> Path:
     for kind, value in items:
         if kind == "table":
             body.append(_hwpx_table(list(value)))  # type: ignore[arg-type]
+        elif kind == "xml":  # a paragraph's OWPML as given (hp: prefix), for objects docgen does not write
+            body.append(str(value))
         else:
             body.append(_hwpx_para(str(value)))
     section = f'<?xml version="1.0" encoding="UTF-8"?><hs:sec xmlns:hs="{_HS}" xmlns:hp="{_HP}">{"".join(body)}</hs:sec>'

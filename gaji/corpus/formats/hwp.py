@@ -4,12 +4,15 @@ Paragraphs and tables in reading order; tables become header-keyed rows. Distrib
 documents are decrypted (their key travels in the file); a password-protected document is refused.
 HWP files rarely mark headings in a way a reader can see, so numbered heading lines of Korean
 reports ("1. 개요", "가. 추진 배경", "제2장 …") start the sections (`numbered_heading_level`).
+HWPX 덧말 (ruby) and 글맵시 (text art) are read as text (hwpx_objects); old Hangul in Hanyang private-use
+code points becomes conjoining jamo where the blocks are cleaned (base.clean).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from .base import Block, Parsed, Unreadable, numbered_heading_level, table_blocks
+from .hwpx_objects import has_object_text, with_object_text
 
 __all__ = ["read"]
 
@@ -18,7 +21,7 @@ def read(path: Path) -> Parsed:
     import syhwp
 
     try:
-        doc = syhwp.open(str(path))
+        doc = _open(syhwp, path)
     except syhwp.EncryptedDocumentError:
         raise Unreadable(
             "password-protected HWP document; open it in Hancom Office, remove the password "
@@ -38,3 +41,12 @@ def read(path: Path) -> Parsed:
             blocks.append(Block(b.text))
         # pictures carry no text
     return Parsed(blocks)
+
+
+def _open(syhwp, path: Path):
+    """syhwp's Document of the file; an HWPX file with 덧말 or 글맵시 is read with them made text runs."""
+    if syhwp.detect_format(str(path)) == "hwpx" and has_object_text(path):
+        from syhwp._hwpx import read_document_hwpx  # syhwp.open takes a path; this reader takes the zip
+
+        return read_document_hwpx(with_object_text(path))
+    return syhwp.open(str(path))

@@ -96,3 +96,28 @@ def test_numbered_lines_taken_for_headings_keep_their_text():
     assert "1) 사업자등록증" in text and "2) 법인 인감증명서" in text
     assert [d.location.section for d in docs] == [["1. 제출 서류"], ["2. 일정", "2.1 접수"]]
     assert docs[0].text == "다음 서류를 낸다.\n1) 사업자등록증\n2) 법인 인감증명서"
+
+
+DUTMAL = ('<hp:p paraPrIDRef="0" styleIDRef="0"><hp:run charPrIDRef="0"><hp:t>이 글은 </hp:t>'
+          '<hp:dutmal posType="TOP" szRatio="0" option="0" styleIDRef="0" align="CENTER">'
+          '<hp:mainText>訓民正音</hp:mainText><hp:subText>훈민정음</hp:subText></hp:dutmal>'
+          '<hp:t>에 관한 것이다.</hp:t></hp:run></hp:p>')
+TEXTART = ('<hp:p paraPrIDRef="0" styleIDRef="0"><hp:run charPrIDRef="0">'
+           '<hp:textart id="7" text="가지 연구소&#13;&#10;창립 10주년"><hp:sz width="40500" height="16000"/>'
+           '<hp:pos treatAsChar="1"/><hp:textartPr fontName="HY견고딕" fontStyle="REGULAR"/></hp:textart>'
+           '</hp:run></hp:p>')
+
+
+def test_hwpx_ruby_and_text_art_are_kept(tmp_path):
+    p = write_hwpx(tmp_path / "덧말.hwpx", "덧말 시험", [("xml", DUTMAL), ("xml", TEXTART), ("p", "끝 문단이다.")])
+    docs, _ = read_file(p, "덧말.hwpx", FORMATS["hwpx"])
+    lines = "\n".join(d.text for d in docs).splitlines()
+    assert "이 글은 訓民正音(훈민정음)에 관한 것이다." in lines
+    assert "가지 연구소 창립 10주년" in lines and "끝 문단이다." in lines
+
+
+def test_a_ruby_without_annotation_keeps_its_text(tmp_path):
+    xml = DUTMAL.replace("<hp:subText>훈민정음</hp:subText>", "<hp:subText/>")
+    p = write_hwpx(tmp_path / "a.hwpx", "t", [("xml", xml)])
+    docs, _ = read_file(p, "a.hwpx", FORMATS["hwpx"])
+    assert "이 글은 訓民正音에 관한 것이다." in "\n".join(d.text for d in docs).splitlines()
