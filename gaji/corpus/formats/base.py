@@ -106,28 +106,60 @@ def table_blocks(grid: Sequence[Sequence[str]], unit: int | str | None = None) -
 
 # Numbered headings of Korean (and English) reports, for formats whose files rarely say which
 # paragraph is a heading (HWP): "1. 개요", "2.1 예산", "가. 추진 배경", "Ⅱ. 현황", "제3장 결론", "(1) 대상".
+# The level is the marker's rank in the order Korean official documents nest them (제1장 > Ⅰ. > 제1절 >
+# 1. > 1.1 > 1.1.1 > 가. > 1) > (1)); only the order matters (a heading closes those of equal or deeper rank).
 _HEADING_PATTERNS: tuple[tuple[re.Pattern, int], ...] = (
-    (re.compile(r"^제\s*\d+\s*[편장부]\b"), 1),
-    (re.compile(r"^[IVX]{1,4}\.\s|^[\u2160-\u216b]\.?\s"), 1),
-    (re.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}\.?\s"), 3),
-    (re.compile(r"^\d{1,2}\.\d{1,2}\.?\s"), 2),
-    (re.compile(r"^\d{1,2}\.\s"), 1),
-    (re.compile(r"^제\s*\d+\s*절\b"), 2),
-    (re.compile(r"^[가-하]\.\s"), 2),
-    (re.compile(r"^\(\d{1,2}\)\s|^\d{1,2}\)\s"), 3),
+    (re.compile(r"^제\s*\d+\s*[편부]\b"), 1),
+    (re.compile(r"^제\s*\d+\s*장\b"), 2),
+    (re.compile(r"^[IVX]{1,4}\.\s|^[\u2160-\u216b]\.?\s"), 3),
+    (re.compile(r"^제\s*\d+\s*절\b"), 4),
+    (re.compile(r"^\d{1,2}\.\d{1,2}\.\d{1,2}\.?\s"), 7),
+    (re.compile(r"^\d{1,2}\.\d{1,2}\.?\s"), 6),
+    (re.compile(r"^\d{1,2}\.\s"), 5),
+    (re.compile(r"^[가-하]\.\s"), 8),
+    (re.compile(r"^\d{1,2}\)\s"), 9),
+    (re.compile(r"^\(\d{1,2}\)\s"), 10),
 )
 _SENTENCE_END_RE = re.compile(r"[.!?。][\"'”’)]*$")
+_MARKER_RE = re.compile(r"^(?:제\s*\d+\s*[편장부절]|[IVX]{1,4}\.|[\u2160-\u216b]\.?|[\d.]+|[가-하]\.|\(\d{1,2}\)|\d{1,2}\))\s*")
+_TRAILING_NOTE_RE = re.compile(r"\s*(?:\([^()]*\)|※.*)$")  # "(하기 조건 모두 충족해야 함)", "※ 세부내용 참조"
+_PAREN_RE = re.compile(r"\([^()]*\)")
+# A table-of-contents entry: the title, then its page ("Ⅳ. 행정사항 7", "9. 계약조건31", "개요 ····· 3").
+_TOC_RE = re.compile(r"(?:[^\d\s.,]\s*|\s)\d{1,3}$|[.·…․‥]{3,}")
+# Korean items written as clauses (개조식) end like a sentence: "…제출함", "…있음", "…것", "…한다"; headings do not.
+_CLAUSE_END_RE = re.compile(r"(?:(?<!포)함|[하되있없않같받]음|됨|것|[한된있없이]다|경우|행위)$")
+MAX_HEADING_WORDS = 7  # words after the number, parentheses left out; more is a list item, not a title
 
 
 def numbered_heading_level(text: str, max_len: int = 60) -> int:
-    """Heading level (1-3) of a short numbered line that is not a sentence, else 0."""
+    """Heading level (the marker's rank, 1 = outermost) of a short numbered line that is not a sentence, else 0.
+
+    Refused, though numbered: a "label: value" line or a form field ("마. 소요예산: 270,000,000원",
+    "3. 발주자명 :"), a table-of-contents entry ending in its page number, a clause ending like a
+    sentence ("1) 계약상대자는 … 제안하여야 함", "1. … 동의하는 경우"), and a line of more than
+    MAX_HEADING_WORDS words.
+    """
     t = text.strip()
     if not t or "\n" in t or len(t) > max_len or _SENTENCE_END_RE.search(t):
         return 0
-    for pat, level in _HEADING_PATTERNS:
+    level = 0
+    for pat, lv in _HEADING_PATTERNS:
         if pat.search(t):
-            return level
-    return 0
+            level = lv
+            break
+    if not level:
+        return 0
+    if ":" in t or "\uff1a" in t or _TOC_RE.search(t):
+        return 0
+    title = _MARKER_RE.sub("", t, count=1)
+    core = _TRAILING_NOTE_RE.sub("", title).strip()
+    while core != (shorter := _TRAILING_NOTE_RE.sub("", core).strip()):
+        core = shorter
+    if not core or _SENTENCE_END_RE.search(core) or _CLAUSE_END_RE.search(core):
+        return 0
+    if len(_PAREN_RE.sub(" ", title).split()) > MAX_HEADING_WORDS:
+        return 0
+    return level
 
 
 def _unit_location(parsed: Parsed, unit: int | str | None, base: Location) -> Location:
