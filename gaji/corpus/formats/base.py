@@ -21,7 +21,7 @@ from gaji.types import Document, Location, RowSpan
 
 __all__ = [
     "Unreadable", "Block", "Parsed", "to_documents", "table_blocks", "row_line", "numbered_heading_level", "clean",
-    "ROW_SEP",
+    "ROW_SEP", "is_layout_table",
 ]
 
 ROW_SEP = " \u00b7 "  # between "header: value" pairs of one table row
@@ -84,15 +84,28 @@ def row_line(header: Sequence[str] | None, cells: Sequence[str]) -> str:
     return ROW_SEP.join(parts)
 
 
+def is_layout_table(rows: Sequence[Sequence[str]]) -> bool:
+    """Whether a table only lays out a page (a whole notice drawn in a wide grid of merged cells) rather
+    than holding data: six or more grid columns, yet at least 80 % of its rows fill at most two cells."""
+    if not rows or max(len(r) for r in rows) < 6:
+        return False
+    sparse = sum(1 for r in rows if sum(1 for c in r if c) <= 2)
+    return sparse >= 0.8 * len(rows)
+
+
 def table_blocks(grid: Sequence[Sequence[str]], unit: int | str | None = None) -> list[Block]:
     """A table (rows of cell texts) as row blocks whose cells carry the first row's header.
 
     A table of one row, or whose first row is empty, has no header: its rows are just their values.
+    A layout table (`is_layout_table`) is read as text instead: one text block per row, its cells joined
+    by spaces, so its lines are paragraphs (and numbered headings) like the rest of the document.
     """
     rows = [[" ".join(str(c or "").split()) for c in r] for r in grid]
     rows = [r for r in rows if any(r)]
     if not rows:
         return []
+    if is_layout_table(rows):
+        return [Block(" ".join(c for c in r if c), "text", unit=unit) for r in rows]
     header = rows[0] if len(rows) > 1 else None
     out = []
     if header is not None:

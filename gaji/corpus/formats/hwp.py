@@ -31,16 +31,21 @@ def read(path: Path) -> Parsed:
         raise Unreadable(f"not a readable HWP/HWPX document ({e})") from None
     blocks: list[Block] = []
     for b in doc.blocks:
-        if isinstance(b, syhwp.Table):
-            blocks.extend(table_blocks(b.grid()))
+        if isinstance(b, syhwp.Table):  # a layout table's lines come back as text: they may be headings too
+            blocks.extend(_paragraph(t.text) if t.kind == "text" else t for t in table_blocks(b.grid()))
         elif isinstance(b, syhwp.Paragraph):
-            text = b.text.strip()
-            level = numbered_heading_level(text)
-            blocks.append(Block(text, "heading" if level else "text", level))
+            blocks.append(_paragraph(b.text))
         elif isinstance(b, syhwp.Equation) and b.script:
             blocks.append(Block(b.text))
         # pictures carry no text
     return Parsed(blocks)
+
+
+def _paragraph(text: str) -> Block:
+    """A paragraph, made a heading when it is a numbered heading line."""
+    text = text.strip()
+    level = numbered_heading_level(text)
+    return Block(text, "heading" if level else "text", level)
 
 
 def _open(syhwp, path: Path):
