@@ -121,3 +121,44 @@ def test_a_ruby_without_annotation_keeps_its_text(tmp_path):
     p = write_hwpx(tmp_path / "a.hwpx", "t", [("xml", xml)])
     docs, _ = read_file(p, "a.hwpx", FORMATS["hwpx"])
     assert "이 글은 訓民正音에 관한 것이다." in "\n".join(d.text for d in docs).splitlines()
+
+
+def test_real_government_rfp_sections(fixtures):
+    """A real 제안요청서 (국가데이터처, HWPX): numbered lines that are values, form fields or table-of-contents
+    entries stay text; the numbered titles start sections, nested as the document nests them."""
+    docs, _ = read_file(fixtures / "gov_rfp_synthetic_data.hwpx", "rfp.hwpx", FORMATS["hwpx"])
+    by_section = {tuple(d.location.section): d.text for d in docs}
+    titles = [t for d in docs for t in d.location.section]
+    assert "ㅇ 예산액 : 261,000천원(부가세포함)" in by_section[("6. 소요예산",)].splitlines()
+    assert not [t for t in titles if ":" in t]  # "2. 추진일정 : 계약체결일로부터 12월 18일" was a title
+    assert "2. 추진일정 : 계약체결일로부터 12월 18일" in by_section[("1. 추진체계",)]
+    assert "Ⅳ. 행정사항 7" not in titles and "3. 과제수행계획서 서식 19" not in titles  # the table of contents
+    assert ("Ⅱ. 제안 연구기관 현황", "1. 일반현황") in by_section  # Ⅰ. > 1. > 가.
+    assert ("Ⅲ. 제안 내용", "3. 과제 수행조직 및 업무분장", "가. 수행조직") in by_section
+    assert len(docs) == 37  # 44 before these rules (benchmarks/documents/NOTES.md)
+
+
+def test_real_bid_notice_drawn_as_a_layout_table(fixtures):
+    """A real 조달청 bid notice (HWP) laid out as one 278 x 31 table: its lines are read as text, so its
+    numbered titles are sections and its "label: value" lines stay whole."""
+    docs, _ = read_file(fixtures / "pps_bid_notice.hwp", "notice.hwp", FORMATS["hwp"])
+    by_section = {tuple(d.location.section): d.text for d in docs}
+    assert "○ 추정가격: 50,250,000,000원(부가가치세 제외)" in by_section[("1. 입찰개요",)].splitlines()
+    assert ("5. (입찰, 계약, 하자보수) 보증금 납부", "1) 입찰보증금") in by_section
+    assert [d.location.section[0] for d in docs if len(d.location.section) == 1][:3] == [
+        "1. 입찰개요", "2. 입찰(개찰) 일시 및 장소", "3. 입찰참가자격"]
+    assert all(not d.table_rows for d in docs)  # no "우편번호:: ○ · 추정가격: · …" rows any more
+
+
+@pytest.mark.parametrize("line, level", [
+    ("1. 개요", 5), ("2.1 교대 근무", 6), ("가. 추진 배경", 8), ("Ⅱ. 현황", 3), ("제3장 결론", 2), ("(1) 대상", 10),
+    ("1) 사업자등록증", 9), ("1. 입찰참가자격(하기 조건 모두 충족해야 함)", 5), ("라. 업무 책임", 8),
+    ("마. 소요예산: 270,000,000원", 0), ("3. 발주자명 :", 0), ("Ⅳ. 행정사항 7", 0), ("9. 계약조건31", 0),
+    ("1) 계약상대자는 보안사고 위험요인을 식별하여 대응방안을 제안하여야 함", 0), ("2) 해당 없음", 0),
+    ("1. 발주자 및 구성원 전원이 동의하는 경우", 0), ("3) 입찰자는 제출한다", 0),
+    ("사. 제안서의 내용을 객관적으로 입증할 수 있는 관련 자료는 제안서의 별첨으로 제출", 0),
+])
+def test_numbered_heading_rule(line, level):
+    from gaji.corpus.formats.base import numbered_heading_level
+
+    assert numbered_heading_level(line) == level
