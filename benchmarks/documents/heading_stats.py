@@ -1,7 +1,8 @@
 # Used for benchmarks/documents/NOTES.md: PYTHONPATH=<code> python heading_stats.py FOLDER > out.jsonl
 """Sections, chunks and chunk sizes of every file in a folder, at --chunk-size 1500 (the size a long-document
 index uses), with the code on PYTHONPATH; one JSON line per file."""
-import json, statistics, sys
+import json
+import sys
 from pathlib import Path
 from gaji.corpus.formats import detect, read_file
 from gaji.corpus.chunking import chunk_document, ChunkingConfig

@@ -14,7 +14,8 @@ Formats (chosen by path):
   Ids are the path relative to the folder (``notes/a.md``), with a unit suffix where a file makes
   several Documents (``report.pdf#page3``, ``deck.pptx#slide2``, ``budget.xlsx#sheet1``,
   ``guide.docx#sec2``). A .txt/.md title is its first Markdown heading (or front-matter ``title``),
-  else the file name.
+  else the file name. A Markdown file with ``#`` headings makes one Document per section
+  (``notes.md#sec2``, `read_text_documents`).
 - a single document file: its Documents, ids as above with the file name.
 
 Documents read from files carry a `Location` (file, sha256 of the file, page / slide / sheet / section).
@@ -56,6 +57,7 @@ __all__ = [
     "read_json",
     "read_folder",
     "read_text_file",
+    "read_text_documents",
     "read_korquad",
     "is_korquad",
     "TEXT_SUFFIXES",
@@ -359,6 +361,32 @@ def read_text_file(
                     location=loc)
 
 
+def read_text_documents(
+    path: str | Path, root: str | Path | None = None, *, skip_bad: bool = False, report: ReadReport | None = None
+) -> list[Document]:
+    """A .txt/.md file as Documents: one, or for Markdown with ``#`` headings one per section.
+
+    A Markdown file whose headings make several sections (gaji.corpus.formats.markdown) gives Documents
+    ``notes.md#sec1``, ``#sec2`` … titled ``file title › section › subsection``, each with its heading
+    path in ``location.section``; a file of one section keeps the file's id and its whole text.
+    """
+    from gaji.corpus.formats.markdown import markdown_sections
+
+    doc = read_text_file(path, root, skip_bad=skip_bad, report=report)
+    if doc is None or Path(path).suffix.lower() not in (".md", ".markdown"):
+        return [doc] if doc is not None else []
+    pieces = markdown_sections(doc.text)
+    if len(pieces) <= 1 and all(not section for section, _ in pieces):
+        return [doc]
+    out = []
+    for n, (section, text) in enumerate(pieces, 1):
+        loc = dataclasses.replace(doc.location, section=list(section)) if doc.location is not None else None
+        shown = section[1:] if section and section[0] == doc.title else section  # the title once, not twice
+        out.append(dataclasses.replace(doc, id=f"{doc.id}#sec{n}", text=text, location=loc,
+                                       title=" \u203a ".join([doc.title, *shown]), metadata=dict(doc.metadata)))
+    return out
+
+
 def _read_document_file(path: Path, root: Path | None, ctx: _Ctx) -> Iterator[Document]:
     """The Documents of one file in a folder (or named alone): read by its content's format.
 
@@ -390,11 +418,10 @@ def _read_document_file(path: Path, root: Path | None, ctx: _Ctx) -> Iterator[Do
         ctx.report.notices.append(f"{path}: {notice}")
     if fmt.name == "text":
         scratch = ReadReport()
-        doc = read_text_file(path, root, skip_bad=True, report=scratch)
+        docs = read_text_documents(path, root, skip_bad=True, report=scratch)
         for s in scratch.skipped:
             ctx.unreadable(s.reason, s.path, s.line)
-        if doc is not None:
-            yield doc
+        yield from docs
         return
     try:
         docs, parsed = read_file(path, rel, fmt, rel=rel)
@@ -465,8 +492,7 @@ def iter_documents(
     elif suffix == ".json":
         yield from read_json(p, skip_bad=skip_bad, report=report)
     elif suffix in TEXT_SUFFIXES:
-        doc = read_text_file(p, None, skip_bad=skip_bad, report=report)
-        if doc is not None:
+        for doc in read_text_documents(p, None, skip_bad=skip_bad, report=report):
             yield doc, None
     else:
         ctx = _Ctx(skip_bad, report if report is not None else ReadReport())

@@ -94,9 +94,10 @@ def test_folder_of_txt_and_md(tmp_path):
     (root / "skip.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")  # no reader takes images (PDFs are read now)
     docs, _ = read_documents([root])
     by_id = {d.id: d for d in docs}
-    assert sorted(by_id) == ["a.txt", "c.md", "sub/b.md"]
+    assert sorted(by_id) == ["a.txt", "c.md", "sub/b.md#sec1", "sub/b.md#sec2"]  # a heading starts a section
     assert by_id["a.txt"].title == "a"
-    assert by_id["sub/b.md"].title == "제목입니다"
+    assert by_id["sub/b.md#sec1"].title == "제목입니다" and by_id["sub/b.md#sec1"].text == "intro"
+    assert by_id["sub/b.md#sec2"].text == "본문이다." and by_id["sub/b.md#sec2"].location.section == ["제목입니다"]
     assert by_id["c.md"].title == "Front Title" and by_id["c.md"].text == "body here"
     assert by_id["c.md"].metadata == {"tags": ["x"]}
 
@@ -201,3 +202,20 @@ def test_a_folder_with_only_unreadable_files_names_them(tmp_path):
     msg = str(e.value)
     assert "2 files could not be read, and there is nothing else to index" in msg
     assert "빈.md: empty file" in msg and "깨진.docx" in msg and "empty corpus" not in msg
+
+
+def test_markdown_headings_become_sections(tmp_path):
+    p = tmp_path / "안내.md"
+    p.write_text("# 사내 안내\n\n머리말이다.\n\n## 예산\n\n모바일사업부 예산은 48억 원이다.\n\n### 세부\n\n"
+                 "```\n# 코드 안의 줄\n    들여쓰기\n```\n\n## 일정\n첫 회의는 봄에 열렸다.\n", encoding="utf-8")
+    docs, _ = read_documents([p])
+    assert [d.id for d in docs] == ["안내.md#sec1", "안내.md#sec2", "안내.md#sec3", "안내.md#sec4"]
+    assert [d.location.section for d in docs] == [[], ["예산"], ["예산", "세부"], ["일정"]]
+    assert [d.title for d in docs] == ["사내 안내", "사내 안내 › 예산", "사내 안내 › 예산 › 세부", "사내 안내 › 일정"]
+    assert docs[0].text == "머리말이다." and docs[1].text == "모바일사업부 예산은 48억 원이다."
+    assert docs[2].text == "```\n# 코드 안의 줄\n    들여쓰기\n```"  # code keeps its lines and indentation
+    assert all(d.location.file == "안내.md" and d.location.sha256 == docs[0].location.sha256 for d in docs)
+    q = tmp_path / "메모.md"
+    q.write_text("# 메모\n\n가지 프로젝트의 첫 회의는 봄에 열렸다.", encoding="utf-8")
+    (one,), _ = read_documents([q])  # a title and its text: one Document, as before
+    assert one.id == "메모.md" and one.title == "메모" and one.location.section == []
