@@ -210,6 +210,7 @@ class Method:
                 trace.root.error = str(e)
         if not self.long_answers():
             shape_trace_answer(trace)
+            narrow_cited_rows(trace)
         trace.wall_ms = (time.perf_counter() - t0) * 1000
         trace.root.wall_ms = trace.root.wall_ms or trace.wall_ms
         if not trace.root.answer:
@@ -221,6 +222,17 @@ class Method:
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+
+def narrow_cited_rows(trace: Trace) -> None:
+    """A cited spreadsheet passage names the row that holds the answer, not the rows of its whole chunk
+    (gaji.corpus.rowcite): the trace's passage is replaced by one whose location is that row."""
+    from gaji.corpus.rowcite import narrow_to_answer
+
+    for pid in trace.citations:
+        p = trace.passages.get(pid)
+        if p is not None and p.location is not None and p.location.rows:
+            trace.passages[pid] = narrow_to_answer(p, trace.answer, trace.question)
 
 
 def shape_trace_answer(trace: Trace) -> None:

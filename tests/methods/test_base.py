@@ -35,3 +35,26 @@ def test_options_made_in_code_are_checked_too():
     assert oner(k=100).opts.k == 100
     assert METHODS.get("auto")(k=0).opts.k == 0  # auto's 0: the routed method's own k
     assert METHODS.get("contregen")(max_depth=0).opts.max_depth == 0
+
+
+def test_a_cited_spreadsheet_passage_names_the_row_of_the_answer(tmp_path):
+    from gaji.bench.docgen import write_xlsx
+    from gaji.index.build import build_index
+    from gaji.llm.scripted import ScriptedLLM
+    from gaji.llm.tracked import TrackedLLM
+    from gaji.methods.base import RunContext
+
+    rows = [["부서", "예산"], ["모바일사업부", "48억 원"], ["등대사업부", "77억 원"], ["반딧불사업부", "12억 원"]]
+    (tmp_path / "docs").mkdir()
+    write_xlsx(tmp_path / "docs" / "예산.xlsx", {"부서별": rows})
+    idx = build_index([tmp_path / "docs"], tmp_path / "idx", dense=False, progress=False)
+    try:
+        llm = ScriptedLLM([(r"등대사업부", "답: 77억 원\n근거: [1]")])
+        t = METHODS.get("oner")(k=1).run("등대사업부의 예산은?", RunContext(llm=TrackedLLM(llm, backoff_s=0),
+                                                                     retriever=idx.retriever("bm25")))
+    finally:
+        idx.close()
+    assert t.answer == "77억 원" and t.citations == ["예산.xlsx#sheet1"]
+    cited = t.passages["예산.xlsx#sheet1"]
+    assert cited.location.rows == [3, 3] and cited.location.label() == "예산.xlsx · 부서별 · row 3"
+    assert "3행 · 부서: 등대사업부 · 예산: 77억 원" in cited.text.splitlines()

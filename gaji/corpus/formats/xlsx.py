@@ -1,10 +1,14 @@
 """XLSX with openpyxl (MIT): sheet by sheet; the first non-empty row is the header and every other
 row becomes one line that repeats it ("부서: 모바일사업부 · 예산: 48억 원"), tagged with its row
-number so citations can say "rows 2–5". Cached formula values are read (not the formulas)."""
+number so citations can say "rows 2–5". Each line starts with its row number ("3행 · 부서: 등대사업부 ·
+…", gaji.corpus.rowcite), so a passage shows which row a line is and a citation can name the row that
+holds the answer. Cached formula values are read (not the formulas)."""
 from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
+
+from gaji.corpus.rowcite import row_prefix
 
 from .base import ROW_SEP, Block, Parsed, row_line
 
@@ -39,11 +43,13 @@ def read(path: Path) -> Parsed:
                     continue
                 if header is None:
                     header = cells
-                    blocks.append(Block(ROW_SEP.join(c for c in cells if c), "row", unit=ws.title, row=r))
+                    label = " ".join(header)  # the sheet's language, for the row labels
+                    blocks.append(Block(row_prefix(r, label) + ROW_SEP.join(c for c in cells if c), "row",
+                                        unit=ws.title, row=r))
                     continue
                 line = row_line(header, cells)
                 if line:
-                    blocks.append(Block(line, "row", unit=ws.title, row=r))
+                    blocks.append(Block(row_prefix(r, label) + line, "row", unit=ws.title, row=r))
         return Parsed(blocks, unit="sheet", units_total=len(wb.worksheets))
     finally:
         wb.close()

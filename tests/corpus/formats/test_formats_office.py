@@ -39,7 +39,7 @@ def test_xlsx_rows_repeat_their_header_and_chunks_keep_rows(tmp_path):
     (doc,), parsed = read_file(p, "예산.xlsx", FORMATS["xlsx"])
     assert doc.id == "예산.xlsx#sheet1" and doc.location.sheet == "2024년" and doc.title == "예산 › 2024년"
     lines = doc.text.splitlines()
-    assert lines[0] == "부서 · 예산 · 비고" and lines[1] == "부서: 모바일사업부 · 예산: 48억 원"
+    assert lines[0] == "1행 · 부서 · 예산 · 비고" and lines[1] == "2행 · 부서: 모바일사업부 · 예산: 48억 원"
     assert [r.row for r in doc.table_rows][:3] == [1, 2, 3]
     chunks = chunk_document(doc, ChunkingConfig(size=150, overlap=0))
     assert len(chunks) > 5
@@ -48,3 +48,9 @@ def test_xlsx_rows_repeat_their_header_and_chunks_keep_rows(tmp_path):
         first, last = c.location.rows
         assert c.text.splitlines()[0] == lines[first - 1] and c.text.splitlines()[-1] == lines[last - 1]
     assert chunks[1].location.label().startswith("예산.xlsx · 2024년 · rows ")
+
+
+def test_xlsx_row_labels_follow_the_sheet_language(tmp_path):
+    p = write_xlsx(tmp_path / "budget.xlsx", {"2024": [["Team", "Budget"], ["Lighthouse", "7.7"]]})
+    (doc,), _ = read_file(p, "budget.xlsx", FORMATS["xlsx"])
+    assert doc.text.splitlines() == ["row 1 · Team · Budget", "row 2 · Team: Lighthouse · Budget: 7.7"]
