@@ -1,6 +1,7 @@
 """Prompt pieces shared by methods: passages as delimited data, answer parsing, citations."""
 from __future__ import annotations
 
+import json
 import re
 
 from gaji.errors import ConfigError
@@ -79,8 +80,24 @@ def trim_passage(text: str, max_chars: int, query_keys: set[str] | None = None) 
     return relevant_sentences(text, query_keys, max_chars)[0]
 
 
+# a reply in a code fence ("```json\n{...}\n```"): its content is the answer, not the fence's first line
+_FENCED = re.compile(r"^\s*```[\w+-]*[ \t]*\n?(.*?)\n?\s*```\s*$", re.S)
+
+
+def unfence(text: str) -> str:
+    """A fenced reply's content, a JSON object or list in it as one compact line; other text as it is."""
+    m = _FENCED.match(text)
+    body = m.group(1).strip() if m else text.strip()
+    if body[:1] in "{[":
+        try:
+            return json.dumps(json.loads(body), ensure_ascii=False)
+        except ValueError:
+            pass
+    return body if m else text
+
+
 def clean_answer(text: str) -> str:
-    t = text.strip().split("\n")[0].strip()
+    t = unfence(text).strip().split("\n")[0].strip()
     t = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]\s*", " ", t).strip()  # drop [1] citation marks
     t = t.strip(" \"'“”`")
     if t.endswith(".") and not re.search(r"\b[A-Z]\.$", t):
@@ -185,7 +202,7 @@ _LABEL = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*", re.I)
 def plain_answer(text: str) -> str:
     """The answer of a "plain" reply: a short reply is cleaned like any answer (first line, [n] marks and
     quotes dropped); a long multi-line reply (a long-form answer) is kept whole."""
-    text = _LABEL.sub("", text.strip())
+    text = unfence(_LABEL.sub("", text.strip()))
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if len(lines) > 1 and len(text) > 100:
         return text

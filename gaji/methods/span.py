@@ -144,19 +144,30 @@ def _span_ko(sentence: str, question: str) -> str:
         # a choice answered by restating it ("박형식이 먼저 태어났습니다" for "박형식과 승리 중 누가 먼저 …"): the
         # option the sentence names first, its particle dropped
         return _chosen_option(words, question) if _KO_CHOICE.search(question) else ""
+    end = rest[-1][0]
     if _KO_ASKS_NUMBER.search(question):
-        numeric = [(i, w) for i, w in rest if re.search(r"\d", w)]
-        rest = numeric or rest
-    # the last run of adjacent words: the answer sits right before the (dropped) predicate
-    run = [rest[-1]]
-    for i, w in reversed(rest[:-1]):
-        if i != run[0][0] - 1 or _KO_MARKED.search(w.strip(_QUOTES)):
-            break
-        run.insert(0, (i, w))
-    text = " ".join(w for _, w in run)
+        numeric = [i for i, w in rest if re.search(r"\d", w)]
+        if numeric and not any(re.search(r"\d", w) for w in _run(words, end, asked)):
+            end = numeric[-1]
+    text = " ".join(_run(words, end, asked))
     head, _, tail = text.rpartition(" ")
     core = _ko_word_core(tail or text)
     return _strip_edges(f"{head} {core}" if head else core)
+
+
+def _run(words: list[str], end: int, asked: set[str]) -> list[str]:
+    """The words that end at `end` and belong to one phrase: back over adjacent words the question does not
+    hold, up to a word marked by a particle ("매년 4월 셋째 주 목요일에" whole, not its last word); a
+    one-syllable word ("주", "더") joins only between two such words."""
+    start = end
+    while start > 0:
+        w = words[start - 1]
+        if _KO_MARKED.search(w.strip(_QUOTES)) or (_keys(w) and _keys(w) <= asked):
+            break
+        start -= 1
+    while start < end and not _keys(words[start]):
+        start += 1
+    return words[start:end + 1]
 
 
 def first_clause(reply: str) -> str:
@@ -174,11 +185,45 @@ def first_clause(reply: str) -> str:
     return stem + ("다" if stem.endswith(("했", "었", "았", "였", "이", "됐", "졌", "왔", "갔", "났")) else "이다")
 
 
+# the morphemes a Korean answer cannot end with: a verb or adjective stem, a pre-final or connective ending,
+# an adnominal ending ("정할", "작성했어?"): what is left is a piece of a predicate, not an answer
+_KO_PREDICATE_TAGS = ("VV", "VA", "VX", "VCP", "VCN", "XSV", "XSA", "EP", "EC", "ETM", "EF", "ETN")
+
+
+def is_fragment(span: str) -> bool:
+    """Is a Korean span a piece of a predicate rather than an answer (its last morpheme a verb, an adjective
+    or an ending, or a sentence ending inside it)? Needs kiwipiepy; without it, nothing is a fragment."""
+    from gaji.text.analyzers import kiwi_tokens
+
+    if not re.search(r"[가-힣]", span):
+        return False
+    tokens = kiwi_tokens(span.strip())
+    if not tokens:
+        return False
+    tags = [t.tag.split("-", 1)[0] for t in tokens]
+    if tags[-1] in _KO_PREDICATE_TAGS:
+        return True
+    return any(tag == "EF" for tag in tags[:-1])  # "작성했어? 총무팀": a question's ending inside
+
+
+def unask(reply: str, question: str) -> str:
+    """A reply that restates its question, then answers ("작성했어? 총무팀" for "회의록은 누가 작성했어?"): the
+    answer after the question mark; else the reply."""
+    m = re.match(r"^([^.!。\n]+?[?？])\s*(\S.*)$", reply.strip(), re.S)  # a question first, no sentence before it
+    if m and _keys(m.group(1)) & _keys(question) and len(m.group(1).split()) <= len(question.split()) + 2 \
+            and not m.group(2).strip().endswith(("?", "？")):
+        return m.group(2).strip()
+    return reply.strip()
+
+
 def span_of(sentence: str, question: str, lang: str) -> str:
-    """The answer span inside a sentence-like reply; the reply itself when no span can be cut out."""
+    """The answer span inside a sentence-like reply; the reply itself when no span can be cut out, or when
+    what would be cut is a fragment of the predicate ("정할" from "… 시간을 정할 수 있다")."""
     s = sentence.strip()
     if lang == "ko" or re.search(r"[가-힣]", s):
         span = _span_ko(s, question)
+        if span and is_fragment(span):
+            span = ""
     else:
         m = _EN_ANSWER_IS.match(s) or _EN_IS_ANSWER.match(s)
         span = _strip_edges(m.group(1)) if m else ""
@@ -232,7 +277,7 @@ def drop_restated_head(reply: str, question: str) -> str:
 
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
-    reply = unecho(reply)
+    reply = unask(unecho(reply), question)
     yes_no = _YES_NO.match(reply)
     if yes_no:  # the opening word is the answer; the rest explains it
         return Shaped(yes_no.group(1), reply)
