@@ -112,12 +112,26 @@ def _ko_word_core(word: str) -> str:
 
 
 def _chosen_option(words: list[str], question: str) -> str:
-    """The first word of a restated choice that is one of the question's options (its stem in the question)."""
+    """The first word of a restated choice that is one of the question's options (its stem in the question),
+    a name before a common noun ("배우 김을동이 먼저 …" -> "김을동", not "배우")."""
+    found = []
     for w in words:
         bare = strip_ko_ending(w.strip(_QUOTES))
         if len(bare) >= 2 and bare in question:
-            return bare
-    return ""
+            found.append(bare)
+    names = [b for b in found if _is_name(b)]
+    return (names or found or [""])[0]
+
+
+def _is_name(word: str) -> bool:
+    """A proper noun, or a word with Latin letters or digits (kiwipiepy's tags; without it, no word is)."""
+    from gaji.text.analyzers import kiwi_available, kiwi_tokens
+
+    if re.search(r"[A-Za-z0-9]", word):
+        return True
+    if not kiwi_available():
+        return False
+    return any(t.tag.startswith("NNP") for t in kiwi_tokens(word) or [])
 
 
 def _span_ko(sentence: str, question: str) -> str:
@@ -190,20 +204,80 @@ def first_clause(reply: str) -> str:
 _KO_PREDICATE_TAGS = ("VV", "VA", "VX", "VCP", "VCN", "XSV", "XSA", "EP", "EC", "ETM", "EF", "ETN")
 
 
-def is_fragment(span: str) -> bool:
-    """Is a Korean span a piece of a predicate rather than an answer (its last morpheme a verb, an adjective
-    or an ending, or a sentence ending inside it)? Needs kiwipiepy; without it, nothing is a fragment."""
-    from gaji.text.analyzers import kiwi_tokens
+_PAIRS = ("()", "《》", "〈〉", "「」", "『』", "[]", "“”", "‘’")
 
-    if not re.search(r"[가-힣]", span):
+
+def is_fragment(span: str) -> bool:
+    """Is a Korean span a piece of a sentence rather than an answer? Its last morpheme a verb, an adjective
+    or an ending ("정할"), its first a predicate or a particle ("든 영화": a clause without its subject), a
+    sentence ending inside ("작성했어? 총무팀"), only bound nouns ("것", "수"), or a bracket left open
+    ("경장사업(更張事業"). Needs kiwipiepy for all but the brackets."""
+    from gaji.text.analyzers import kiwi_available, kiwi_tokens
+
+    if any(span.count(o) != span.count(c) for o, c in _PAIRS):
+        return True
+    if not re.search(r"[가-힣]", span) or not kiwi_available():
         return False
     tokens = kiwi_tokens(span.strip())
     if not tokens:
         return False
     tags = [t.tag.split("-", 1)[0] for t in tokens]
-    if tags[-1] in _KO_PREDICATE_TAGS:
+    if tags[-1] in _KO_PREDICATE_TAGS or tags[0] in _KO_PREDICATE_TAGS or tags[0].startswith("J"):
         return True
-    return any(tag == "EF" for tag in tags[:-1])  # "작성했어? 총무팀": a question's ending inside
+    if all(tag in ("NNB", "NP") or tag.startswith(("S", "J")) for tag in tags) and not any(
+            tag in ("SN", "SL", "SH") for tag in tags):
+        return True  # "것", "수", "그것은": no content of its own
+    return any(tag == "EF" for tag in tags[:-1])  # a sentence ends inside it
+
+
+def _is_head_noun(span: str, question: str) -> bool:
+    """Is the span the noun the question asks about ("사람" for "…기타를 내놓은 사람은?"): a restatement, not
+    an answer."""
+    words = question.strip().rstrip("?？ ").split()
+    if not words or " " in span.strip():
+        return False
+    head = strip_ko_ending(words[-1].strip(_QUOTES))
+    return bool(head) and strip_ko_ending(span.strip(_QUOTES)) == head
+
+
+def _close_brackets(span: str, source: str) -> str:
+    """A span whose closing bracket the edge stripping took ("드라마 《아이리스") given it back when the
+    source has it right after."""
+    for o, c in _PAIRS:
+        if span.count(o) == span.count(c) + 1 and span + c in source:
+            span += c
+    return span
+
+
+# an English choice question: "…, A or B?"
+_EN_CHOICE = re.compile(r"(?:^|,|:)\s*([^,:?]+?)\s+or\s+([^,?]+?)\s*\?*\s*$", re.I)
+# an English reply that restates the question, then names the answer: "<restated> is/was <answer>."
+_EN_COPULA = re.compile(r"^(.+?)\s+(?:is|was|are|were)\s+([A-Z0-9\"'“].*?)\.?$")
+
+
+def _en_span(reply: str, question: str) -> str:
+    """An English reply's answer when it restates its question: the option of "A or B?" it names ("The
+    Battle of Manila occurred first." -> "The Battle of Manila"), or the complement of a restating copula
+    ("Empress Wang's mother-in-law is Empress Zhangsun." -> "Empress Zhangsun"); "" when neither."""
+    r = reply.strip().rstrip(".")
+    m = _EN_CHOICE.search(question.strip())
+    if m:
+        low = r.lower()
+        hits = []
+        for opt in m.groups():
+            opt = re.sub(r"^(?:the|a|an)\s+", "", opt.strip(), flags=re.I)
+            at = low.find(opt.lower())
+            if opt and at >= 0:
+                start = max(0, at - 4) if low[max(0, at - 4):at] == "the " else at
+                hits.append(r[start:at + len(opt)])
+        if len(hits) == 1 and _norm(hits[0]) != _norm(r):
+            return hits[0]
+        return ""
+    c = _EN_COPULA.match(r)
+    if c and _keys(c.group(1)) and _keys(c.group(1)) <= _keys(question) and len(c.group(2).split()) <= 8 \
+            and not re.search(r",\s*(?:who|which|where|when)\b", c.group(2)):
+        return _strip_edges(c.group(2))
+    return ""
 
 
 def unask(reply: str, question: str) -> str:
@@ -221,8 +295,8 @@ def span_of(sentence: str, question: str, lang: str) -> str:
     what would be cut is a fragment of the predicate ("정할" from "… 시간을 정할 수 있다")."""
     s = sentence.strip()
     if lang == "ko" or re.search(r"[가-힣]", s):
-        span = _span_ko(s, question)
-        if span and is_fragment(span):
+        span = _close_brackets(_span_ko(s, question), s)
+        if span and (is_fragment(span) or _is_head_noun(span, question)):
             span = ""
     else:
         m = _EN_ANSWER_IS.match(s) or _EN_IS_ANSWER.match(s)
@@ -301,6 +375,10 @@ def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: s
     if is_sentence(reply, lang):
         span = span_of(reply, question, lang)
         if span != reply:
+            return Shaped(span, reply)
+    if not re.search(r"[가-힣]", reply):
+        span = _en_span(reply, question)
+        if span:
             return Shaped(span, reply)
     reply = drop_restated_head(reply, question)  # a reply without Hangul comes back as it is
     return Shaped(reply, explain(reply, passages, question))

@@ -36,7 +36,8 @@ from gaji.serve.guard import LOOPBACK_NAMES, RequestGuardMiddleware
 from gaji.serve.indexes import IndexSet
 from gaji.serve.limits import BodyLimitMiddleware
 from gaji.serve.metrics import Metrics, MetricsMiddleware
-from gaji.serve.routes import ask, chat, history as history_routes, indexes as index_routes, info, page
+from gaji.serve.passage_links import secret_for
+from gaji.serve.routes import ask, chat, history as history_routes, indexes as index_routes, info, page, passage
 from gaji.serve.service import AskService
 
 
@@ -74,6 +75,7 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
                   "Send the API key as `Authorization: Bearer KEY` or `X-API-Key: KEY` when the server has one.")
     app.state.metrics, app.state.runner, app.state.indexes, app.state.config = metrics, service.runner, indexes, cfg
     app.state.ask = service
+    app.state.link_secret = secret_for(cfg.api_key)  # signs the passage links citations carry
 
     # middleware: the last added runs first (metrics see every request, also refused ones; the guard
     # refuses foreign hosts, cross-origin writes and non-JSON bodies before CORS, the key or any route)
@@ -92,6 +94,7 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
 
     add_error_handlers(app)
     page.mount_static(app)
-    for router in (page.router, info.router, index_routes.router, ask.router, history_routes.router, chat.router):
+    for router in (page.router, info.router, index_routes.router, ask.router, history_routes.router, chat.router,
+                   passage.router):
         app.include_router(router)
     return app

@@ -33,7 +33,8 @@ def openai_error(status: int, message: str, param: str | None = None) -> dict[st
 def error_json(path: str, status: int, message: str, **extra: Any) -> dict[str, Any]:
     """The body of an error on `path`: OpenAI's shape on /v1, else `{"error": message, **extra}`."""
     if is_openai_path(path):
-        return openai_error(status, message)
+        param = extra.get("param")
+        return openai_error(status, message, param if isinstance(param, str) else None)
     return {"error": message, **extra}
 
 

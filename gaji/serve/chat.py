@@ -8,7 +8,14 @@ A chat request carries the whole conversation: its last message is the question,
 turns before it are the history a follow-up is rewritten against (system messages are ignored: the
 method writes its own prompts, and so chooses its own generation parameters). gaji's own extras go in
 an optional `gaji` object (`extra_body={"gaji": {...}}` with the openai client): `conversation_id`,
-method `options`, `retriever`, `lang`, `include_prompts`.
+method `options`, `retriever`, `lang`, `include_prompts`, and `sources` (false: no sources block in the
+text; the `[n]` markers and the annotations stay).
+
+gaji honours what it can and refuses the rest (an OpenAI-shaped 400 naming the field): `tools`,
+`tool_choice`, `functions`, `logprobs`, `response_format` other than text and `json_object`, and any field
+OpenAI's request does not have. `response_format={"type": "json_object"}` is honoured: the content is
+one JSON object. Sampling knobs (temperature, top_p, max_tokens, …) are accepted and not applied (each
+method sets its own); the response lists them in `gaji.ignored`.
 
 Every response carries, besides the standard fields, a `gaji` object: the trace id (the whole tree
 is GET /api/traces/{trace_id}), the conversation id, the question as answered (a follow-up's
@@ -18,13 +25,16 @@ made, the rewrite included.
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import time
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from gaji.conversation.turns import Turn
 from gaji.registry import METHODS
+from gaji.serve.citations import Source, answer_of_shown, render, sources_of
 from gaji.serve.errors import ApiError
 from gaji.serve.indexes import IndexSet
 from gaji.serve.schemas import OptionValue
@@ -52,11 +62,28 @@ class GajiChatOptions(BaseModel):
     retriever: str | None = None
     lang: Literal["auto", "ko", "en"] | None = None
     include_prompts: bool = False
+    sources: bool = Field(True, description="end the text with a sources block (markers and annotations stay)")
+
+
+# OpenAI request fields that change only how a model samples: accepted, not applied, listed in the reply
+SAMPLING = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "presence_penalty", "frequency_penalty",
+            "seed", "stop", "logit_bias", "user", "metadata", "store", "service_tier", "reasoning_effort",
+            "parallel_tool_calls", "verbosity", "prompt_cache_key", "safety_identifier")
+# OpenAI request fields gaji cannot honour: refused when set to anything but their "off" value
+UNSUPPORTED = {"tools": "gaji answers from its documents and calls no tools",
+               "tool_choice": "gaji answers from its documents and calls no tools",
+               "functions": "gaji answers from its documents and calls no functions",
+               "function_call": "gaji answers from its documents and calls no functions",
+               "logprobs": "gaji returns no token log-probabilities",
+               "top_logprobs": "gaji returns no token log-probabilities",
+               "audio": "gaji answers in text only", "modalities": "gaji answers in text only",
+               "prediction": "gaji does not take predicted outputs",
+               "web_search_options": "gaji searches only its own indexes"}
+_OFF = (None, False, [], {}, "none", ["text"], 0)
 
 
 class ChatRequest(BaseModel):
-    """OpenAI's chat.completions request. Generation parameters (temperature, max_tokens, …) are accepted
-    and ignored: each method sets its own."""
+    """OpenAI's chat.completions request; see the module docstring for what is honoured."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -65,11 +92,35 @@ class ChatRequest(BaseModel):
     stream: bool = False
     stream_options: dict[str, Any] | None = None
     n: int | None = None
+    response_format: dict[str, Any] | None = None
     gaji: GajiChatOptions | None = None
 
     @property
     def include_usage(self) -> bool:
         return bool((self.stream_options or {}).get("include_usage"))
+
+    @property
+    def json_object(self) -> bool:
+        return (self.response_format or {}).get("type") == "json_object"
+
+    def check_fields(self) -> list[str]:
+        """The sampling fields set (ignored); ApiError 400 naming a field gaji cannot honour."""
+        extra = dict(self.model_extra or {})
+        for name, why in UNSUPPORTED.items():
+            if name in extra and extra[name] not in _OFF:
+                raise ApiError(400, f"{name}: not supported: {why} (remove the field)", param=name)
+        unknown = [k for k in extra if k not in UNSUPPORTED and k not in SAMPLING]
+        if unknown:
+            raise ApiError(400, f"{unknown[0]}: unknown field (an OpenAI chat.completions field gaji does not "
+                           f"know; gaji's own options go in the `gaji` object)", param=unknown[0])
+        kind = (self.response_format or {}).get("type", "text")
+        if kind not in ("text", "json_object"):
+            raise ApiError(400, f"response_format: type {kind!r} is not supported (use \"text\" or "
+                           f"\"json_object\"; gaji's answers have a fixed shape, not a caller's schema)",
+                           param="response_format")
+        if self.n not in (None, 1):
+            raise ApiError(400, "n: gaji gives one answer per request (n must be 1)", param="n")
+        return [k for k in extra if k in SAMPLING and extra[k] is not None]
 
 
 def message_text(m: ChatMessage, i: int) -> str:
@@ -90,6 +141,12 @@ def conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
     """(the question: the last message, which must be the user's; the turns before it)."""
     said = [(m.role, message_text(m, i).strip()) for i, m in enumerate(messages)
             if m.role in ("user", "assistant")]
+    if said and said[-1][0] == "assistant" and any(r == "user" for r, _ in said):
+        # a chat front end's "continue": the last message is the reply to go on with
+        raise ApiError(400, "messages: the last message is the assistant's (a \"continue\" request): gaji answers "
+                       "whole questions and cannot continue a reply; ask again or ask a follow-up. "
+                       "마지막 메시지가 답변(assistant)입니다: gaji는 답변을 이어 쓰지 않습니다. 다시 묻거나 후속 질문을 하세요.",
+                       param="messages")
     if not said or said[-1][0] != "user":
         raise ApiError(400, "messages: the last message must be the user's question (role \"user\")")
     question = said[-1][1]
@@ -100,7 +157,7 @@ def conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
         if role == "user":
             turns.append(Turn(question=text))
         elif turns and not turns[-1].answer:
-            turns[-1].answer = text.split(REVISED)[-1]  # the last draft of a streamed answer
+            turns[-1].answer = answer_of_shown(text, REVISED)  # the short answer of what gaji showed
     return question, [t for t in turns if t.question]
 
 
@@ -133,18 +190,61 @@ def parse_model(name: str, default: str) -> tuple[str, str | None]:
     return method, (index or None)
 
 
+# what each method is called and does, for people choosing a model in a chat front end
+LABELS: dict[str, tuple[str, str, str, str]] = {  # method: (Korean name, English name, Korean help, English help)
+    "auto": ("자동", "Auto", "먼저 한 번 검색해 답하고, 답이 불확실하면 더 깊이 찾습니다 (기본).",
+             "Answers from one retrieval first and searches deeper when unsure (the default)."),
+    "oner": ("한 번 검색", "One retrieval", "질문으로 한 번 검색해 찾은 구절로 답합니다. 가장 빠릅니다.",
+             "Retrieves once with the question and answers from the passages. The fastest."),
+    "nor": ("검색 없이", "No retrieval", "문서를 찾지 않고 모델이 아는 것만으로 답합니다.",
+            "Answers closed-book, from the model alone, without your documents."),
+    "toq": ("질문 트리", "Question tree", "어려운 질문을 하위 질문의 트리로 나누어 답하고 검증합니다.",
+            "Splits a hard question into a tree of sub-questions, answers and checks them."),
+    "chain": ("질문 사슬", "Question chain", "하위 질문을 하나씩 검색하며 이어 갑니다 (다단계 질문).",
+              "Follows a chain of sub-questions, retrieving for each (multi-hop questions)."),
+    "ircot": ("생각하며 검색", "IRCoT", "추론 문장마다 다시 검색합니다 (IRCoT).",
+              "Retrieves again after each reasoning sentence (IRCoT)."),
+    "self_ask": ("스스로 묻기", "Self-Ask", "후속 질문을 스스로 묻고 검색해 답합니다 (Self-Ask).",
+                 "Asks and answers its own follow-up questions with retrieval (Self-Ask)."),
+    "iter_retgen": ("반복 검색·생성", "Iter-RetGen", "답을 쓰고 그 답으로 다시 검색하기를 반복합니다.",
+                    "Alternates retrieving and generating for a few rounds (Iter-RetGen)."),
+    "cot": ("단계별 풀이", "Chain of thought", "한 번 검색한 뒤 단계별로 풀어 답합니다.",
+            "Retrieves once, then reasons step by step."),
+    "cot_nr": ("검색 없이 단계별 풀이", "Chain of thought, no retrieval", "문서 없이 단계별로 풀어 답합니다.",
+               "Reasons step by step without your documents."),
+    "contregen": ("긴 답", "Long answer", "주제별 하위 질문을 찾아 긴 글로 정리합니다.",
+                  "Plans facet sub-questions and writes a long-form answer."),
+}
+
+
+def model_card(name: str, method: str, index: str | None, help_text: str, created: int) -> dict[str, Any]:
+    """One /v1/models entry: the id, a name and a description a person can choose by (Korean and English)."""
+    ko, en, ko_help, en_help = LABELS.get(method, (method, method, help_text, help_text))
+    where_ko = f" · 색인 {index}" if index else ""
+    where_en = f" · index {index}" if index else ""
+    return {"id": name, "object": "model", "created": created, "owned_by": "gaji",
+            "name": f"{ko} ({en}){where_en}", "description": f"{ko_help}{where_ko}\n{en_help}{where_en}",
+            "gaji": {"method": method, "index": index, "name_ko": ko + where_ko, "name_en": en + where_en,
+                     "description_ko": ko_help, "description_en": en_help}}
+
+
 def offered_models(indexes: IndexSet, default: str, created: int) -> list[dict[str, Any]]:
     """Every model this server answers with: the default first, then each method, alone (the default
     index) and at each index. Methods that need an index are left out when there is none."""
-    names = [default]
+    names: list[tuple[str, str, str | None, str]] = []
+    help_of = {e.name: e.help for e in METHODS.entries()}
+    m, ix = parse_model(default, default)
+    names.append((default, m, ix or indexes.default, help_of.get(m, "")))
     for entry in METHODS.entries():
         needs = getattr(entry.obj, "needs_retriever", True)
         if not indexes.names() and needs:
             continue
-        names.append(model_name(entry.name))
-        names.extend(model_name(entry.name, ix) for ix in indexes.names())
-    seen: dict[str, None] = dict.fromkeys(names)
-    return [{"id": n, "object": "model", "created": created, "owned_by": "gaji"} for n in seen]
+        names.append((model_name(entry.name), entry.name, indexes.default if needs else None, entry.help))
+        names.extend((model_name(entry.name, i), entry.name, i, entry.help) for i in indexes.names())
+    seen: dict[str, tuple[str, str | None, str]] = {}
+    for n, method, index, help_text in names:
+        seen.setdefault(n, (method, index, help_text))
+    return [model_card(n, *v, created) for n, v in seen.items()]
 
 
 # -- responses -------------------------------------------------------------------------------------
@@ -157,38 +257,81 @@ def usage_of(body: dict[str, Any]) -> dict[str, Any]:
 
 def citations_of(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The answer's cited passages, numbered; `source` is the document's `url` or `source` metadata when
-    it has one, else its id."""
+    it has one, else its id; `label` and `url` are what the sources block shows."""
     trace = body.get("trace") or {}
     passages = trace.get("passages") or {}
+    shown = {s["n"]: s for s in (body.get("shown") or {}).get("sources", [])}
     out = []
     for n, c in enumerate(body.get("citations") or [], 1):
         meta = (passages.get(c["id"]) or {}).get("metadata") or {}
         source = meta.get("url") or meta.get("source") or c.get("doc_id", "")
+        label, url = shown.get(n, {}).get("label", ""), shown.get(n, {}).get("url", "")
         out.append({"n": n, "id": c["id"], "doc_id": c.get("doc_id", ""), "title": c.get("title", ""),
-                    "source": str(source), "text": c.get("text", "")})
+                    "source": str(source), "label": label, "url": url, "location": c.get("location"),
+                    "text": c.get("text", "")})
     return out
 
 
-def gaji_extra(body: dict[str, Any], method: str, index: str | None) -> dict[str, Any]:
+def gaji_extra(body: dict[str, Any], method: str, index: str | None, ignored: list[str] | None = None
+               ) -> dict[str, Any]:
     trace = body.get("trace") or {}
     tid = body.get("trace_id")
     return {"trace_id": tid, "trace_url": f"/api/traces/{tid}" if tid else None,
             "conversation_id": body.get("conversation_id"), "question": trace.get("question", ""),
             "method": method, "index": index, "status": body.get("status", ""),
-            "citations": citations_of(body), "llm_calls": int((body.get("usage") or {}).get("calls", 0))}
+            "answer": body.get("answer", ""), "explanation": body.get("explanation", ""),
+            "citations": citations_of(body), "llm_calls": int((body.get("usage") or {}).get("calls", 0)),
+            "ignored": list(ignored or [])}
 
 
-def completion(body: dict[str, Any], model: str, method: str, index: str | None) -> dict[str, Any]:
-    """The chat.completion object for a finished run."""
+_FENCE = re.compile(r"^\s*```[A-Za-z]*\s*\n?(.*?)\n?```\s*$", re.S)
+
+
+def json_content(body: dict[str, Any], draft: str, sources: list[Source]) -> str:
+    """The content for `response_format={"type": "json_object"}`: the object the method wrote (a fenced
+    block unwrapped), else {"answer", "explanation", "sources"}."""
+    for text in (draft, body.get("answer", "")):
+        m = _FENCE.match(text or "")
+        try:
+            obj = json.loads(m.group(1) if m else text or "")
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            return json.dumps(obj, ensure_ascii=False)
+    return json.dumps({"answer": body.get("answer", ""), "explanation": body.get("explanation", ""),
+                       "sources": [{"n": s.n, "label": s.label, "url": s.url} for s in sources]},
+                      ensure_ascii=False)
+
+
+def shaper(link: Callable[[str], str] | None, sources_block: bool = True, json_object: bool = False
+           ) -> Callable[[dict[str, Any], str], dict[str, Any]]:
+    """What a chat client is shown, from the answer body and its last streamed draft: `{content,
+    annotations}` (serve/citations.py), made once on the worker thread for both /v1 paths and the history."""
+    def shape(body: dict[str, Any], draft: str) -> dict[str, Any]:
+        lang = (body.get("trace") or {}).get("lang") or ""
+        srcs = sources_of(body.get("citations") or [], lang, link)
+        listed = [{"n": s.n, "label": s.label, "url": s.url} for s in srcs]
+        if json_object:
+            return {"content": json_content(body, draft, srcs), "annotations": [], "sources": listed}
+        r = render(draft, body.get("answer", ""), body.get("explanation", ""), srcs, lang, sources_block)
+        return {"content": r.content, "annotations": r.annotations, "sources": listed}
+    return shape
+
+
+def completion(body: dict[str, Any], model: str, method: str, index: str | None,
+               ignored: list[str] | None = None) -> dict[str, Any]:
+    """The chat.completion object for a finished run (`body["shown"]`: what `shaper` made)."""
+    shown = body.get("shown") or {"content": body.get("answer", ""), "annotations": []}
     return {
         "id": "chatcmpl-" + str(body.get("trace_id") or ""),
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": body.get("answer", "")},
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": shown["content"], "refusal": None,
+                                             "annotations": shown["annotations"]},
                      "logprobs": None, "finish_reason": "stop"}],
         "usage": usage_of(body),
-        "gaji": gaji_extra(body, method, index),
+        "gaji": gaji_extra(body, method, index, ignored),
     }
 
 

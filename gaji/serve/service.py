@@ -22,8 +22,8 @@ import asyncio
 import concurrent.futures as cf
 import logging
 import time
-from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any, AsyncIterator, Callable
 
 from gaji.conversation.turns import Turn
 from gaji.history.db import HistoryError
@@ -31,6 +31,7 @@ from gaji.history.store import Feedback, HistoryStore, QuestionRecord, new_id
 from gaji.llm.streaming import AnswerDelta
 from gaji.registry import METHODS, RETRIEVERS
 from gaji.serve.auth import DEFAULT_CLIENT
+from gaji.serve.citations import answer_of_shown
 from gaji.serve.errors import ApiError, error_status, internal_error
 from gaji.serve.indexes import IndexSet
 from gaji.serve.metrics import Metrics
@@ -58,6 +59,11 @@ class Asked:
     client: str | None = None  # the API key's name (None: no authentication)
     endpoint: str = "api"  # api | chat: where the question came in (recorded in the history)
     body: dict[str, Any] | None = None  # the answer body, made on the worker thread with the record
+    # the text a client is shown (serve/citations.py), from the body and the answer's last streamed draft:
+    # stored as the history's answer, sent as body["shown"]
+    shape: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
+    draft: str = ""  # the answer's text as streamed, its last draft
+    draft_no: int = -1
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.t0) * 1000
@@ -105,6 +111,8 @@ class AskService:
             if conv is None or not may_see(client, conv.client):
                 raise ApiError(404, f"unknown conversation {req.conversation_id!r}")
             history = await self._db(store.turns, req.conversation_id)
+            # a chat reply was stored as shown (markers, sources): the turn keeps its short answer
+            history = [replace(t, answer=answer_of_shown(t.answer)) for t in history]
         asked = self.prepare(req)
         asked.question.history = list(history or [])
         asked.client, asked.endpoint = client, endpoint
@@ -157,6 +165,8 @@ class AskService:
                     trace, id=asked.trace_id, conversation_id=asked.conversation_id,
                     question=q.question, latency_ms=asked.elapsed_ms(), index=asked.index, client=asked.client,
                     endpoint=asked.endpoint, citations=body["citations"], trace_dict=body["trace"], status=status)
+                if body.get("shown"):  # history stores what the client was shown
+                    rec = replace(rec, answer=body["shown"]["content"])
             else:
                 rec = QuestionRecord(id=asked.trace_id, conversation_id=asked.conversation_id, question=q.question,
                                      method=q.method, status=status, error=error, index=asked.index,
@@ -187,10 +197,19 @@ class AskService:
                on_answer: Any = None) -> cf.Future:
         base = self.indexes.gaji(asked.index)
 
+        def answer_piece(piece: AnswerDelta) -> None:  # worker thread: keep the last draft, then pass it on
+            if piece.draft != asked.draft_no:
+                asked.draft_no, asked.draft = piece.draft, ""
+            asked.draft += piece.text
+            if on_answer is not None:
+                on_answer(piece)
+
+        sink = answer_piece if on_answer is not None or asked.shape is not None else None
+
         def work() -> Trace:
             with self.indexes.lock(asked.index).read():
                 try:
-                    trace = run_question(base, asked.question, asked.token, on_event, recorders, on_answer)
+                    trace = run_question(base, asked.question, asked.token, on_event, recorders, sink)
                 except Cancelled as e:
                     self._record(asked, None, "timeout" if asked.token.reason == "time limit" else "cancelled", str(e))
                     raise
@@ -198,6 +217,8 @@ class AskService:
                     self._record(asked, None, "error", self.indexes.scrub(asked.index, f"{type(e).__name__}: {e}"))
                     raise
             asked.body = ask_body(trace, asked.include_prompts)
+            if asked.shape is not None:
+                asked.body["shown"] = asked.shape(asked.body, asked.draft)
             self._record(asked, trace, trace.status)
             return trace
 

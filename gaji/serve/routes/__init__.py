@@ -7,6 +7,7 @@
     ask.py      POST /api/ask, /api/ask/stream (server-sent events)
     history.py  GET /api/traces/{id}, /api/conversations/{id};  POST /api/feedback
     chat.py     POST /v1/chat/completions, GET /v1/models (the OpenAI-compatible API)
+    passage.py  GET /passage/{token}  (the signed page a citation opens)
 
 Routes reach the server's parts through the dependencies below (set on `app.state` by `create_app`);
 an endpoint that answers questions calls the one `AskService`.

@@ -4,14 +4,15 @@ Any OpenAI client or chat front end (Open WebUI, LibreChat, …) talks to gaji w
 `base_url=http://HOST:PORT/v1`, the server's API key as its OpenAI key, and a gaji model name. The
 question runs through the same AskService as /api/ask (queue, time limit, history, metrics);
 `stream: true` sends standard `chat.completion.chunk` events, the answer's text as the method writes
-it, ending with `data: [DONE]`. Errors come in OpenAI's error shape.
+it, then the rest of the shown text with its citations, ending with `data: [DONE]`. Errors come in
+OpenAI's error shape.
 """
 from __future__ import annotations
 
 import json
 import time
 from contextlib import aclosing
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -20,6 +21,7 @@ from pydantic import ValidationError
 from gaji.serve import chat as C
 from gaji.serve.asgi import openai_error
 from gaji.serve.errors import ApiError
+from gaji.serve.passage_links import sign
 from gaji.serve.routes import Client, Service
 from gaji.serve.schemas import AskRequest
 from gaji.serve.service import AskStream
@@ -51,12 +53,12 @@ async def get_model(model_id: str, request: Request) -> dict[str, Any]:
 @router.post("/v1/chat/completions", response_model=None)
 async def chat_completions(request: Request, service: Service, client: Client) -> Any:
     """OpenAI's chat completions: the last user message is the question, the turns before it its
-    conversation. The response's `gaji` object has the trace id, citations and conversation id."""
+    conversation. The content carries `[n]` markers and a sources block, `annotations` link each marker
+    to its passage page; the response's `gaji` object has the trace id, citations and conversation id."""
     req = await read_request(request)
+    ignored = req.check_fields()
     model = req.model if req.model != C.PREFIX else default_model(request)
     method, index = C.parse_model(req.model, default_model(request))
-    if req.n not in (None, 1):
-        raise ApiError(400, "n: gaji gives one answer per request (n must be 1)")
     question, history = C.conversation(req.messages)
     extra = req.gaji or C.GajiChatOptions()
     try:
@@ -66,15 +68,32 @@ async def chat_completions(request: Request, service: Service, client: Client) -
         raise ApiError(400, "bad request: " + "; ".join(str(x.get("msg")) for x in e.errors()[:3])) from None
     cid = extra.conversation_id or C.conversation_id_of(client, req.messages)
     asked = await service.open(ask, client=client, endpoint="chat", history=history, conversation_id=cid)
-    if not req.stream:
-        status, body = await service.ask(asked)
-        if status != 200:
-            return JSONResponse(openai_error(status, body.get("error") or f"HTTP {status}"), status_code=status)
-        return C.completion(body, model, method, index)
+    asked.shape = C.shaper(passage_link(request, asked.index), extra.sources, req.json_object)
     stream = service.stream(asked)  # a full queue is a JSON error, before any event
-    return StreamingResponse(chunks(stream, model, method, index, req.include_usage),
+    if not req.stream:
+        return await plain(stream, model, method, index, ignored)
+    return StreamingResponse(chunks(stream, model, method, index, req.include_usage, req.json_object, ignored),
                              media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def passage_link(request: Request, index: str | None) -> Callable[[str], str]:
+    """A cited passage id -> the absolute URL of its signed passage page on this server."""
+    base, secret = str(request.base_url), request.app.state.link_secret
+    return lambda pid: f"{base}passage/{sign(secret, index, pid)}"
+
+
+async def plain(stream: AskStream, model: str, method: str, index: str | None, ignored: list[str]) -> Any:
+    """The run's chat.completion: the same events as a stream, the text `shaper` made at the end."""
+    async with aclosing(stream.events()) as events:
+        async for ev in events:
+            if ev.kind == "done":
+                body = ev.data or {}
+                if ev.status != 200:
+                    return JSONResponse(openai_error(ev.status, body.get("error") or f"HTTP {ev.status}"),
+                                        status_code=ev.status)
+                return C.completion(body, model, method, index, ignored)
+    raise ApiError(500, "the run ended without an answer")  # pragma: no cover - events always end with done
 
 
 async def read_request(request: Request) -> C.ChatRequest:
@@ -93,35 +112,48 @@ async def read_request(request: Request) -> C.ChatRequest:
         raise ApiError(400, "bad request: " + "; ".join(parts)) from None
 
 
-async def chunks(stream: AskStream, model: str, method: str, index: str | None,
-                 include_usage: bool) -> AsyncIterator[str]:
-    """The run as chat.completion.chunk events: the role, the answer's text as it is written, the finish
-    (with the `gaji` object), the usage when asked for, then [DONE]."""
+async def chunks(stream: AskStream, model: str, method: str, index: str | None, include_usage: bool,
+                 json_object: bool = False, ignored: list[str] | None = None) -> AsyncIterator[str]:
+    """The run as chat.completion.chunk events: the role, the answer's text as it is written, the rest of
+    the shown text (markers, answer line, sources) with its `annotations`, the finish (with the `gaji`
+    object), the usage when asked for, then [DONE]. The text after the last revision mark equals the
+    plain response's content. In JSON mode nothing is sent until the object is whole."""
     cid = "chatcmpl-" + stream.asked.trace_id
     created = int(time.time())
-    draft, sent = 0, False
+    draft, sent, current = 0, False, ""
     async with aclosing(stream.events()) as events:  # closed with the response: a client gone cancels the run
         async for ev in events:
             if ev.kind == "start":
                 yield data(C.chunk(cid, model, created, {"role": "assistant", "content": ""}))
             elif ev.kind == "keepalive":
                 yield ": keep-alive\n\n"
-            elif ev.kind == "answer" and ev.data:
+            elif ev.kind == "answer" and ev.data and not json_object:
                 text = ev.data["delta"]
                 if ev.data["draft"] != draft:
                     if sent:
                         text = C.REVISED + text
-                    draft = ev.data["draft"]
+                    draft, current = ev.data["draft"], ""
                 sent = True
+                current += ev.data["delta"]
                 yield data(C.chunk(cid, model, created, {"content": text}))
             elif ev.kind == "done":
                 body = ev.data or {}
                 if ev.status != 200:
                     yield data(openai_error(ev.status, body.get("error") or f"HTTP {ev.status}"))
                 else:
-                    if not sent and body.get("answer"):  # a method whose answer call was not streamed
-                        yield data(C.chunk(cid, model, created, {"content": body["answer"]}))
-                    yield data(C.chunk(cid, model, created, {}, "stop", gaji=C.gaji_extra(body, method, index)))
+                    shown = body.get("shown") or {"content": body.get("answer", ""), "annotations": []}
+                    content = shown["content"]
+                    if content.startswith(current):
+                        rest = content[len(current):]
+                    else:  # the shown text does not continue the streamed draft: it follows as a revision
+                        rest = (C.REVISED if sent else "") + content
+                    delta: dict[str, Any] = {"content": rest}
+                    if shown["annotations"]:
+                        delta["annotations"] = shown["annotations"]
+                    if rest or shown["annotations"]:
+                        yield data(C.chunk(cid, model, created, delta))
+                    yield data(C.chunk(cid, model, created, {}, "stop",
+                                       gaji=C.gaji_extra(body, method, index, ignored)))
                     if include_usage:
                         yield data(C.chunk(cid, model, created, None, usage=C.usage_of(body)))
                 yield "data: [DONE]\n\n"
