@@ -148,7 +148,8 @@ def conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
                        "마지막 메시지가 답변(assistant)입니다: gaji는 답변을 이어 쓰지 않습니다. 다시 묻거나 후속 질문을 하세요.",
                        param="messages")
     if not said or said[-1][0] != "user":
-        raise ApiError(400, "messages: the last message must be the user's question (role \"user\")")
+        raise ApiError(400, "messages: the last message must be the user's question (role \"user\")",
+                       param="messages")
     question = said[-1][1]
     if not question:
         raise ApiError(400, "messages: the user's question is empty")
@@ -220,10 +221,12 @@ LABELS: dict[str, tuple[str, str, str, str]] = {  # method: (Korean name, Englis
 def model_card(name: str, method: str, index: str | None, help_text: str, created: int) -> dict[str, Any]:
     """One /v1/models entry: the id, a name and a description a person can choose by (Korean and English)."""
     ko, en, ko_help, en_help = LABELS.get(method, (method, method, help_text, help_text))
-    where_ko = f" · 색인 {index}" if index else ""
-    where_en = f" · index {index}" if index else ""
+    pinned = "@" in name  # gaji-<method>@<index>; the bare name follows the server's default index
+    where_ko = f" · 색인 {index}" if pinned else (f" · 기본 색인 ({index})" if index else "")
+    where_en = f" · index {index}" if pinned else (f" · the default index ({index})" if index else "")
     return {"id": name, "object": "model", "created": created, "owned_by": "gaji",
-            "name": f"{ko} ({en}){where_en}", "description": f"{ko_help}{where_ko}\n{en_help}{where_en}",
+            "name": f"{ko} ({en})" + (f" · index {index}" if pinned else ""),
+            "description": f"{ko_help}{where_ko}\n{en_help}{where_en}",
             "gaji": {"method": method, "index": index, "name_ko": ko + where_ko, "name_en": en + where_en,
                      "description_ko": ko_help, "description_en": en_help}}
 

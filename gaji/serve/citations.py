@@ -30,7 +30,7 @@ _WORDS = {
     "ko": {"page": "{n}쪽", "slide": "슬라이드 {n}", "row": "{n}행", "rows": "{a}–{b}행", "answer": "답",
            "because": "근거", "sources": "출처"},
     "en": {"page": "p. {n}", "slide": "slide {n}", "row": "row {n}", "rows": "rows {a}–{b}", "answer": "Answer",
-           "because": "Because", "sources": "Sources"},
+           "because": "Evidence", "sources": "Sources"},
 }
 
 
@@ -120,7 +120,7 @@ def _md(text: str) -> str:
 
 _BLOCK = re.compile(r"\n\n\*\*(?:출처|Sources)\*\*\n.*\Z", re.S)
 _ANSWER_LINE = re.compile(r"\n\n\*\*(?:답|Answer):\*\* (.+?)(?:\n|\Z)")
-_BECAUSE = re.compile(r"\n\n(?:근거|Because): .*?(?=\n\n|\Z)", re.S)
+_BECAUSE = re.compile(r"\n\n(?:근거|Evidence): .*?(?=\n\n|\Z)", re.S)
 _MARKERS = re.compile(r"\s*(?:\[\d+\])+\s*$")
 
 

@@ -25,7 +25,7 @@ from gaji.methods.common import DATA_NOTE, cited_ids, format_passages
 from gaji.methods.contregen.method import ConTReGen
 from gaji.registry import METHODS
 from gaji.testing import ListRetriever
-from gaji.types import Document, Fact, Node, Passage, Trace
+from gaji.types import Chunk, Document, Fact, Node, Passage, Trace
 from servefakes import TEST_HOSTS
 
 
@@ -53,6 +53,13 @@ class FakeIndex:
 
     def add(self, docs: list[Document]) -> None:
         self.retr.passages.extend(Passage(id=d.id, doc_id=d.id, title=d.title, text=d.text) for d in docs)
+
+    def get_chunk(self, chunk_id: str) -> Chunk:
+        """The chunk a passage page shows (KeyError when absent, as Index.get_chunk)."""
+        for p in self.retr.passages:
+            if p.id == chunk_id:
+                return Chunk(id=p.id, doc_id=p.doc_id, text=p.text, title=p.title, location=p.location)
+        raise KeyError(chunk_id)
 
     def info(self) -> dict:
         n = len(self.retr.passages)

@@ -63,8 +63,13 @@ def test_openai_client_gets_an_answer_with_citations_and_real_usage(chat_app, li
         trace = httpx.get(f"{url}{extra['trace_url']}", headers={"Authorization": f"Bearer {KEY}"}).json()
     assert resp.object == "chat.completion" and resp.model == "gaji-oner"
     content = resp.choices[0].message.content
-    print(content); print(resp.choices[0].message.annotations)
-    assert content.startswith("Battle of Guam [1][2]\n\n") and resp.choices[0].finish_reason == "stop"
+    # the answer, its markers, the evidence sentence, the sources with their passage links
+    assert content.startswith("Battle of Guam [1][2]\n\nEvidence: The Battle of Guam was fought from 21 July")
+    assert "\n\n**Sources**\n[1] [Battle of Guam](http://127.0.0.1:" in content
+    assert resp.choices[0].finish_reason == "stop"
+    marks = [a.url_citation for a in resp.choices[0].message.annotations]
+    assert [content[m.start_index:m.end_index] for m in marks] == ["[1]", "[2]"]
+    assert [m.title for m in marks] == ["Battle of Guam", "Battle of Manila"] and marks[0].url in content
     assert resp.id == "chatcmpl-" + extra["trace_id"]
     assert [c["id"] for c in extra["citations"]] == ["en-guam", "en-manila"]  # the answer's passage, then the compared one
     assert extra["citations"][0]["title"] == "Battle of Guam" and extra["citations"][0]["n"] == 1
@@ -75,7 +80,8 @@ def test_openai_client_gets_an_answer_with_citations_and_real_usage(chat_app, li
     assert resp.usage.completion_tokens == sum(c["completion_tokens"] for c in calls) > 0
     assert resp.usage.total_tokens == resp.usage.prompt_tokens + resp.usage.completion_tokens
     rec = store.question(extra["trace_id"])
-    assert (rec.endpoint, rec.client, rec.answer, rec.prompt_tokens) == ("chat", "default", "Battle of Guam",
+    # the history keeps what the client was shown
+    assert (rec.endpoint, rec.client, rec.answer, rec.prompt_tokens) == ("chat", "default", content,
                                                                           resp.usage.prompt_tokens)
 
 
@@ -89,7 +95,10 @@ def test_streaming_sends_standard_chunks_token_by_token(chat_app, live_server, s
     assert len({c.id for c in chunks}) == 1
     assert chunks[0].choices[0].delta.role == "assistant"
     pieces = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
-    assert pieces == ["Battle ", "of ", "Guam"]  # the answer call, streamed as the model wrote it
+    assert pieces[:3] == ["Battle ", "of ", "Guam"]  # the answer call, streamed as the model wrote it
+    assert pieces[3].startswith(" [1][2]\n\nEvidence: ") and "**Sources**" in pieces[3]  # then the rest, once
+    marks = [a for c in chunks if c.choices for a in (c.choices[0].delta.model_extra.get("annotations") or [])]
+    assert [m["type"] for m in marks] == ["url_citation", "url_citation"]
     finish = [c for c in chunks if c.choices and c.choices[0].finish_reason][0]
     assert finish.choices[0].finish_reason == "stop"
     extra = finish.model_extra["gaji"]
@@ -133,7 +142,7 @@ def test_errors_come_in_openai_shape(chat_app, live_server):
             c.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "q"}])
         with pytest.raises(openai.NotFoundError, match="unknown index 'nope'"):
             c.chat.completions.create(model="gaji-oner@nope", messages=[{"role": "user", "content": "q"}])
-        with pytest.raises(openai.BadRequestError, match="the last message must be the user's question"):
+        with pytest.raises(openai.BadRequestError, match="the last message must be the user"):
             c.chat.completions.create(model="gaji-oner", messages=[{"role": "assistant", "content": "hi"}])
         with pytest.raises(openai.AuthenticationError):
             client(url, "wrong").chat.completions.create(model="gaji-oner", messages=[{"role": "user", "content": "q"}])
