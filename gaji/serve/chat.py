@@ -287,6 +287,8 @@ def gaji_extra(body: dict[str, Any], method: str, index: str | None, ignored: li
             "ignored": list(ignored or [])}
 
 
+# a reply in the answer/sources format of a prompt, whose labels a reader should not see
+_LABELLED = re.compile(r"^\s*(?:answer|final answer|sources?|답|정답|출처|근거)\s*[:：]", re.I | re.M)
 _FENCE = re.compile(r"^\s*```[A-Za-z]*\s*\n?(.*?)\n?```\s*$", re.S)
 
 
@@ -311,6 +313,8 @@ def shaper(link: Callable[[str], str] | None, sources_block: bool = True, json_o
     """What a chat client is shown, from the answer body and its last streamed draft: `{content,
     annotations}` (serve/citations.py), made once on the worker thread for both /v1 paths and the history."""
     def shape(body: dict[str, Any], draft: str) -> dict[str, Any]:
+        if _LABELLED.search(draft):  # "Answer: …\nSources: [1]": the format, not text to show (a stream revises it)
+            draft = ""
         lang = (body.get("trace") or {}).get("lang") or ""
         srcs = sources_of(body.get("citations") or [], lang, link)
         listed = [{"n": s.n, "label": s.label, "url": s.url} for s in srcs]

@@ -91,10 +91,10 @@ def render(lead: str, answer: str, explanation: str, sources: list[Source], lang
     """The content a chat client shows (see the module docstring); `lead` is the method's own text (its
     last streamed draft), else the answer."""
     w = _WORDS["ko" if lang == "ko" else "en"]
-    lead = (lead or answer).rstrip()
+    lead = lead or answer  # as streamed, trailing spaces included: the stream only appends to it
     content = lead
     annotations: list[dict[str, Any]] = []
-    if sources:
+    if sources and not lead[-1:].isspace():
         content += " "
     for s in sources:
         start = len(content)
