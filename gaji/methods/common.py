@@ -97,7 +97,7 @@ def unfence(text: str) -> str:
 
 
 def clean_answer(text: str) -> str:
-    t = unfence(text).strip().split("\n")[0].strip()
+    t = unfence(unfence(text).strip().split("\n")[0].strip())  # a fenced reply, or a fenced first line
     t = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]\s*", " ", t).strip()  # drop [1] citation marks
     t = t.strip(" \"'“”`")
     if t.endswith(".") and not re.search(r"\b[A-Z]\.$", t):
