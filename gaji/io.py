@@ -1,10 +1,13 @@
 """Files that survive crashes: atomic writes (a temp file in the same folder, fsync, rename, folder fsync),
 append-only JSONL logs whose torn last line is repaired before the next append, and the JSONL readers
-(strict `iter_jsonl` for inputs, `read_jsonl_tolerant` for gaji's own resumable logs)."""
+(strict `iter_jsonl` for inputs, `read_jsonl_tolerant` for gaji's own resumable logs). A log kept compressed
+(`name.jsonl.xz`, as recorded benchmark traces are) is read through the same readers, and decompressed back in
+place before anything is appended to it."""
 from __future__ import annotations
 
 import json
 import logging
+import lzma
 import os
 import tempfile
 import threading
@@ -86,6 +89,57 @@ def rename_durably(src: str | Path, dst: str | Path) -> None:
         fsync_dir(d)
 
 
+# -- logs kept compressed ---------------------------------------------------------------------------
+# Recorded runs keep their full traces xz-compressed (`traces.jsonl.xz`) to keep the tree small. Readers name the
+# plain file; `open_read` finds the compressed one when only it exists, so no reader needs to know.
+XZ = ".xz"
+
+
+def stored_path(path: str | Path) -> Path:
+    """Where `path` is stored: itself when it exists, else `path.xz` when only that exists, else `path`."""
+    path = Path(path)
+    if path.exists() or path.suffix == XZ:
+        return path
+    xz = path.with_name(path.name + XZ)
+    return xz if xz.exists() else path
+
+
+def log_exists(path: str | Path) -> bool:
+    """True when `path` or its compressed form `path.xz` exists as a file."""
+    return stored_path(path).is_file()
+
+
+def open_read(path: str | Path) -> BinaryIO:
+    """`path` opened for binary reading, decompressed on the fly when it is stored as xz (named `*.xz`, or only
+    `path.xz` exists). FileNotFoundError when neither exists."""
+    p = stored_path(path)
+    if p.suffix == XZ:
+        return lzma.open(p, "rb")  # type: ignore[return-value]
+    return open(p, "rb")
+
+
+def remove_log(path: str | Path) -> None:
+    """Delete a log in both its forms (`path` and `path.xz`), when present."""
+    path = Path(path)
+    path.unlink(missing_ok=True)
+    path.with_name(path.name + XZ).unlink(missing_ok=True)
+
+
+def inflate(path: str | Path) -> bool:
+    """When only `path.xz` exists, write its decompressed text to `path` (atomically) and remove the `.xz`, so that
+    an append continues the recorded log instead of starting a second one beside it. True when it inflated."""
+    path = Path(path)
+    xz = path.with_name(path.name + XZ)
+    if path.exists() or not xz.is_file():
+        return False
+    with lzma.open(xz, "rb") as src, atomic_open(path) as dst:
+        for chunk in iter(lambda: src.read(1 << 20), b""):
+            dst.write(chunk)
+    xz.unlink()
+    fsync_dir(path.parent)
+    return True
+
+
 def read_model_file(path: str | Path, kind: str, fmt: str, train_hint: str) -> dict[str, Any]:
     """A trained model's JSON file (a router's weights): the object, or a ConfigError that names the file and says
     what is wrong (missing: how to train one; not JSON; a "format" field other than `fmt`)."""
@@ -146,6 +200,7 @@ def repair_jsonl_tail(path: str | Path) -> int:
     whole JSON object, which only gets its newline. Returns the number of bytes dropped."""
     path = Path(path)
     with _lock_for(path):
+        inflate(path)
         return _repair_tail(path)
 
 
@@ -194,6 +249,7 @@ def append_jsonl(path: str | Path, obj: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = (json.dumps(obj, ensure_ascii=False) + "\n").encode("utf-8")
     with _lock_for(path):
+        inflate(path)
         _repair_tail(path)
         with open(path, "ab") as f:
             f.write(data)
@@ -224,6 +280,18 @@ def _decode_line(raw: bytes, n: int, nfc: bool = True) -> str:
     return normalize_text(text) if nfc else text
 
 
+def _tolerant_lines(f: BinaryIO, path: str | Path, found: list[LineProblem]) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) of an open log; a damaged or cut-off .xz ends the lines there, reported in `found`
+    (what came before the damage is kept)."""
+    n = 0
+    try:
+        for n, raw in enumerate(f, 1):
+            yield n, raw
+    except (lzma.LZMAError, EOFError) as e:
+        found.append(LineProblem(str(stored_path(path)), n + 1,
+                                 f"compressed data damaged or cut off ({e}); the rest is skipped"))
+
+
 def read_jsonl_tolerant(path: str | Path, problems: list[LineProblem] | None = None) -> list[dict]:
     """The JSON objects of a (possibly interrupted or damaged) JSONL log, in file order. A line that is not
     UTF-8, not JSON or not an object is skipped and reported (file:line) -- appended to `problems` when
@@ -232,11 +300,11 @@ def read_jsonl_tolerant(path: str | Path, problems: list[LineProblem] | None = N
     out: list[dict] = []
     found: list[LineProblem] = []
     try:
-        f = open(path, "rb")
+        f = open_read(path)
     except FileNotFoundError:
         return out
     with f:
-        for n, raw in enumerate(f, 1):
+        for n, raw in _tolerant_lines(f, path, found):
             if not raw.strip():
                 continue
             try:
@@ -268,8 +336,9 @@ def iter_jsonl(path: str | Path, nfc: bool = True) -> Iterator[tuple[int, dict[s
     line when the file is missing or unreadable, a line is not UTF-8, not JSON or not a JSON object."""
     from gaji.errors import InputError
 
+    n = 0
     try:
-        with open(path, "rb") as f:
+        with open_read(path) as f:
             for n, raw in enumerate(f, 1):
                 if not raw.strip():
                     continue
@@ -288,6 +357,8 @@ def iter_jsonl(path: str | Path, nfc: bool = True) -> Iterator[tuple[int, dict[s
                 yield n, obj
     except FileNotFoundError:
         raise InputError("file not found", str(path)) from None
+    except (lzma.LZMAError, EOFError) as e:
+        raise InputError(f"compressed data damaged or cut off after line {n} ({e})", str(stored_path(path))) from None
     except IsADirectoryError:
         raise InputError("is a folder, not a file", str(path)) from None
     except OSError as e:

@@ -46,7 +46,7 @@ import yaml
 from gaji import __version__
 from gaji.errors import ConfigError
 from gaji.eval.summary import format_value, is_quality, markdown_table, means, metric_label
-from gaji.io import atomic_write_text
+from gaji.io import XZ, atomic_write_text
 
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 _KEYS = {"name", "description", "dataset", "method", "options", "retriever", "k", "model", "limit", "cheap",
@@ -345,6 +345,8 @@ def copy_results(run_dir: Path, dest: Path) -> None:
             tmp = dest / f".{name}.tmp"
             shutil.copyfile(src, tmp)
             tmp.replace(dest / name)
+            # a compressed copy recorded earlier would now be a stale second version of this file
+            (dest / f"{name}{XZ}").unlink(missing_ok=True)
 
 
 def drift_table(drifts: list[Drift]) -> str:

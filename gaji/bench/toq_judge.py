@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gaji.errors import InputError
-from gaji.io import iter_jsonl
+from gaji.io import iter_jsonl, log_exists
 from gaji.types import Trace, Usage
 
 
@@ -41,7 +41,7 @@ def count(run_dir: str | Path) -> JudgeCount:
     run = Path(run_dir)
     results, traces = run / "results.jsonl", run / "traces.jsonl"
     for p in (results, traces):
-        if not p.is_file():
+        if not log_exists(p):
             raise InputError("not a run directory with results and traces", path=str(p))
     gold = {str(r.get("id")): set(r.get("gold_docs") or []) for _, r in iter_jsonl(results)}
     n = gr = g = orl = o = jt = tot = 0

@@ -29,6 +29,7 @@ from typing import Any
 from gaji.bench.probing import ProbeReport, map_calls
 from gaji.errors import ConfigError, GajiError
 from gaji.eval.summary import latest_by_id, read_jsonl_tolerant
+from gaji.io import log_exists
 
 KINDS = ("own", "foreign")
 
@@ -58,7 +59,7 @@ def plans_from_run(run_dir: Path) -> list[dict[str, Any]]:
     skipped): its main question, language, root passage titles and the level-1 sub-questions the planner
     proposed (verified or not)."""
     path = run_dir / "traces.jsonl"
-    if not path.exists():
+    if not log_exists(path):
         raise ConfigError(f"{path}: no traces (run ConTReGen with `gaji eval` or `gaji bench run` first)")
     plans: dict[str, dict[str, Any]] = {}
     for qid, rec in latest_by_id(read_jsonl_tolerant(path)).items():

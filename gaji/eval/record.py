@@ -26,7 +26,7 @@ from gaji import __version__
 from gaji.errors import ConfigError
 from gaji.eval.datasets import Dataset, EvalItem
 from gaji.eval.summary import latest_by_id, read_jsonl_tolerant
-from gaji.io import atomic_write_json
+from gaji.io import atomic_write_json, remove_log
 
 RUN_FILES = ("results.jsonl", "traces.jsonl", "summary.json", "run.json")
 
@@ -197,7 +197,7 @@ class RunRecord:
     def clear(self) -> None:
         """Start the run again: its results, traces, summary and record go."""
         for name in RUN_FILES:
-            (self.out / name).unlink(missing_ok=True)
+            remove_log(self.out / name)
 
     def resume(self, items: list[EvalItem], retry_errors: bool) -> ResumeState:
         """Questions with a result line are done; crashed ones are run again only with `retry_errors`."""

@@ -42,3 +42,14 @@ def test_cli_prints_the_table_and_a_missing_run_is_an_input_error(tmp_path, caps
     assert "gold judged relevant" in capsys.readouterr().out
     with pytest.raises(InputError, match="results.jsonl"):
         count(tmp_path / "nothing")
+
+
+def test_a_run_with_compressed_traces_counts_the_same(tmp_path):
+    import lzma
+
+    run = _run(tmp_path)
+    before = count(run)
+    t = run / "traces.jsonl"
+    (run / "traces.jsonl.xz").write_bytes(lzma.compress(t.read_bytes()))
+    t.unlink()
+    assert count(run) == before

@@ -156,3 +156,13 @@ def test_cli_gate_only_needs_no_llm(tmp_path, monkeypatch, capsys):
     assert {v["qid"] for v in saved["gate_verdicts"]} == {"b", "c"}
     assert main(["bench", "verifier", str(run), "--gate-only"]) != 0  # no threshold: a clear error
     assert main(["bench", "verifier", str(run), "--offset", "3", "--topic-gate", "0.5", "--gate-only"]) != 0
+
+
+def test_a_recorded_run_with_compressed_traces_reads_the_same(tmp_path):
+    import lzma
+
+    plain = plans_from_run(_write(tmp_path, RUN))
+    t = tmp_path / "traces.jsonl"
+    (tmp_path / "traces.jsonl.xz").write_bytes(lzma.compress(t.read_bytes()))
+    t.unlink()
+    assert plans_from_run(tmp_path) == plain
