@@ -8,7 +8,9 @@ from benchfakes import write_questions
 from gaji.bench.runner import (
     BEGIN,
     END,
+    all_configs,
     check_drift,
+    copy_results,
     load_config,
     report_block,
     update_report,
@@ -40,6 +42,24 @@ def test_repo_configs_are_valid():
     assert len(cheap) >= 1 and all(c.limit <= 5 and c.model == "local:small" for c in cheap)
     for c in configs:
         assert c.tolerance and (c.limit or 0) > 0
+
+
+def test_committed_benchmarks_table_is_the_generated_one():
+    text = (REPO / "BENCHMARKS.md").read_text(encoding="utf-8")
+    b, e = text.find(BEGIN), text.find(END)
+    assert 0 <= b < e, "BENCHMARKS.md lost its generated-table markers"
+    assert text[b:e + len(END)] == report_block(all_configs(REPO)), \
+        "BENCHMARKS.md's table is out of date: run `gaji bench report`"
+
+
+def test_copy_results_replaces_a_compressed_recording(tmp_path):
+    run, dest = tmp_path / "run", tmp_path / "dest"
+    run.mkdir()
+    dest.mkdir()
+    (run / "traces.jsonl").write_text('{"id": "new"}\n')
+    (dest / "traces.jsonl.xz").write_bytes(b"an older recording")
+    copy_results(run, dest)
+    assert (dest / "traces.jsonl").read_text() == '{"id": "new"}\n' and not (dest / "traces.jsonl.xz").exists()
 
 
 def test_config_errors_name_the_file(tmp_path):
