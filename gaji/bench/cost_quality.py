@@ -34,7 +34,7 @@ METHOD_RUNS: dict[str, dict[str, str | tuple[str, ...]]] = {
             "koblex": "benchmarks/results/toq-long-koblex-local",
             "komultihop": f"{KOMH}/toq-reask-report6"},  # auto's tree route as it ships (intersect, reask)
     # on the Korean set the points are its report part's live runs, auto included (not a replay): the router and
-    # routes of session 22, without the response cache
+    # routes that ship, without the response cache
     "auto": {"komultihop": "benchmarks/auto/live-komultihop-report-24-v2"},
 }
 TITLES = {"komultihop": "komultihop, report part"}  # a panel's heading when not the set's name

@@ -11,7 +11,7 @@ them every way asked for. It counts the evidence strings still there:
 - on any other set, the gold answer (any accepted variant), in the passages that hold it.
 
 Only evidence present in the uncut passage counts. Spaces are ignored when matching (Korean spacing varies). The
-result is a proxy: it says what a cut cannot lose, not what the model does with what is left (BENCHMARKS.md has
+result is a proxy: it says what a cut cannot lose, not what the model does with what is left (benchmarks/auto/NOTES.md has
 both for the Korean dev part).
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`gaji bench verifier`: can ConTReGen's verification step (i) ever say "not needed"?
 
-In a ConTReGen run the verifier kept 148 of 149 proposed sub-questions (BENCHMARKS.md, ConTReGen on ASQA).
+In a ConTReGen run the verifier kept 148 of 149 proposed sub-questions (benchmarks/contregen/NOTES.md, "ConTReGen on ASQA").
 That is right if the planner only proposes useful sub-questions, and a rubber stamp if the verifier
 cannot reject anything. This bench tells the two apart on a finished ConTReGen run, without any
 gold labels to trust but one: a sub-question planned for *another* question is not needed.

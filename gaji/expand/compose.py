@@ -56,7 +56,7 @@ CASE_HELP = {
 }
 
 # The composition `--expand` uses unless --compose says otherwise: the best *expanded* case measured
-# here (BENCHMARKS.md, "Chunk knowledge generation": KoBLEX subset, 0.5B expansions, best
+# here (benchmarks/expand/NOTES.md, "Chunk knowledge generation": KoBLEX subset, 0.5B expansions, best
 # dense Top@1/Avg among cases 2-7, tied best with hybrid). NB: there no expanded case beat the chunk
 # alone (case 1 / the plain index); the paper's best is case6.
 DEFAULT_CASE = "case7"

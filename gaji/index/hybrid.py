@@ -4,7 +4,7 @@
 
 RRF needs no score calibration between BM25 and cosine, which is why it is the default fusion here.
 Defaults: the usual k=60 with equal weights, over the top 50 of each list. Chosen with
-`gaji bench retrieval --tune` on the shared dev sets (BENCHMARKS.md): with depth 100 hybrid recall@10
+`gaji bench retrieval --tune` on the shared dev sets (BENCHMARKS.md, "Retrieval"): with depth 100 hybrid recall@10
 fell 0.003 below dense on 2WikiMultihopQA (83 questions); depth 50 ties or beats the best single
 retriever on all five sets. Sharper settings (k=1..30, BM25 weight 0.5-0.75) scored up to +0.002 mean
 recall@10 -- within noise for sets this small, so we kept the conventional constants.

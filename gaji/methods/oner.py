@@ -34,11 +34,12 @@ class OneR(Method):
         # the budget for a Korean question's passages, when not 0: Hangul costs about three times the tokens per
         # character of English, so the same character budget is a much larger prompt (the Korean dev part read
         # 2,400 prompt tokens per question at 1,200 characters; relevant sentences within 400 kept 122 of 125
-        # sub-answers, BENCHMARKS.md)
+        # sub-answers, benchmarks/trim/komultihop-dev.md and benchmarks/auto/NOTES.md)
         passage_chars_ko: int = 0
         # plain: the model gives only the answer; citations = the passages that support it, and the passages
         # that lead to those (attribute_with_bridges()).
-        # cite: the model answers and lists the [n] of the documents it used. plain scored higher (BENCHMARKS.md).
+        # cite: the model answers and lists the [n] of the documents it used. plain scored higher
+        # (BENCHMARKS.md, "One retrieval and the multi-step baselines").
         # long: a cited paragraph of about `words` words (RetGen for long-form sets such as ASQA, ODSum).
         style: str = "plain"
         words: int = 250  # length of a "long" answer

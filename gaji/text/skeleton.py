@@ -7,7 +7,7 @@ The decomposer's shape router (gaji/methods/toq/router.py) embeds the skeleton i
 question: an embedding of the whole question is dominated by what it is about (people, films,
 places), the skeleton by how it asks (two names joined by "or" / "중", "both", "the same"), which is
 what tells a comparison from a chain. Measured on the router's held-out questions: 100 % vs 93.2 %,
-and the question view missed hand-written comparisons in both languages (BENCHMARKS.md).
+and the question view missed hand-written comparisons in both languages (benchmarks/toq/NOTES.md).
 
 Names are found per language. English: runs of words with a capital letter or a digit (joined
 through "of", "the", "de", ...), except a first word that is an ordinary word ("Who", "The").

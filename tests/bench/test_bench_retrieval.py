@@ -1,4 +1,4 @@
-"""`gaji bench retrieval` on a tiny fake data folder (the real run is recorded in BENCHMARKS.md)."""
+"""`gaji bench retrieval` on a tiny fake data folder (the real runs: benchmarks/retrieval/NOTES.md)."""
 import json
 
 import pytest

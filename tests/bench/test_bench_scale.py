@@ -1,4 +1,4 @@
-"""The scale-out benchmarks' measuring code on fakes (the real runs are recorded in BENCHMARKS.md)."""
+"""The scale-out benchmarks' measuring code on fakes (the real runs: benchmarks/scale/NOTES.md)."""
 from __future__ import annotations
 
 import threading

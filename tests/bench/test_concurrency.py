@@ -1,5 +1,6 @@
 """`gaji bench concurrency`, short (~30 s): writer processes, reader processes and a live server on one
-index; every acknowledged document is there and searchable at the end. The 10-minute run is in BENCHMARKS.md."""
+index; every acknowledged document is there and searchable at the end. The 10-minute run is in
+benchmarks/durability/NOTES.md."""
 from __future__ import annotations
 
 import pytest

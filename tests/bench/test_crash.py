@@ -1,5 +1,6 @@
 """`gaji bench crash`, short: writers killed at random points (every kind of write, every kind of index),
-the index checked after every kill. The full run (200 kills) is recorded in BENCHMARKS.md."""
+the index checked after every kill. The full run (200 kills) is recorded in
+benchmarks/durability/NOTES.md."""
 from __future__ import annotations
 
 import pytest

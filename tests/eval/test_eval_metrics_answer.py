@@ -114,7 +114,7 @@ def test_korquad_golds_with_particles_match():
     for g in golds:
         assert answer_scores(g, [g]).em == 1.0, g
         assert normalize_ko(g), g  # normalisation never empties a real answer
-    # the example, and typical particle-suffixed predictions on real golds
+    # the example that motivated the normalisation, and typical particle-suffixed predictions on real golds
     assert answer_scores("1989년에", ["1989년"]).em == 1.0
     matched = sum(answer_scores(g + suffix, [g]).em for g in golds for suffix in ("에", "은", "이다", "입니다"))
     assert matched / (4 * len(golds)) > 0.95

@@ -35,13 +35,13 @@ DEFAULT_PATH = Path(__file__).with_name("data") / "auto_router.json"
 FORMAT = "gaji-auto-router/1"
 ROUTES: tuple[str, ...] = ("closed", "one", "chain", "tree")
 # the method and options each route runs: the configurations whose recorded results trained the router, except
-# four tree options added after those runs, chosen on the Korean set's dev part (BENCHMARKS.md): order_decide (a
+# four tree options added after those runs, chosen on the Korean set's dev part (benchmarks/auto/NOTES.md): order_decide (a
 # comparison whose order code knows and whose question asks plainly for one end is answered by code),
 # integrate=none (no per-document relevance calls: the 1.5B judged 0 of 16 answer-bearing Korean paragraphs
 # relevant, at 43 % of the tree's tokens), evaluate_final=false (the root's last evaluation changes no answer) and
 # final_search (the root's reader also reads the whole question's top documents); and two more chosen on the same
-# dev part in session 20: intersect (an intersection's constraints split by code into parallel branches, toq/intersect.py)
-# and intersect_decide (branches that name the same answer decide it without a reader call); in session 22, on the
+# dev part afterwards: intersect (an intersection's constraints split by code into parallel branches, toq/intersect.py)
+# and intersect_decide (branches that name the same answer decide it without a reader call); later, on the
 # same dev part, reask in both routes (an answer that repeats the question, or a value where the question asks
 # which one, is asked about once more: gaji/methods/reask.py) and, for the one route, a Korean question's passages
 # cut to their 400 characters most relevant to it (Korean costs about three times the tokens per character)

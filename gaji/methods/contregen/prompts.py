@@ -56,7 +56,7 @@ VERIFY_SYSTEM = {
 # free "reason" first, with "only repeats the main question" listed among the reasons to say no, was copied as the
 # reason for every sub-question and rejected them all; a "facet" first (what part of a complete answer the
 # sub-question supplies) found a facet for anything and accepted everything, sub-questions planned for other
-# questions included. `gaji bench verifier` on 12 ASQA plans (BENCHMARKS.md, ConTReGen): facet first: own 100 %,
+# questions included. `gaji bench verifier` on 12 ASQA plans (benchmarks/contregen/NOTES.md): facet first: own 100 %,
 # foreign 100 % needed; main topic, then sub topic, one example pair about one question: 90 % / 70 %; this
 # version (sub topic first, copied from the sub-question; examples about two different questions): 90 % / 56.7 %.
 # Exact repeats are caught before this call, without the model (tree._propose).

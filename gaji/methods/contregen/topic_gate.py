@@ -2,7 +2,7 @@
 
 The paper's step (i) asks the LLM whether a proposed sub-question is needed for the main question.
 The 1.5B model answers "needed" for more than half of the sub-questions planned for *another* question
-(`gaji bench verifier`, BENCHMARKS.md "Can the verifier say no?"): it does not notice a change of
+(`gaji bench verifier`, benchmarks/contregen/NOTES.md "Can the verifier say no?"): it does not notice a change of
 subject. The multilingual-E5 embedding does: the cosine between a sub-question and the main question
 (both embedded as queries) separates a question's own sub-questions from another question's far better.
 

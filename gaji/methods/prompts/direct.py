@@ -27,7 +27,8 @@ ONER_USER = {
 # OneR, style "plain" (default): the documents and the instruction in the system message, the question alone in the
 # user message, and nothing asked of the model but the answer (the shape FlashRAG's standard RAG uses). On the
 # HotpotQA dev half (50 q, 1.5B, same retrieval) it scored EM 32 / F1 45.6 against 26 / 39.4 for the "cite" style
-# above, which also asks for a Sources line (BENCHMARKS.md). Citations are then attributed from the passages.
+# above, which also asks for a Sources line (BENCHMARKS.md, "One retrieval and the multi-step baselines").
+# Citations are then attributed from the passages.
 ONER_PLAIN_SYSTEM = {
     "en": "Answer the question based on the given documents. Only give me the answer and do not output any other "
     "words.\n{data_note}\nThe following are the given documents.\n\n{passages}",

@@ -81,7 +81,7 @@ class ToQ(Method):
         min_overall: float = 0.0  # positive = response_validity (the paper) and overall >= this
         # answer integrator's relevance judgement: one call per document (paper) | "batch" (one call) | "none" (no
         # call: every retrieved document is evidence, as in OneR; the 1.5B judged the answer-bearing Korean paragraph
-        # irrelevant often enough that the judgement cost ~45 % of the tree's tokens and bought nothing, BENCHMARKS.md)
+        # irrelevant often enough that the judgement cost ~45 % of the tree's tokens and bought nothing, benchmarks/auto/NOTES.md)
         integrate: str = "per_doc"
         rewrite_slots: bool = True  # let the integrator rewrite a node whose filled-in answer is long
         doc_chars: int = 700  # each document is cut to this many characters in prompts …
@@ -95,7 +95,7 @@ class ToQ(Method):
         evidence: str = "relevant"
         # how f_RG answers: "plain" = OneR's plain prompt over the node's documents (only the answer; sub-answers
         # given as context lines) | "json" = explanation + answer, few-shot. On HotpotQA dev questions 51-80 at
-        # depth 1, plain scored F1 50.9 against 34.5 for json (BENCHMARKS.md), so plain is the default; the runs
+        # depth 1, plain scored F1 50.9 against 34.5 for json (benchmarks/toq/NOTES.md), so plain is the default; the runs
         # recorded before that pin respond=json in their configs. answer_style=long always uses json.
         respond: str = "plain"
         # respond plain: a node's answer of the wrong shape is asked about once more (gaji.methods.reask; purpose

@@ -3,7 +3,7 @@
 A 1.5B model given the paper's decomposition prompt labels nearly every multi-hop question
 "comparison" and splits 61 % of chain questions ("Where was the director of Oldboy born?") into
 independent sub-questions that both search for the unknown director (`gaji bench decomposer`,
-BENCHMARKS.md). Telling the two shapes apart is easy for a linear model on the question's e5
+benchmarks/toq/NOTES.md). Telling the two shapes apart is easy for a linear model on the question's e5
 embedding, so the routed decomposer asks this router first and then gives the LLM a prompt that
 only has to fill in one shape:
 

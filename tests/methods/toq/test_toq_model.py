@@ -59,7 +59,7 @@ def test_korean_and_english_routed_decomposer_with_the_small_model(small_model):
         assert d.route.shape == "chain" and d.prompt == "chain", (d, [c.error for c in node.calls])
         assert [s.depends_on for s in d.subquestions] == [[], [0]], d.subquestions
         assert "[ANS_1]" in d.subquestions[1].question
-    # a comparison the shipped router routes to "compare" (p 0.53; it misses some Korean ones, see BENCHMARKS.md)
+    # a comparison the shipped router routes to "compare" (p 0.53; it misses some Korean ones, see benchmarks/toq/NOTES.md)
     node = Node(question="q")
     d = dec.decompose(node, "진돗개와 삽살개는 둘 다 한국의 개 품종인가요?", "ko")
     assert d.route.shape == "compare" and d.type == "comparison" and len(d.subquestions) == 2, d
