@@ -58,6 +58,9 @@ class Settings:
     # the model name a chat client gets when it asks for "gaji" (and the first one /v1/models lists);
     # "" = gaji-<method>, the server's default method
     chat_model: str = ""
+    # bounds on reading one document file (gaji.corpus.formats.limits.ReadLimits.OPTIONS), e.g. a [read_limits]
+    # table with expanded_mb = 50, or env GAJI_READ_LIMITS="expanded_mb=50;seconds=10"
+    read_limits: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict, repr=False)  # setting -> where its value came from
 
 

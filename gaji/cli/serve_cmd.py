@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as e:
         raise ConfigError(f"gaji serve needs the 'serve' extra ({e.name} is missing): pip install 'gaji[serve]'") from None
     from gaji.api import Gaji
+    from gaji.corpus.formats.limits import ReadLimits
     from gaji.history import history_spec
     from gaji.history.keys import KeyStore
     from gaji.history.store import HistoryStore
@@ -110,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
             default_method=settings.method,
             history=history,
             chat_model=settings.chat_model,
+            read_limits=ReadLimits.from_options(settings.read_limits, "setting 'read_limits'"),
         )
         app = create_app(indexes, cfg)
         runner = app.state.runner

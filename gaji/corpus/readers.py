@@ -34,6 +34,7 @@ error names the refused files and their reasons (not just "empty corpus").
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -95,6 +96,8 @@ class ReadReport:
     notices: list[str] = field(default_factory=list)  # read, but worth telling: "a.pdf: 2 scanned page(s) ..."
     ignored: dict[str, int] = field(default_factory=dict)  # extension -> files in folders no reader takes
     unreadable: int = 0  # files (not records) that could not be read; they are in `skipped` too
+    # path -> the limit a refused file hit (gaji.corpus.formats.limits), to tell it in the reader's language
+    refusals: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> str:
         s = f"{self.documents} documents from {len(self.files)} source(s)"
@@ -125,11 +128,13 @@ class ReadReport:
 
 
 class _Ctx:
-    """Error handling shared by the readers: raise, or record and skip."""
+    """Error handling shared by the readers: raise, or record and skip; and how document files are read
+    (`read_file(path, rel)`: in this process, or in a limited worker for untrusted files)."""
 
-    def __init__(self, skip_bad: bool, report: ReadReport):
+    def __init__(self, skip_bad: bool, report: ReadReport, read_file: Any = None):
         self.skip_bad = skip_bad
         self.report = report
+        self.read_file = read_file
 
     def bad(self, message: str, path: Path | str, line: int | None = None, field: str | None = None,
             record_id: str | None = None) -> None:
@@ -393,17 +398,23 @@ def _read_document_file(path: Path, root: Path | None, ctx: _Ctx) -> Iterator[Do
     A file no reader takes yields nothing (counted in ``report.ignored`` when in a folder); a file
     that cannot be read is recorded with `_Ctx.unreadable` and yields nothing.
     """
-    from gaji.corpus.formats import Unreadable, detect, read_file
+    from gaji.corpus.formats import LimitExceeded, Unreadable
+    from gaji.corpus.formats.limits import ReadLimits
+    from gaji.corpus.formats.worker import read_in_process
 
     rel = normalize_text(path.relative_to(root).as_posix() if root is not None else path.name)
+    read_file = ctx.read_file or (lambda p, r: read_in_process(p, r, ReadLimits()))
     try:
-        fmt, notice = detect(path)
+        out = read_file(path, rel)
     except Unreadable as e:
+        if isinstance(e, LimitExceeded):
+            ctx.report.refusals[str(path)] = e.refusal
         ctx.unreadable(str(e), path)
         return
     except OSError as e:
         ctx.unreadable(f"cannot be opened ({e.strerror or e})", path)
         return
+    fmt, notice = out.fmt, out.notice
     if fmt is None:
         if root is None:
             raise InputError(
@@ -416,20 +427,15 @@ def _read_document_file(path: Path, root: Path | None, ctx: _Ctx) -> Iterator[Do
         return
     if notice:
         ctx.report.notices.append(f"{path}: {notice}")
-    if fmt.name == "text":
+    if fmt == "text":
         scratch = ReadReport()
         docs = read_text_documents(path, root, skip_bad=True, report=scratch)
         for s in scratch.skipped:
             ctx.unreadable(s.reason, s.path, s.line)
         yield from docs
         return
-    try:
-        docs, parsed = read_file(path, rel, fmt, rel=rel)
-    except Unreadable as e:
-        ctx.unreadable(str(e), path)
-        return
-    ctx.report.notices.extend(f"{path}: {n}" for n in parsed.notices)
-    for d in docs:  # PDF and HWP extractors often hand out decomposed (NFD) Hangul
+    ctx.report.notices.extend(f"{path}: {n}" for n in out.notices)
+    for d in out.docs:  # PDF and HWP extractors often hand out decomposed (NFD) Hangul
         yield _nfc_document(d)
 
 
@@ -452,14 +458,15 @@ def _walk_folder(root: Path) -> list[Path]:
     )
 
 
-def read_folder(path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None) -> Iterator[tuple[Document, int | None]]:
+def read_folder(path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None,
+                read_file: Any = None) -> Iterator[tuple[Document, int | None]]:
     """Every document file under a folder, in path order (hidden files and folders skipped).
 
     Unreadable files are recorded in ``report.skipped`` (and ``report.unreadable``) and the rest is
     read; `read_documents` turns them into an error unless ``skip_bad``.
     """
     root = Path(path)
-    ctx = _Ctx(skip_bad, report if report is not None else ReadReport())
+    ctx = _Ctx(skip_bad, report if report is not None else ReadReport(), read_file)
     for p in _walk_folder(root):
         if p.suffix.lower() in (".jsonl", ".json"):  # record corpora are named explicitly, never collected
             ctx.report.ignored[p.suffix.lower()] = ctx.report.ignored.get(p.suffix.lower(), 0) + 1
@@ -474,17 +481,18 @@ def read_folder(path: str | Path, *, skip_bad: bool = False, report: ReadReport 
 
 
 def iter_documents(
-    path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None
+    path: str | Path, *, skip_bad: bool = False, report: ReadReport | None = None, read_file: Any = None
 ) -> Iterator[tuple[Document, int | None]]:
     """(Document, line-or-None) pairs from one source, by its kind (see the module docstring).
 
+    `read_file(path, rel) -> FileOutcome` reads a document file (default: in this process, default limits).
     Duplicate ids and empty corpora are checked by `read_documents`, not here.
     """
     p = Path(path)
     if not p.exists():
         raise InputError("no such file or folder", path=str(p))
     if p.is_dir():
-        yield from read_folder(p, skip_bad=skip_bad, report=report)
+        yield from read_folder(p, skip_bad=skip_bad, report=report, read_file=read_file)
         return
     suffix = p.suffix.lower()
     if suffix == ".jsonl":
@@ -495,7 +503,7 @@ def iter_documents(
         for doc in read_text_documents(p, None, skip_bad=skip_bad, report=report):
             yield doc, None
     else:
-        ctx = _Ctx(skip_bad, report if report is not None else ReadReport())
+        ctx = _Ctx(skip_bad, report if report is not None else ReadReport(), read_file)
         for doc in _read_document_file(p, None, ctx):
             yield doc, None
 
@@ -513,6 +521,21 @@ def _unreadable_error(report: ReadReport, strict: bool, limit: int = 20) -> Inpu
     return InputError(f"{len(files)} files {what}:\n" + "\n".join(lines))
 
 
+@contextlib.contextmanager
+def _file_reader(limits: Any, isolate: bool) -> Iterator[Any]:
+    """`read_file(path, rel) -> FileOutcome` under `limits`: in a worker process when `isolate`, which is
+    stopped when the read is over."""
+    from gaji.corpus.formats.limits import default_limits
+    from gaji.corpus.formats.worker import IsolatedReader, read_in_process
+
+    limits = limits or default_limits()
+    if not isolate:
+        yield lambda path, rel: read_in_process(path, rel, limits)
+        return
+    with IsolatedReader(limits) as reader:
+        yield reader.read
+
+
 def read_documents(
     sources: Iterable[str | Path | Document] | str | Path,
     *,
@@ -520,11 +543,16 @@ def read_documents(
     limit: int | None = None,
     allow_empty: bool = False,
     strict: bool = False,
+    limits: Any = None,
+    isolate: bool = False,
 ) -> tuple[list[Document], ReadReport]:
     """Read every source (paths and/or Document objects) into one list of Documents.
 
     A file that cannot be read is listed in ``report.skipped`` with its reason and the others are read
     (a partial read, ``report.partial``); ``strict=True`` makes any such file an error instead.
+    Document files (PDF, HWP, DOCX …) are read under `limits` (a gaji.corpus.formats.ReadLimits; default: the
+    settings' `read_limits`); `isolate` reads them in a limited worker process (untrusted files: uploads, the
+    folders `gaji index build` and `sync` read), so no file can exhaust this process.
 
     Duplicate ids are an error naming both places (with ``skip_bad`` the later one is skipped).
     An empty result is an error (unless `allow_empty`: a folder synced after its last file went).
@@ -552,24 +580,25 @@ def read_documents(
         report.files[path] = report.files.get(path, 0) + 1
         return True
 
-    for src in sources:
-        if limit is not None and len(docs) >= limit:
-            break
-        if isinstance(src, Document):
-            names.append(f"<Document {src.id}>")
-            if not src.text or not src.text.strip():
-                ctx.bad("empty 'text'", src.source or "<documents>", None, "text")
-                continue
-            accept(src, src.source or "<documents>", src.source or "<documents>", None)
-            continue
-        path = str(src)
-        names.append(path)
-        report.files.setdefault(path, 0)
-        for doc, line in iter_documents(path, skip_bad=skip_bad, report=report):
-            where = path + (f":{line}" if line is not None else "")
-            accept(doc, where, path, line)
+    with _file_reader(limits, isolate) as read_file:
+        for src in sources:
             if limit is not None and len(docs) >= limit:
                 break
+            if isinstance(src, Document):
+                names.append(f"<Document {src.id}>")
+                if not src.text or not src.text.strip():
+                    ctx.bad("empty 'text'", src.source or "<documents>", None, "text")
+                    continue
+                accept(src, src.source or "<documents>", src.source or "<documents>", None)
+                continue
+            path = str(src)
+            names.append(path)
+            report.files.setdefault(path, 0)
+            for doc, line in iter_documents(path, skip_bad=skip_bad, report=report, read_file=read_file):
+                where = path + (f":{line}" if line is not None else "")
+                accept(doc, where, path, line)
+                if limit is not None and len(docs) >= limit:
+                    break
     report.documents = len(docs)
     if report.unreadable and strict:
         raise _unreadable_error(report, strict=True)

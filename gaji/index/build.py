@@ -163,7 +163,7 @@ def _read(sources: Any, out: Path, chunking: Any, skip_bad: bool, limit: int | N
     resolved = resolve_sources(sources)
     t0 = time.perf_counter()
     progress_file.stage("read")
-    docs, report = read_documents(resolved, skip_bad=skip_bad, limit=limit, strict=strict)
+    docs, report = read_documents(resolved, skip_bad=skip_bad, limit=limit, strict=strict, isolate=True)
     stats["read_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     progress_file.stage("chunk", total=len(docs))

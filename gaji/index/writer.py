@@ -106,7 +106,7 @@ def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document |
 
     A file that cannot be read is left out and listed in the result's report (``strict``: an error)."""
     sources = resolve_sources(documents_or_paths)
-    docs, report = read_documents(sources, skip_bad=skip_bad, strict=strict)
+    docs, report = read_documents(sources, skip_bad=skip_bad, strict=strict, isolate=True)
     with writing(index_dir, "add", wait_s) as snap:
         m = snap.manifest
         rows = _rows(snap)
@@ -197,7 +197,7 @@ def sync_source(index_dir: str | Path, source: str | Path, progress: bool = Fals
     error and nothing changes)."""
     resolved = resolve_sources([source])
     src = Path(str(resolved[0])).resolve()
-    docs, report = read_documents(resolved, skip_bad=skip_bad, allow_empty=True, strict=strict)
+    docs, report = read_documents(resolved, skip_bad=skip_bad, allow_empty=True, strict=strict, isolate=True)
     m2 = None
     with writing(index_dir, "sync", wait_s) as snap:
         change, out = _sync_plan(snap, docs, src, report)

@@ -28,6 +28,7 @@ from fastapi import FastAPI
 
 from gaji import __version__
 from gaji.config import DEFAULT_METHOD
+from gaji.corpus.formats.limits import ReadLimits
 from gaji.history.keys import KeyStore
 from gaji.history.store import HistoryStore
 from gaji.serve.auth import ApiKeyMiddleware, SecurityHeadersMiddleware
@@ -57,6 +58,8 @@ class ServeConfig:
     # questions, feedback and named API keys (gaji/history); None: nothing is stored, only GAJI_API_KEY
     history: HistoryStore | None = None
     chat_model: str = ""  # what the model name "gaji" means on /v1 ("" = gaji-<default_method>)
+    # bounds on reading one uploaded file (size, expansion, rows, nesting, time, memory); None = the settings'
+    read_limits: ReadLimits | None = None
 
 
 def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:

@@ -1,12 +1,14 @@
 """Document files sent to the server (PDF, HWP, HWPX, DOCX, PPTX, XLSX, HTML, .txt/.md), read into Documents.
 
     files = decode_files(request_files, max_bytes)     # names checked, base64 decoded; FilesTooLarge
-    docs, results = read_files(files)                  # one FileResult per file: read, or refused and why
+    docs, results = read_files(files, limits, "ko")    # one FileResult per file: read, or refused and why
 
 The body is JSON (``{"files": [{"name", "content_base64"}]}``), not multipart: the request guard
 (gaji/serve/guard.py) lets only JSON writes through, which a page on another site cannot send without a
 CORS preflight. Each file is written under its own name into a private temporary folder and read there
-by the same readers `gaji index build` and `sync` use (gaji.corpus.readers, gaji.corpus.formats), so its
+by the same readers `gaji index build` and `sync` use (gaji.corpus.readers, gaji.corpus.formats), in a worker
+process under the server's read limits (gaji.corpus.formats.worker: a file built to exhaust memory or time is
+stopped there and refused with the limit it hit, in the request's language), so its
 documents get the ids a sync of that single file would give them: the file name, with a unit suffix
 where the file makes several (``보고서.pdf#page3``). Re-sending a name replaces what that file had.
 
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from gaji.corpus.chunking import ChunkingConfig, chunk_document
-from gaji.corpus.formats import format_for
+from gaji.corpus.formats import ReadLimits, format_for
 from gaji.corpus.readers import ReadReport, read_documents
 from gaji.errors import InputError
 from gaji.serve.indexes import scrub_text
@@ -123,10 +125,13 @@ def decode_files(items: list[tuple[str, str]], max_bytes: int) -> list[UploadedF
     return out
 
 
-def read_files(files: list[UploadedFile]) -> tuple[list[Document], list[FileResult]]:
-    """The Documents of every readable file, and one result per file (refused ones with their reason).
+def read_files(files: list[UploadedFile], limits: ReadLimits | None = None,
+               lang: str = "en") -> tuple[list[Document], list[FileResult]]:
+    """The Documents of every readable file, and one result per file (refused ones with their reason; a
+    limit's refusal in `lang`, "en" or "ko").
 
-    Each file is written into a private temporary folder that is gone when this returns."""
+    Each file is written into a private temporary folder that is gone when this returns, and read in a
+    worker process under `limits` (default: the settings' read limits)."""
     docs: list[Document] = []
     results: list[FileResult] = []
     with tempfile.TemporaryDirectory(prefix="gaji-upload-") as tmp:
@@ -137,7 +142,7 @@ def read_files(files: list[UploadedFile]) -> tuple[list[Document], list[FileResu
                 continue
             fmt = format_for(f.name)
             res.format = fmt.label if fmt is not None else ""
-            got = _read_one(Path(tmp), f, res)
+            got = _read_one(Path(tmp), f, res, limits, lang)
             for d in got:
                 docs.append(dataclasses.replace(d, source=f"upload:{f.name}"))
             res.documents = [d.id for d in got]
@@ -145,7 +150,7 @@ def read_files(files: list[UploadedFile]) -> tuple[list[Document], list[FileResu
     return docs, results
 
 
-def _read_one(tmp: Path, f: UploadedFile, res: FileResult) -> list[Document]:
+def _read_one(tmp: Path, f: UploadedFile, res: FileResult, limits: ReadLimits | None, lang: str) -> list[Document]:
     """Write one file into `tmp` and read it like a sync of that file would; fill `res` with what was said."""
     path = tmp / f.name
     assert path.parent == tmp  # check_name let no folder through
@@ -161,7 +166,7 @@ def _read_one(tmp: Path, f: UploadedFile, res: FileResult) -> list[Document]:
 
     report = ReadReport()
     try:
-        got, report = read_documents([path], skip_bad=True, allow_empty=True)
+        got, report = read_documents([path], skip_bad=True, allow_empty=True, limits=limits, isolate=True)
     except InputError as e:
         res.reason = clean(str(e)).removeprefix(f.name + ": ")
         return []
@@ -169,8 +174,9 @@ def _read_one(tmp: Path, f: UploadedFile, res: FileResult) -> list[Document]:
         path.unlink(missing_ok=True)
     res.notices = [clean(n) for n in report.notices]
     if not got:
+        refusal = report.refusals.get(str(path))
         reasons = [clean(s.reason) for s in report.skipped]
-        res.reason = "; ".join(reasons) or "no text to index"
+        res.reason = clean(refusal.text(lang)) if refusal is not None else "; ".join(reasons) or "no text to index"
     return got
 
 

@@ -31,8 +31,10 @@ from gaji.types import Document, Location
 
 from .base import Parsed, Unreadable, to_documents
 from .detect import sniff
+from .limits import LimitExceeded, ReadLimits, Refusal
 
-__all__ = ["Format", "FORMATS", "DOCUMENT_SUFFIXES", "detect", "read_file", "parse_file", "Unreadable", "format_for"]
+__all__ = ["Format", "FORMATS", "DOCUMENT_SUFFIXES", "detect", "read_file", "parse_file", "Unreadable", "format_for",
+           "ReadLimits", "LimitExceeded", "Refusal"]
 
 
 @dataclass(frozen=True)
@@ -111,30 +113,42 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def parse_file(path: str | Path, fmt: Format) -> Parsed:
-    """Run the format's reader; any failure of the underlying library becomes `Unreadable`."""
+def parse_file(path: str | Path, fmt: Format, limits: ReadLimits | None = None) -> Parsed:
+    """Run the format's reader under `limits` (the checks of gaji.corpus.formats.guards first); any failure
+    of the underlying library becomes `Unreadable`, a limit hit a `LimitExceeded` naming it."""
+    from .guards import check_file, check_parsed
+
+    limits = limits or ReadLimits()
     mod = importlib.import_module(fmt.module)
     try:
-        return mod.read(Path(path))
+        check_file(Path(path), fmt.name, limits)
+        parsed = mod.read(Path(path))
     except Unreadable:
         raise
     except ImportError as e:
         raise Unreadable(f"the {fmt.label} reader needs the package {e.name!r}; reinstall gaji (pip install -e .)") from None
-    except MemoryError:
-        raise Unreadable("too large to read in memory") from None
+    except (MemoryError, RecursionError):
+        raise LimitExceeded("memory", limit=f"{limits.max_memory_bytes // 2**20} MB") from None
     except Exception as e:  # libraries raise their own types for damaged files
         msg = " ".join(str(e).split())[:200] or type(e).__name__
         raise Unreadable(f"cannot be read as {fmt.label}: {msg}") from None
+    check_parsed(parsed, limits)
+    return parsed
 
 
-def read_file(path: str | Path, doc_id: str, fmt: Format, *, rel: str | None = None) -> tuple[list[Document], Parsed]:
+def read_file(path: str | Path, doc_id: str, fmt: Format, *, rel: str | None = None,
+              limits: ReadLimits | None = None) -> tuple[list[Document], Parsed]:
     """Documents of one file in a non-text format (see `to_documents`), and the parse (for notices).
 
-    Raises `Unreadable` when it cannot be read or holds no text.
+    Raises `Unreadable` when it cannot be read or holds no text, `LimitExceeded` past `limits`.
     """
+    from .guards import check_size
+
     p = Path(path)
+    limits = limits or ReadLimits()
+    check_size(p, limits)
     digest = file_digest(p.read_bytes())
-    parsed = parse_file(p, fmt)
+    parsed = parse_file(p, fmt, limits)
     base = Location(file=rel or p.name, sha256=digest)
     docs = to_documents(parsed, doc_id, parsed.title or p.stem, base, str(p))
     if not docs:

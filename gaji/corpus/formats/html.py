@@ -68,13 +68,23 @@ def _table_grid(table) -> list[list[str]]:
 
 
 def _walk(node, blocks: list[Block], buf: list[str]) -> None:
+    """Blocks of `node`'s subtree in document order. Iterative (a stack of child iterators), so a deeply
+    nested page costs no Python recursion; a block element's text is flushed before and after it."""
     def flush() -> None:
         text = " ".join("".join(buf).split())
         buf.clear()
         if text:
             blocks.append(Block(text))
 
-    for child in node.iter(include_text=True):
+    stack = [(node.iter(include_text=True), False)]
+    while stack:
+        it, is_block = stack[-1]
+        child = next(it, None)
+        if child is None:
+            stack.pop()
+            if is_block:
+                flush()
+            continue
         tag = child.tag
         if tag == "-text":
             buf.append(child.text_content or "")
@@ -90,13 +100,11 @@ def _walk(node, blocks: list[Block], buf: list[str]) -> None:
             flush()
         elif tag in _BLOCK_TAGS:
             flush()
-            _walk(child, blocks, buf)
-            flush()
+            stack.append((child.iter(include_text=True), True))
         elif tag in ("img", "-comment"):
             continue
         else:
-            _walk(child, blocks, buf)
-    return None
+            stack.append((child.iter(include_text=True), False))
 
 
 def read_html(html: str) -> Parsed:

@@ -75,6 +75,12 @@ async def upload(name: str, request: Request, indexes: Indexes) -> Any:
             "status": await asyncio.to_thread(indexes.status, name)}
 
 
+def request_lang(request: Request) -> str:
+    """"ko" when the request's first Accept-Language is Korean (the page sends its own language), else "en"."""
+    first = request.headers.get("accept-language", "").split(",")[0].strip().lower()
+    return "ko" if first.startswith("ko") else "en"
+
+
 @router.post("/api/indexes/{name}/files", response_model=schemas.FilesResponse,
              responses={**ERRORS, 413: {"model": schemas.ErrorResponse}, 422: {"model": schemas.ErrorResponse},
                         503: {"model": schemas.ErrorResponse}})
@@ -89,7 +95,8 @@ async def upload_files(name: str, body: schemas.FilesRequest, request: Request, 
                              request.app.state.config.max_upload_bytes)
     except FilesTooLarge as e:
         raise ApiError(413, str(e)) from None
-    docs, results = await asyncio.to_thread(read_files, files)
+    docs, results = await asyncio.to_thread(read_files, files, request.app.state.config.read_limits,
+                                            request_lang(request))
     if not docs:
         raise ApiError(422, "no file could be read: " + "; ".join(f"{r.name}: {r.reason}" for r in results[:5]),
                        files=[r.to_dict() for r in results])

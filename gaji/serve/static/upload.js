@@ -35,7 +35,8 @@
   }
 
   function headers() {
-    const h = { "Content-Type": "application/json" };
+    // the server tells a refused file's reason in the page's language
+    const h = { "Content-Type": "application/json", "Accept-Language": lang() };
     const key = sessionStorage.getItem("gaji.key");
     if (key) h["X-API-Key"] = key;
     return h;
