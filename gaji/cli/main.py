@@ -41,6 +41,7 @@ COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
         "gaji.cli.bench_plot",  # plot
         "gaji.cli.bench_chat",  # followups, ttft
         "gaji.cli.bench_durability",  # crash, concurrency
+        "gaji.cli.bench_readers",  # fuzz-readers
     )),
     "gaji.cli.serve_cmd",
     "gaji.cli.history_cmd",

@@ -67,3 +67,39 @@ def test_any_text_file(suffix, text):
     except UnicodeEncodeError:  # a lone surrogate cannot be in a file
         return
     _read(suffix, data, False)
+
+
+# --- document files: mutated DOCX/PPTX/XLSX/HWPX/HTML/PDF/HWP seeds (gaji.bench.fuzz_readers) --------------------
+_SEEDS: dict = {}
+
+
+def _seeds() -> dict:
+    if not _SEEDS:
+        from gaji.bench.fuzz_readers import make_seeds
+
+        folder = Path(tempfile.mkdtemp(prefix="gaji-fuzz-seeds-"))
+        _SEEDS.update({k: (p.suffix, p.read_bytes()) for k, p in make_seeds(folder).items()})
+    return _SEEDS
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["docx", "pptx", "xlsx", "hwpx", "html", "pdf", "hwp", "md"]), st.integers(0, 2 ** 32 - 1))
+def test_mutated_documents_are_read_or_refused_with_a_reason(kind, seed):
+    import random
+
+    from gaji.bench.fuzz_readers import mutate, read_outcome
+    from gaji.corpus.formats import ReadLimits
+    from gaji.corpus.formats.worker import read_in_process
+
+    seeds = _seeds()
+    if kind not in seeds:  # the HWP seed is the test fixture
+        return
+    suffix, data = seeds[kind]
+    limits = ReadLimits(max_seconds=10)
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / f"mutant{suffix}"
+        p.write_bytes(mutate(data, kind, random.Random(seed)))
+        outcome, detail = read_outcome(p, lambda path, rel: read_in_process(path, rel, limits))
+    assert outcome != "failure", detail
+    if outcome == "refused":
+        assert detail.strip() and "Traceback" not in detail

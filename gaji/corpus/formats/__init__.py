@@ -31,7 +31,7 @@ from gaji.types import Document, Location
 
 from .base import Parsed, Unreadable, to_documents
 from .detect import sniff
-from .limits import LimitExceeded, ReadLimits, Refusal
+from .limits import LimitExceeded, ReadLimits, Refusal, human_size
 
 __all__ = ["Format", "FORMATS", "DOCUMENT_SUFFIXES", "detect", "read_file", "parse_file", "Unreadable", "format_for",
            "ReadLimits", "LimitExceeded", "Refusal"]
@@ -128,7 +128,7 @@ def parse_file(path: str | Path, fmt: Format, limits: ReadLimits | None = None) 
     except ImportError as e:
         raise Unreadable(f"the {fmt.label} reader needs the package {e.name!r}; reinstall gaji (pip install -e .)") from None
     except (MemoryError, RecursionError):
-        raise LimitExceeded("memory", limit=f"{limits.max_memory_bytes // 2**20} MB") from None
+        raise LimitExceeded("memory", limit=human_size(limits.max_memory_bytes)) from None
     except Exception as e:  # libraries raise their own types for damaged files
         msg = " ".join(str(e).split())[:200] or type(e).__name__
         raise Unreadable(f"cannot be read as {fmt.label}: {msg}") from None

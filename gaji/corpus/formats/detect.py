@@ -21,7 +21,7 @@ def _zip_kind(path: Path) -> str:
         with zipfile.ZipFile(path) as z:
             names = set(z.namelist())
             mimetype = z.read("mimetype").decode("ascii", "replace").strip() if "mimetype" in names else ""
-    except (zipfile.BadZipFile, OSError, KeyError):
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError, EOFError):  # ValueError: a member name not in UTF-8
         return "zip?"
     if "word/document.xml" in names:
         return "docx"

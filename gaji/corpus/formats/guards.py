@@ -82,7 +82,7 @@ def check_zip(path: Path, limits: ReadLimits) -> None:
         raise LimitExceeded("members", limit=limits.max_members)
     try:
         z = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError):
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
         return  # the reader reports the damage in its own words
     with z:
         infos = z.infolist()
@@ -252,7 +252,7 @@ _SKIP_RE = re.compile(r"<!--.*?(?:-->|\Z)|<(script|style|textarea|title)\b[^>]*>
 _TAG_RE = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*?(/?)>")
 
 
-def check_html(html: str, limits: ReadLimits, part: str = "the page") -> None:
+def check_html(html: str, limits: ReadLimits, part: str = "HTML") -> None:
     """Characters, and how deep the page's tags nest: open tags minus closed ones, not counting void
     elements, self-closed tags and those a sibling closes (p, li, td …). The HTML tree builder scans its
     stack of open elements for many tags, so nesting costs time as its square."""

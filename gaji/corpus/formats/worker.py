@@ -64,6 +64,18 @@ def _peak_rss_kb() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
+def _vm_hwm_kb(pid: int) -> int:
+    """A running process's peak RSS (Linux /proc), 0 where unknown."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _send(f, obj) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     f.write(struct.pack("<Q", len(data)) + data)
@@ -91,6 +103,7 @@ def _serve(memory_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     inp, out_f = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a library's print must not corrupt the replies
+    _send(out_f, ("ready", os.getpid()))  # the time limit starts with a file, not with this interpreter
     while True:
         try:
             task = _recv(inp)
@@ -106,7 +119,6 @@ def _serve(memory_bytes: int) -> None:
             resource.setrlimit(resource.RLIMIT_CPU, (budget, hard))
         try:
             out = read_in_process(Path(path), rel, limits)
-            out.peak_rss_kb = _peak_rss_kb()
             msg: tuple = ("ok", out)
         except Unreadable as e:
             msg = ("refused", e)
@@ -115,9 +127,12 @@ def _serve(memory_bytes: int) -> None:
         except Exception as e:  # noqa: BLE001 - a reader's bug is still this file's refusal, not the worker's end
             msg = ("refused", Unreadable(f"cannot be read: {type(e).__name__}: {' '.join(str(e).split())[:200]}"))
         try:
-            _send(out_f, msg)
+            _send(out_f, msg + (_peak_rss_kb(),))
         except (MemoryError, OSError):
             return
+
+
+_START_S = 120.0  # for the worker's interpreter to start, on a loaded machine
 
 
 class IsolatedReader:
@@ -127,7 +142,7 @@ class IsolatedReader:
         self.limits = limits or ReadLimits()
         self._proc: subprocess.Popen | None = None
         self._err = None
-        self.last_peak_rss_kb = 0  # the worker's peak RSS after the last file it answered for
+        self.last_peak_rss_kb = 0  # the worker's peak RSS (KiB) after the last file, read or refused
 
     def __enter__(self) -> "IsolatedReader":
         return self
@@ -146,13 +161,24 @@ class IsolatedReader:
             [sys.executable, "-m", "gaji.corpus.formats.worker", str(self.limits.max_memory_bytes)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, env=env, close_fds=True,
             start_new_session=True)  # a Ctrl-C in the terminal goes to the parent, which stops it
+        assert self._proc.stdout is not None
+        ready, _, _ = select.select([self._proc.stdout], [], [], _START_S)
+        try:
+            if not ready or _recv(self._proc.stdout)[0] != "ready":
+                raise EOFError
+        except (EOFError, OSError, pickle.UnpicklingError):
+            raise self._death() from None
+
+    def start(self) -> None:
+        """Have a worker ready (started now unless one is running); `read` calls it."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._stop()
+            self._start()
 
     def read(self, path: str | Path, rel: str) -> FileOutcome:
         """The file read in the worker; Unreadable / LimitExceeded as the in-process read would raise, plus
         LimitExceeded("time") after `max_seconds` and ("memory"/"crashed") when the worker died."""
-        if self._proc is None or self._proc.poll() is not None:
-            self._stop()
-            self._start()
+        self.start()
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
         try:
@@ -161,14 +187,15 @@ class IsolatedReader:
         except (OSError, ValueError):
             ready = [proc.stdout]  # the worker is gone: the read says so
         if not ready:
+            self.last_peak_rss_kb = _vm_hwm_kb(proc.pid)
             self._stop(kill=True)
             raise LimitExceeded("time", limit=f"{self.limits.max_seconds:g}")
         try:
-            kind, payload = _recv(proc.stdout)
+            kind, payload, self.last_peak_rss_kb = _recv(proc.stdout)
         except (EOFError, OSError, pickle.UnpicklingError):
             raise self._death() from None
         if kind == "ok":
-            self.last_peak_rss_kb = payload.peak_rss_kb
+            payload.peak_rss_kb = self.last_peak_rss_kb
             return payload
         raise payload
 
