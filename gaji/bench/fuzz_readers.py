@@ -187,7 +187,7 @@ def run_bombs(folder: Path, *, names: list[str] | None = None, size_mb: int | No
     folder.mkdir(parents=True, exist_ok=True)
     for case in cases(names):
         try:
-            path = case.build(folder, size_mb if case.size_mb else None)
+            path = case.build(folder, size_mb if case.scalable else None)
         except FileNotFoundError as e:
             rows.append({"case": case.name, "skipped": str(e)})
             continue

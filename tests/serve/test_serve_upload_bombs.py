@@ -45,7 +45,12 @@ def test_health_answers_while_a_bomb_is_read(demo_index, live_server, tmp_path):
     bomb = next(c for c in CASES if c.filename == "slow.html").build(tmp_path)
     app = _app(demo_index, ReadLimits.from_options({"depth": "100000", "seconds": "4"}))
     with live_server(app) as url, httpx.Client(base_url=url, timeout=60) as client:
-        client.get("/api/health").raise_for_status()
+        quiet = []
+        for _ in range(20):  # the quiet server's answers, on this (possibly loaded) machine
+            t0 = time.monotonic()
+            client.get("/api/health").raise_for_status()
+            quiet.append(time.monotonic() - t0)
+            time.sleep(0.05)
         done: dict = {}
 
         def upload() -> None:
@@ -63,7 +68,8 @@ def test_health_answers_while_a_bomb_is_read(demo_index, live_server, tmp_path):
     r = done["r"]
     assert r.status_code == 422, r.text
     assert r.json()["files"][0]["reason"] == "읽는 데 4초보다 오래 걸려 중단했습니다"
-    assert len(waits) >= 10 and max(waits) < 1.0, (len(waits), max(waits))
+    # 1 s, or three times the quiet server's slowest answer where the machine is loaded enough to need more
+    assert len(waits) >= 10 and max(waits) < max(1.0, 3 * max(quiet)), (len(waits), max(waits), max(quiet))
 
 
 @pytest.mark.parametrize("lang,reason", [

@@ -26,6 +26,7 @@ import hashlib
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gaji.types import Document, Location
 
@@ -121,8 +122,33 @@ def parse_file(path: str | Path, fmt: Format, limits: ReadLimits | None = None) 
     limits = limits or ReadLimits()
     mod = importlib.import_module(fmt.module)
     try:
-        check_file(Path(path), fmt.name, limits)
-        parsed = mod.read(Path(path))
+        broken = check_file(Path(path), fmt.name, limits)  # a package part that is not well-formed XML
+    except Unreadable:
+        raise
+    except MemoryError:
+        raise LimitExceeded("memory", limit=human_size(limits.max_memory_bytes)) from None
+    except Exception as e:  # noqa: BLE001 - a container too damaged for the checks
+        raise Unreadable(f"cannot be read as {fmt.label}: {' '.join(str(e).split())[:200] or type(e).__name__}") from None
+    try:
+        parsed = _read_module(mod, Path(path), fmt, limits)
+    except LimitExceeded:
+        raise
+    except Unreadable:
+        if broken is not None:  # the reader failed on it, or on what followed: say what is wrong
+            raise broken from None
+        raise
+    if broken is not None:
+        if not any(b.text.strip() for b in parsed.blocks):
+            raise broken
+        parsed.notices.append(f"{broken} (read without it)")
+    check_parsed(parsed, limits)
+    return parsed
+
+
+def _read_module(mod: Any, path: Path, fmt: Format, limits: ReadLimits) -> Parsed:
+    """`mod.read(path)`, its library's failures as `Unreadable`."""
+    try:
+        return mod.read(path)
     except Unreadable:
         raise
     except ImportError as e:
@@ -132,8 +158,6 @@ def parse_file(path: str | Path, fmt: Format, limits: ReadLimits | None = None) 
     except Exception as e:  # libraries raise their own types for damaged files
         msg = " ".join(str(e).split())[:200] or type(e).__name__
         raise Unreadable(f"cannot be read as {fmt.label}: {msg}") from None
-    check_parsed(parsed, limits)
-    return parsed
 
 
 def read_file(path: str | Path, doc_id: str, fmt: Format, *, rel: str | None = None,

@@ -38,17 +38,19 @@ def check_size(path: Path, limits: ReadLimits) -> None:
         raise LimitExceeded("file", size=human_size(size), limit=human_size(limits.max_file_bytes))
 
 
-def check_file(path: Path, fmt: str, limits: ReadLimits) -> None:
-    """All the checks for a file about to be read as `fmt` (a gaji.corpus.formats name)."""
+def check_file(path: Path, fmt: str, limits: ReadLimits) -> LimitExceeded | None:
+    """All the checks for a file about to be read as `fmt` (a gaji.corpus.formats name). Returns the first broken
+    XML part of a package (not raised: the reader may not need that part; see `parse_file`)."""
     check_size(path, limits)
     if fmt in ZIP_FORMATS:
-        check_zip(path, limits)
+        return check_zip(path, limits)
     elif fmt == "hwp":
         check_hwp(path, limits)
     elif fmt == "html":
         from .html import _decode
 
         check_html(_decode(path.read_bytes()), limits)
+    return None
 
 
 def check_parsed(parsed: Parsed, limits: ReadLimits) -> None:
@@ -75,15 +77,16 @@ def _declared_entries(path: Path) -> int | None:
     return None if total == 0xFFFF else total
 
 
-def check_zip(path: Path, limits: ReadLimits) -> None:
-    """The archive's members against the size, ratio and count limits, then its XML members' structure."""
+def check_zip(path: Path, limits: ReadLimits) -> LimitExceeded | None:
+    """The archive's members against the size, ratio and count limits, then its XML members' structure; returns
+    the first member that is not well-formed XML (the other findings are raised)."""
     declared = _declared_entries(path)
     if declared is not None and declared > limits.max_members:
         raise LimitExceeded("members", limit=limits.max_members)
     try:
         z = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError):
-        return  # the reader reports the damage in its own words
+        return None  # the reader reports the damage in its own words
     with z:
         infos = z.infolist()
         if len(infos) > limits.max_members:
@@ -99,16 +102,22 @@ def check_zip(path: Path, limits: ReadLimits) -> None:
                 ratio = info.file_size / max(1, info.compress_size)
                 if ratio > limits.max_ratio:
                     raise LimitExceeded("ratio", part=info.filename, ratio=f"{ratio:.0f}", limit=f"{limits.max_ratio:g}")
+        broken = None
         for info in infos:
             name = info.filename.lower()
             if name.endswith((".xml", ".rels")) and not info.is_dir():
                 try:
                     with z.open(info) as stream:
                         check_xml_stream(stream, info.filename, limits, sheet=_is_sheet(name))
+                except LimitExceeded as e:
+                    if e.refusal.key != "broken_xml":
+                        raise
+                    broken = broken or e
                 except (zipfile.BadZipFile, zlib.error, EOFError) as e:
                     raise Unreadable(f"the archive member {info.filename} is damaged ({e})") from None
                 except (NotImplementedError, RuntimeError):
-                    return  # an encrypted member or a compression zipfile lacks: the reader says so
+                    return broken  # an encrypted member or a compression zipfile lacks: the reader says so
+        return broken
 
 
 def _is_sheet(name: str) -> bool:

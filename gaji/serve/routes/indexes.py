@@ -91,8 +91,8 @@ async def upload_files(name: str, body: schemas.FilesRequest, request: Request, 
     (with the results) when none could be read, 413 when the files together are over the upload limit."""
     indexes.resolve(name)
     try:
-        files = decode_files([(f.name, f.content_base64) for f in body.files],
-                             request.app.state.config.max_upload_bytes)
+        files = await asyncio.to_thread(decode_files, [(f.name, f.content_base64) for f in body.files],
+                                        request.app.state.config.max_upload_bytes)
     except FilesTooLarge as e:
         raise ApiError(413, str(e)) from None
     docs, results = await asyncio.to_thread(read_files, files, request.app.state.config.read_limits,
