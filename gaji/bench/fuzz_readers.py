@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from gaji.bench.bombs import CASES, DAMAGED, deflated, minimal_pdf, write_zip
+from gaji.bench.bombs import DAMAGED, deflated, minimal_pdf, write_zip
 
 __all__ = ["make_seeds", "mutate", "run_fuzz", "run_bombs", "markdown", "ZIP_KINDS"]
 
