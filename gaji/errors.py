@@ -3,9 +3,18 @@ from __future__ import annotations
 
 
 class GajiError(Exception):
-    """Base class: the CLI prints `error: <message>` and exits 2."""
+    """Base class: the CLI prints `error: <message>` and exits 2.
+
+    The message may be a `gaji.messages.Msg` (an id of the message table and its parameters): it prints in
+    English, and `gaji.messages.error_text` renders it in the reader's language."""
 
     exit_code = 2
+    where = ""  # "file:line (field 'x'): " when the error names a place
+
+    @property
+    def msg(self):  # the table message the error was raised with, if any
+        first = self.args[0] if self.args else None
+        return getattr(self, "_msg", None) or (first if not isinstance(first, str) and hasattr(first, "id") else None)
 
 
 class ConfigError(GajiError):
@@ -15,8 +24,10 @@ class ConfigError(GajiError):
 class InputError(GajiError):
     """Bad input data: names the file, the line (1-based) and the field when it knows them."""
 
-    def __init__(self, message: str, path: str | None = None, line: int | None = None, field: str | None = None):
+    def __init__(self, message, path: str | None = None, line: int | None = None, field: str | None = None):
         self.path, self.line, self.field = path, line, field
+        if not isinstance(message, str):  # a gaji.messages.Msg
+            self._msg = message
         where = ""
         if path:
             where = str(path)
@@ -25,7 +36,8 @@ class InputError(GajiError):
             if field:
                 where += f" (field {field!r})"
             where += ": "
-        super().__init__(where + message)
+        self.where = where
+        super().__init__(where + str(message))
 
 
 class IndexUnusableError(GajiError):

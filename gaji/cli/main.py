@@ -4,6 +4,9 @@ only read flags and print: the work is done by plain functions of the packages (
 
 Errors a user can cause (GajiError) print `error: ...` and exit 2; never a traceback. `gaji index build|add|sync`
 exit 3 after a partial run: the good files were indexed and each refused file is listed with its reason.
+Errors are printed in the
+user's language (`--lang ko|en` where a command has it, else GAJI_LANG or the locale: `오류: …` under ko_KR)
+from the message table (gaji.messages) where the error carries a table message.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import sys
 
 from gaji import __version__
 from gaji.errors import GajiError
+from gaji.messages import env_lang, error_text, lang_of, text
 
 # Every command module, in `gaji --help` order. A (group, members) pair is a command with sub-commands: the group
 # module's register() returns its sub-command list, and each member module adds its sub-command(s) to it, in order.
@@ -78,11 +82,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except GajiError as e:
-        print(f"error: {e}", file=sys.stderr)
+        lang = user_lang(args)
+        print(f"{text('error.prefix', lang)}: {error_text(e, lang)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(text("error.interrupted", user_lang(args)), file=sys.stderr)
         return 130
+
+
+def user_lang(args: argparse.Namespace) -> str:
+    """The language to speak to the user in: the command's --lang when it names one, else the environment's."""
+    flag = getattr(args, "lang", None)
+    if isinstance(flag, str) and lang_of(flag, "") in ("ko", "en"):
+        return lang_of(flag)
+    return env_lang()
 
 
 if __name__ == "__main__":

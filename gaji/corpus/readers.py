@@ -78,6 +78,15 @@ class Skipped:
     reason: str
     record_id: str | None = None  # the "id" of a record left out for its text (gaji eval sets its gold references aside)
     whole_file: bool = False  # a file that could not be read at all (not one bad record of it)
+    # the reason as a message of the table (gaji.messages.Msg.to_dict), so it can be shown in Korean; None: English only
+    msg: dict[str, Any] | None = None
+
+    def reason_in(self, lang: str | None) -> str:
+        """The reason in `lang` where the message table has it, else as recorded."""
+        from gaji.messages import Msg
+
+        m = Msg.from_dict(self.msg)
+        return m.text(lang) if m is not None else self.reason
 
     def __str__(self) -> str:
         where = self.path + (f":{self.line}" if self.line is not None else "")
@@ -142,10 +151,15 @@ class _Ctx:
             raise InputError(message + " (--skip-bad / skip_bad=True skips bad records)", path=str(path), line=line, field=field)
         self.report.skipped.append(Skipped(str(path), line, field, message, record_id))
 
-    def unreadable(self, message: str, path: Path | str, line: int | None = None) -> None:
-        """A whole file that cannot be read: recorded, and reading goes on (see `read_documents`)."""
+    def unreadable(self, message: Any, path: Path | str, line: int | None = None, msg: dict | None = None) -> None:
+        """A whole file that cannot be read: recorded, and reading goes on (see `read_documents`). `message`
+        may be a gaji.messages.Msg (then the record keeps it, to be shown in the reader's language)."""
+        from gaji.messages import Msg
+
+        if isinstance(message, Msg):
+            msg = message.to_dict()
         self.report.unreadable += 1
-        self.report.skipped.append(Skipped(str(path), line, None, message, whole_file=True))
+        self.report.skipped.append(Skipped(str(path), line, None, str(message), whole_file=True, msg=msg))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,7 +423,7 @@ def _read_document_file(path: Path, root: Path | None, ctx: _Ctx) -> Iterator[Do
     except Unreadable as e:
         if isinstance(e, LimitExceeded):
             ctx.report.refusals[str(path)] = e.refusal
-        ctx.unreadable(str(e), path)
+        ctx.unreadable(getattr(e, "msg", None) or str(e), path)
         return
     except OSError as e:
         ctx.unreadable(f"cannot be opened ({e.strerror or e})", path)
@@ -431,7 +445,7 @@ def _read_document_file(path: Path, root: Path | None, ctx: _Ctx) -> Iterator[Do
         scratch = ReadReport()
         docs = read_text_documents(path, root, skip_bad=True, report=scratch)
         for s in scratch.skipped:
-            ctx.unreadable(s.reason, s.path, s.line)
+            ctx.unreadable(s.reason, s.path, s.line, msg=s.msg)
         yield from docs
         return
     ctx.report.notices.extend(f"{path}: {n}" for n in out.notices)
@@ -513,6 +527,11 @@ def _unreadable_error(report: ReadReport, strict: bool, limit: int = 20) -> Inpu
     hint = " (without --strict / strict=True the other files are indexed and these listed)" if strict else ""
     if len(files) == 1:
         s = files[0]
+        from gaji.messages import Msg
+
+        reason = Msg.from_dict(s.msg)
+        if reason is not None:
+            return InputError(Msg("read.strict_hint", {"reason": reason}) if strict else reason, path=s.path, line=s.line)
         return InputError(s.reason + hint, path=s.path, line=s.line)
     lines = [f"  {s}" for s in files[:limit]]
     if len(files) > limit:

@@ -30,6 +30,8 @@ from typing import Any
 
 from gaji.types import Document, Location
 
+from gaji.messages import Msg
+
 from .base import Parsed, Unreadable, to_documents
 from .detect import sniff
 from .limits import LimitExceeded, ReadLimits, Refusal, human_size
@@ -62,18 +64,8 @@ FORMATS: dict[str, Format] = {
 DOCUMENT_SUFFIXES = tuple(s for f in FORMATS.values() for s in f.suffixes)
 _BY_SUFFIX = {s: f for f in FORMATS.values() for s in f.suffixes}
 
-# Content kinds no reader takes, and what to do about them.
-_REFUSED = {
-    "doc": "a Word 97-2003 .doc file; save it as .docx",
-    "xls": "an Excel 97-2003 .xls file; save it as .xlsx",
-    "ppt": "a PowerPoint 97-2003 .ppt file; save it as .pptx",
-    "ole-encrypted": "a password-protected Office file; remove the password and save it again",
-    "ole": "an OLE2 container that is not an HWP document",
-    "ole?": "a damaged OLE2 container (HWP 5 / Office 97-2003)",
-    "zip": "a zip archive that is not a DOCX, PPTX, XLSX or HWPX document",
-    "zip?": "a damaged zip container (DOCX/PPTX/XLSX/HWPX are zip files)",
-    "binary": "a binary file of no supported format",
-}
+# Content kinds no reader takes; what to do about each is the message table's "read.kind.<kind>".
+_REFUSED = ("doc", "xls", "ppt", "ole-encrypted", "ole", "ole?", "zip", "zip?", "binary")
 
 
 def format_for(path: str | Path) -> Format | None:
@@ -93,7 +85,7 @@ def detect(path: str | Path) -> tuple[Format | None, str | None]:
     if kind == "empty":
         if by_ext is None:
             return None, None
-        raise Unreadable("empty file")
+        raise Unreadable(Msg("read.empty_file"))
     if kind in FORMATS and kind != "text":
         fmt = FORMATS[kind]
         if by_ext is not None and by_ext is not fmt:
@@ -103,11 +95,20 @@ def detect(path: str | Path) -> tuple[Format | None, str | None]:
         if by_ext is not None and by_ext.name in ("text", "html"):
             return by_ext, None
         if by_ext is not None:
-            raise Unreadable(f"the extension says {by_ext.label}, but the content is plain text")
+            raise Unreadable(Msg("read.plain_text", {"label": by_ext.label}))
         return None, None
     if by_ext is None:
         return None, None
-    raise Unreadable(f"the extension says {by_ext.label}, but the content is {_REFUSED.get(kind, kind)}")
+    if kind == "ole-encrypted":
+        raise Unreadable(Msg("read.office_password"))
+    if kind in _REFUSED:
+        raise Unreadable(Msg("read.wrong_content", {"label": by_ext.label, "kind": kind_text(kind)}))
+    raise Unreadable(f"the extension says {by_ext.label}, but the content is {kind}")
+
+
+def kind_text(kind: str) -> Msg:
+    """What a content kind no reader takes is, and what to do about it."""
+    return Msg(f"read.kind.{kind}")
 
 
 def file_digest(data: bytes) -> str:
@@ -152,12 +153,12 @@ def _read_module(mod: Any, path: Path, fmt: Format, limits: ReadLimits) -> Parse
     except Unreadable:
         raise
     except ImportError as e:
-        raise Unreadable(f"the {fmt.label} reader needs the package {e.name!r}; reinstall gaji (pip install -e .)") from None
+        raise Unreadable(Msg("read.needs_package", {"label": fmt.label, "package": e.name})) from None
     except (MemoryError, RecursionError):
         raise LimitExceeded("memory", limit=human_size(limits.max_memory_bytes)) from None
     except Exception as e:  # libraries raise their own types for damaged files
         msg = " ".join(str(e).split())[:200] or type(e).__name__
-        raise Unreadable(f"cannot be read as {fmt.label}: {msg}") from None
+        raise Unreadable(Msg("read.damaged", {"label": fmt.label, "detail": msg})) from None
 
 
 def read_file(path: str | Path, doc_id: str, fmt: Format, *, rel: str | None = None,
@@ -177,6 +178,6 @@ def read_file(path: str | Path, doc_id: str, fmt: Format, *, rel: str | None = N
     docs = to_documents(parsed, doc_id, parsed.title or p.stem, base, str(p))
     if not docs:
         if parsed.notices:
-            raise Unreadable("no text to index: " + "; ".join(parsed.notices))
-        raise Unreadable("no text to index (the document is empty)")
+            raise Unreadable(Msg("read.no_text", {"detail": "; ".join(parsed.notices)}))
+        raise Unreadable(Msg("read.empty_doc"))
     return docs, parsed

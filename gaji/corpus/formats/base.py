@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gaji.messages import Msg
 from gaji.text.oldhangul import pua_to_jamo
 from gaji.types import Document, Location, RowSpan
 
@@ -30,7 +31,12 @@ _PRIVATE_USE_RE = re.compile("[\ue000-\uf8ff]")  # font-specific glyphs left aft
 
 
 class Unreadable(Exception):
-    """This file cannot be read; the message says why (shown as ``path: reason``)."""
+    """This file cannot be read; the message says why (shown as ``path: reason``). Raised with a
+    `gaji.messages.Msg`, the reason is in the message table, so a Korean reader reads it in Korean."""
+
+    @property
+    def msg(self) -> Msg | None:
+        return self.args[0] if self.args and isinstance(self.args[0], Msg) else None
 
 
 @dataclass

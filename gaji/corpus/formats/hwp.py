@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gaji.messages import Msg
+
 from .base import Block, Parsed, Unreadable, numbered_heading_level, table_blocks
 from .hwpx_objects import has_object_text, with_object_text
 
@@ -23,12 +25,9 @@ def read(path: Path) -> Parsed:
     try:
         doc = _open(syhwp, path)
     except syhwp.EncryptedDocumentError:
-        raise Unreadable(
-            "password-protected HWP document; open it in Hancom Office, remove the password "
-            "(보안 › 문서 암호 해제) and save it again"
-        ) from None
+        raise Unreadable(Msg("read.hwp_password")) from None
     except syhwp.SyhwpError as e:
-        raise Unreadable(f"not a readable HWP/HWPX document ({e})") from None
+        raise Unreadable(Msg("read.bad_hwp", {"detail": str(e)})) from None
     blocks: list[Block] = []
     for b in doc.blocks:
         if isinstance(b, syhwp.Table):  # a layout table's lines come back as text: they may be headings too

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gaji.messages import Msg
+
 from .base import Block, Parsed, Unreadable, clean
 
 __all__ = ["read"]
@@ -23,8 +25,8 @@ def read(path: Path) -> Parsed:
     except pdfium.PdfiumError as e:
         msg = str(e)
         if "password" in msg.lower():
-            raise Unreadable("password-protected PDF; remove the password (or print it to a new PDF) and try again") from None
-        raise Unreadable(f"not a readable PDF ({msg})") from None
+            raise Unreadable(Msg("read.pdf_password")) from None
+        raise Unreadable(Msg("read.bad_pdf", {"detail": msg})) from None
     blocks: list[Block] = []
     notices: list[str] = []
     scanned: list[int] = []
@@ -50,7 +52,5 @@ def read(path: Path) -> Parsed:
         pages = ", ".join(map(str, scanned[:20])) + (" …" if len(scanned) > 20 else "")
         notices.append(f"{len(scanned)} page(s) with no text layer, only an image (scanned?), not indexed: p. {pages}")
     if not blocks and n:
-        raise Unreadable(
-            f"no text layer on any of its {n} page(s)" + (" (scanned images; run OCR first)" if scanned else "")
-        )
+        raise Unreadable(Msg("read.pdf_scanned" if scanned else "read.pdf_no_text", {"n": n}))
     return Parsed(blocks, unit="page", notices=notices, units_total=n)

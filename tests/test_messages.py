@@ -1,0 +1,109 @@
+"""The message table: both languages of every entry, slots, messages kept for later, and the CLI speaking Korean."""
+from __future__ import annotations
+
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from gaji import messages
+from gaji.errors import InputError
+from gaji.message_table import TABLE
+from gaji.messages import Msg, env_lang, error_text, lang_of, slots, text
+
+HANGUL = range(0xAC00, 0xD7A4)
+
+
+def test_every_entry_has_both_languages_with_the_same_slots():
+    for key, (ko, en) in TABLE.items():
+        assert ko.strip() and en.strip(), key
+        fields_ko = {f for _, f, _, _ in messages._FORMATTER.parse(ko) if f}
+        fields_en = {f for _, f, _, _ in messages._FORMATTER.parse(en) if f}
+        assert fields_ko == fields_en, key
+
+
+def test_korean_entries_are_korean():
+    # page, method, option and refusal texts: the Korean side has Hangul (file formats and marks aside)
+    for key, (ko, _) in TABLE.items():
+        if key.startswith(("page.", "conv.", "docs.", "method.", "option.", "read.", "error.", "status.")):
+            if key in ("upload.formats",):
+                continue
+            assert any(ord(c) in HANGUL for c in ko), key
+
+
+def test_text_fills_slots_and_names_mistakes():
+    assert text("docs.chunks", "ko") == "조각"
+    assert text("upload.added", "ko", n=3) == "추가됨: 조각 3개"
+    assert text("upload.added", "en", n=3) == "added: 3 chunks"
+    assert text("upload.added", "fr", n=1) == "added: 1 chunks"  # an unknown language reads English
+    with pytest.raises(KeyError, match="no-such"):
+        text("no-such")
+    with pytest.raises(KeyError, match="'n'"):
+        text("upload.added", "ko")
+    assert slots("read.wrong_content") == {"label", "kind"}
+
+
+def test_languages_from_tags_and_locales():
+    assert [lang_of(v) for v in ("ko", "ko-KR", "ko_KR.UTF-8", "en_US", "C", None)] == ["ko", "ko", "ko", "en", "en", "en"]
+    assert lang_of("fr", "") == ""
+    assert env_lang({"LANG": "ko_KR.UTF-8"}) == "ko"
+    assert env_lang({"LC_ALL": "en_US.UTF-8", "LANG": "ko_KR.UTF-8"}) == "en"  # POSIX order: LC_ALL first
+    assert env_lang({"GAJI_LANG": "ko", "LC_ALL": "C"}) == "ko"
+    assert env_lang({}) == "en"
+
+
+def test_a_message_kept_for_later_prints_in_english_and_renders_in_korean():
+    m = Msg("read.wrong_content", {"label": "DOCX", "kind": Msg("read.kind.doc")})
+    assert str(m) == "the extension says DOCX, but the content is a Word 97-2003 .doc file; save it as .docx"
+    assert m.text("ko") == "확장자는 DOCX인데 내용은 워드 97-2003 .doc 파일입니다. .docx로 저장해 주세요"
+    back = Msg.from_dict(m.to_dict())
+    assert back == m
+    assert Msg.from_dict({"id": "read.wrong_content", "params": {"label": "DOCX"}}) is None  # a slot missing
+    assert Msg.from_dict({"id": "not-in-table"}) is None and Msg.from_dict("text") is None
+
+
+def test_an_error_with_a_table_message_keeps_its_place():
+    e = InputError(Msg("read.empty_file"), path="a/빈.txt")
+    assert str(e) == "a/빈.txt: empty file"
+    assert error_text(e, "ko") == "a/빈.txt: 빈 파일입니다"
+    assert error_text(ValueError("plain"), "ko") == "plain"
+
+
+def test_method_and_option_names_for_people():
+    from gaji.registry import METHODS
+
+    for name in METHODS.names():  # every registered method has a name and help in both languages
+        assert messages.method_title(name, "ko") != name, name
+        assert messages.method_help(name, "ko"), name
+    assert messages.option_label("k", "ko") == "검색할 문서 수"
+    assert messages.option_label("no_such_option", "ko") == "no_such_option"
+
+
+def _password_hwp(dst: Path) -> Path:
+    import olefile
+
+    src = Path(__file__).parent / "corpus" / "formats" / "fixtures" / "gaji_report.hwp"
+    shutil.copyfile(src, dst)
+    with olefile.OleFileIO(str(dst), write_mode=True) as ole:
+        fh = bytearray(ole.openstream("FileHeader").read())
+        (flags,) = struct.unpack_from("<I", fh, 36)
+        struct.pack_into("<I", fh, 36, flags | 0x2)
+        ole.write_stream("FileHeader", bytes(fh))
+    return dst
+
+
+@pytest.mark.parametrize("locale,expect", [("ko_KR.UTF-8", "암호가 걸린 한글(HWP) 문서입니다"),
+                                            ("en_US.UTF-8", "password-protected HWP document")])
+def test_the_cli_refuses_a_password_hwp_in_the_users_language(tmp_path, monkeypatch, capsys, locale, expect):
+    from gaji.cli.main import main
+
+    for key in ("GAJI_LANG", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("LANG", locale)
+    p = _password_hwp(tmp_path / "암호.hwp")
+    code = main(["index", "build", str(p), "--out", str(tmp_path / "idx")])
+    err = capsys.readouterr().err
+    assert code != 0 and expect in err, err
+    assert err.startswith("오류: " if locale.startswith("ko") else "error: ")
+    assert "Traceback" not in err
