@@ -271,7 +271,7 @@ class Node:
     relevance: dict[str, dict] = field(default_factory=dict)
     answer: str = ""
     scores: dict[str, Any] = field(default_factory=dict)
-    status: str = "ok"  # "ok" | "failed" | "skipped" | "running"
+    status: str = "ok"  # "ok" | "failed" | "skipped" | "running" | "stopped" (the run ended under it unfinished)
     error: str | None = None
     calls: list[LLMCall] = field(default_factory=list)
     children: list["Node"] = field(default_factory=list)

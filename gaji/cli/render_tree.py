@@ -18,7 +18,8 @@ from rich.tree import Tree
 from gaji.registry import fill_display
 from gaji.types import Node, Trace
 
-_STATUS = {"ok": ("✓", "green"), "failed": ("✗", "red"), "skipped": ("–", "dim"), "running": ("…", "yellow")}
+_STATUS = {"ok": ("✓", "green"), "failed": ("✗", "red"), "skipped": ("–", "dim"), "running": ("…", "yellow"),
+           "stopped": ("■", "yellow")}
 
 
 def _clip(s: str, n: int) -> str:

@@ -36,6 +36,22 @@ class Conversation:
 
 
 @dataclass
+class ConversationSummary:
+    """A conversation as a list shows it: its title (the first question), how many questions, the last one's time."""
+
+    id: str
+    title: str = ""
+    client: str | None = None
+    created_at: str = ""
+    questions: int = 0
+    last_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "client": self.client, "created_at": self.created_at,
+                "questions": self.questions, "last_at": self.last_at}
+
+
+@dataclass
 class Feedback:
     id: str
     question_id: str
@@ -136,6 +152,21 @@ class HistoryStore:
     def conversation(self, cid: str) -> Conversation | None:
         rows = self.db.run("SELECT id, client, title, created_at FROM conversations WHERE id = :id", id=cid)
         return Conversation(*rows[0]) if rows else None
+
+    def conversations(self, client: str | None = None, limit: int = 50) -> list[ConversationSummary]:
+        """Conversations with at least one question, the most recently used first; only `client`'s when given."""
+        sql = ("SELECT c.id, c.title, c.client, c.created_at, COUNT(q.id), MAX(q.created_at) FROM conversations c "
+               "JOIN questions q ON q.conversation_id = c.id")
+        params: dict[str, Any] = {}
+        if client is not None:
+            sql += " WHERE c.client = :client"
+            params["client"] = client
+        sql += " GROUP BY c.id, c.title, c.client, c.created_at ORDER BY MAX(q.created_at) DESC"
+        if limit and limit > 0:
+            sql += " LIMIT :limit"
+            params["limit"] = int(limit)
+        return [ConversationSummary(i, t or "", cl, ca or "", int(n or 0), la or "")
+                for i, t, cl, ca, n, la in self.db.run(sql, **params)]
 
     def turns(self, cid: str) -> list[Turn]:
         """The conversation's answered questions, oldest first (failed ones are not context)."""

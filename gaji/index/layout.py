@@ -11,7 +11,7 @@ An index folder ``NAME`` holds one committed generation of the index (gaji.index
       chunks.jsonl        row i = chunk i as JSON; a deleted row is `null`       (gaji.index.chunkstore)
       chunks.offsets.npy  int64 byte offsets of the rows (O(1) random access through mmap)
       chunks.ids.json     [[chunk_id, doc_id] | null] per row
-      documents.json      {doc_id: {source, sha256, file_sha256}}: where each document came from (sync)
+      documents.json      {doc_id: {source, sha256, file_sha256, indexed?}}: where each document came from (sync)
       lexical/            tantivy BM25 index (optional)                           (gaji.index.lexical)
       dense/vectors.npy   float32 [rows x dim] (optional), dense/hnsw.faiss for HNSW (gaji.index.dense)
       dense-fill/plan.json  vectors still to compute                            (gaji.index.fillplan)
@@ -19,6 +19,7 @@ An index folder ``NAME`` holds one committed generation of the index (gaji.index
     dense-fill-parts/     the fill's embedding checkpoints, one folder per plan (written while the
                           generation that holds the plan is committed: never inside a generation)
     progress.json         what a build / add / fill is doing right now          (gaji.index.progress_file)
+    refused.json          the files a sync or an upload could not read, and why (gaji.index.refusals)
     .tmp-XXXX/            one writer's work folder (a unique name), renamed to gen-N when complete
     store-pending.json    a vector database being brought in step with the next generation
 
@@ -33,7 +34,7 @@ from pathlib import Path
 
 __all__ = ["MANIFEST", "CHUNKS", "OFFSETS", "IDS", "DOCUMENTS", "LEXICAL_DIR", "DENSE_DIR", "VECTORS",
            "HNSW_GRAPH", "PARTS_DIR", "STATE", "FILL_DIR", "FILL_PLAN", "FILL_PARTS", "PROGRESS", "LOCK",
-           "STORE_PENDING", "GEN_PREFIX", "TMP_PREFIX", "ROOT_ONLY", "generation_name", "is_root_only",
+           "STORE_PENDING", "REFUSED", "GEN_PREFIX", "TMP_PREFIX", "ROOT_ONLY", "generation_name", "is_root_only",
            "building_dir", "backup_dir", "fill_lock"]
 
 MANIFEST = "manifest.json"
@@ -51,11 +52,12 @@ FILL_DIR = "dense-fill"  # a published index's missing vectors: FILL_PLAN
 FILL_PLAN = "plan.json"  # inside FILL_DIR
 FILL_PARTS = "dense-fill-parts"  # in the index folder: checkpoints of the fill, parts-<plan id>/
 PROGRESS = "progress.json"
+REFUSED = "refused.json"
 LOCK = "writer.lock"
 STORE_PENDING = "store-pending.json"
 GEN_PREFIX = "gen-"
 TMP_PREFIX = ".tmp-"
-ROOT_ONLY = (MANIFEST, LOCK, STORE_PENDING, PROGRESS, FILL_PARTS)  # the index folder's, never one generation's
+ROOT_ONLY = (MANIFEST, LOCK, STORE_PENDING, PROGRESS, FILL_PARTS, REFUSED)  # the index folder's, never one generation's
 
 
 def generation_name(n: int) -> str:

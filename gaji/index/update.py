@@ -181,8 +181,8 @@ def _change_parts(root: Path, work: Path, m: Manifest, m2: Manifest, change: Cha
         for doc_id, rec in change.records.items():
             if rec is None:
                 records.pop(doc_id, None)
-            else:
-                records[doc_id] = rec
+            else:  # when it was (re)indexed: a documents list shows it
+                records[doc_id] = {**rec, "indexed": m2.updated}
         write_records(work, records)
     if not change.touched:
         return

@@ -26,6 +26,7 @@ from . import update
 from .chunkstore import ChunkStore
 from .fill import fill_vectors
 from .manifest import Manifest, read_manifest
+from .refusals import Refusal, note_refusals
 from .generations import Snapshot
 from .session import writing
 from .sources import chunk_all, doc_record, read_records, resolve_sources, source_names
@@ -206,10 +207,26 @@ def sync_source(index_dir: str | Path, source: str | Path, progress: bool = Fals
         if out.added or out.changed or out.removed:
             m2 = _commit(snap, change, source_names(resolved), progress)
             out.generation = m2.generation
+    note_read(index_dir, src, docs, report)
     if m2 is not None:
         _fill(index_dir, m2, fill, "sync", progress, checkpoint_rows, None)
         out.generation = read_manifest(index_dir).generation
     return out
+
+
+def note_read(index_dir: str | Path, src: Path, docs: Sequence[Document], report: ReadReport) -> None:
+    """Keep the files of `src` that could not be read, with their reasons, beside the index (gaji.index.refusals),
+    named as the documents list names files; the files read now are no longer refused."""
+    def name(path: str) -> str:
+        p = Path(path).resolve()
+        try:
+            return p.relative_to(src).as_posix() if src.is_dir() else p.name
+        except ValueError:
+            return p.name
+
+    refused = [Refusal(name(s.path), s.reason, s.msg) for s in report.skipped if s.field is None and s.record_id is None]
+    read_ok = {(d.location.file if d.location is not None and d.location.file else d.id.partition("#")[0]) for d in docs}
+    note_refusals(index_dir, refused, read_ok)
 
 
 class Writable:

@@ -223,6 +223,42 @@ class IndexSet:
         config = getattr(manifest, "config", None)
         return dict(config.get("chunking") or {}) if isinstance(config, dict) else {}
 
+    def documents(self, name: str, offset: int = 0, limit: int = 200) -> tuple[list[Any], int]:
+        """The index's files and documents, refused files among them (gaji.serve.documents)."""
+        from gaji.serve.documents import list_documents
+
+        index = self.gaji(self.resolve(name)).index
+        if index is None or not hasattr(index, "store"):
+            return [], 0
+        return list_documents(index, offset, limit)
+
+    def passage(self, name: str, chunk_id: str) -> dict[str, Any] | None:
+        """A chunk of the index in its document (gaji.serve.documents.passage_in_document)."""
+        from gaji.serve.documents import passage_in_document
+
+        index = self.gaji(self.resolve(name)).index
+        if index is None or not hasattr(index, "get_chunk"):
+            return None
+        return passage_in_document(index, chunk_id)
+
+    def index_dir(self, name: str) -> Path | None:
+        """The folder of an on-disk index (None for an in-memory one); never shown to clients."""
+        index = self.gaji(self.resolve(name)).index
+        path = getattr(index, "path", None)
+        return Path(path) if path is not None and hasattr(index, "reopen") else None
+
+    def sync_file(self, name: str, file: str) -> dict[str, Any]:
+        """Read the file `file` of an index again from where it was read (its folder is synced: new, changed and
+        gone files of that folder follow). ConfigError when its original is not known or gone."""
+        from gaji.messages import Msg
+        from gaji.serve.documents import sync_target
+
+        index = self.gaji(self.resolve(name)).index
+        target = sync_target(index, file) if index is not None and hasattr(index, "store") else None
+        if target is None:
+            raise ConfigError(Msg("error.no_source", {"name": file}))
+        return self._write(name, "sync", target)
+
     def remove_documents(self, name: str, ids: list[str]) -> dict[str, Any]:
         """Remove documents from a named index (`Index.remove`); an unknown id removes nothing
         (gaji.index.writer.UnknownDocuments)."""

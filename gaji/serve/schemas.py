@@ -174,6 +174,7 @@ class FileResultBody(BaseModel):
                                  "name, with #page3 / #slide2 / #sheet1 / #sec2 where it makes several")
     chunks: int = 0
     notices: list[str] = Field(default_factory=list, description="what was read but worth telling (a scanned page)")
+    reason_msg: dict[str, Any] | None = Field(None, description="the reason as a message of the table: {id, params}")
 
 
 class FilesResponse(BaseModel):
@@ -182,6 +183,44 @@ class FilesResponse(BaseModel):
     refused: int = Field(description="files refused (see each file's reason)")
     files: list[FileResultBody]
     chunks: dict[str, int] = Field(default_factory=dict, description="what the index did: added, replaced, unchanged, …")
+    status: IndexStatus
+
+
+class DocumentRowBody(BaseModel):
+    name: str = Field(description="the file (a PDF's pages, a workbook's sheets together), or a record's id")
+    status: Literal["indexed", "refused"]
+    format: str = Field("", description="PDF, HWP 5, HWPX, DOCX, PPTX, XLSX, HTML, text, JSONL")
+    documents: list[str] = Field(default_factory=list, description="the document ids it made: DELETE …/documents?id= takes them out")
+    chunks: int = 0
+    units: dict[str, int] = Field(default_factory=dict, description="pages, slides, sheets, sections or rows")
+    updated: str = Field("", description="when it was indexed (or refused), ISO time")
+    origin: str = Field("", description="folder | upload | corpus")
+    can_sync: bool = Field(False, description="its original file can be read again: POST …/sync")
+    reason: str = Field("", description="why it was refused (English)")
+    reason_msg: dict[str, Any] | None = Field(None, description="the reason as a message of the table: {id, params}")
+
+
+class DocumentsResponse(BaseModel):
+    index: str
+    total: int
+    offset: int
+    documents: list[DocumentRowBody]
+
+
+class SyncRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    file: str = Field(min_length=1, max_length=1000, description="a file name from GET /api/indexes/{name}/documents")
+
+
+class SyncResponse(BaseModel):
+    index: str
+    file: str
+    added: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    kept: list[str] = Field(default_factory=list, description="documents of files that could not be read, left as they were")
+    unchanged: int = 0
     status: IndexStatus
 
 

@@ -145,6 +145,12 @@ class AskService:
         rec = await self.stored_question(trace_id, client, trace=False)
         return await self._db(self._store().add_feedback, rec.id, rating, correct_answer, comment, client)
 
+    async def conversations(self, client: str | None, limit: int = 50) -> list[Any]:
+        """The conversations `client` may see (all for the server's own key or no key), most recent first."""
+        store = self._store()
+        mine = None if client in (None, DEFAULT_CLIENT) else client
+        return await self._db(store.conversations, mine, limit)
+
     async def conversation(self, cid: str, client: str | None) -> tuple[Any, list[QuestionRecord]]:
         store = self._store()
         conv = await self._db(store.conversation, cid)
@@ -216,6 +222,7 @@ class AskService:
                 except Exception as e:
                     self._record(asked, None, "error", self.indexes.scrub(asked.index, f"{type(e).__name__}: {e}"))
                     raise
+            stop_unfinished(trace.root)
             asked.body = ask_body(trace, asked.include_prompts)
             if asked.shape is not None:
                 asked.body["shown"] = asked.shape(asked.body, asked.draft)
@@ -375,6 +382,18 @@ def ask_body(trace: Trace, prompts: bool) -> dict[str, Any]:
              for p in (trace.passages.get(i) for i in trace.citations) if p is not None]
     return {"answer": trace.answer, "explanation": trace.explanation, "citations": cites, "status": trace.status,
             "error": trace.error, "usage": d["usage"], "usage_by_purpose": d["usage_by_purpose"], "trace": d}
+
+
+def stop_unfinished(node: Any) -> int:
+    """Mark the nodes of a finished run that were still running (the run failed, hit its time limit or was
+    stopped under them) as "stopped", so no page shows them in progress; returns how many."""
+    n = 0
+    if node.status == "running":
+        node.status = "stopped"
+        n += 1
+    for child in node.children:
+        n += stop_unfinished(child)
+    return n
 
 
 def may_see(client: str | None, owner: str | None) -> bool:

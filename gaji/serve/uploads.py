@@ -30,6 +30,7 @@ from gaji.corpus.chunking import ChunkingConfig, chunk_document
 from gaji.corpus.formats import ReadLimits, format_for
 from gaji.corpus.readers import ReadReport, read_documents
 from gaji.errors import InputError
+from gaji.messages import Msg
 from gaji.serve.indexes import scrub_text
 from gaji.serve.limits import human_bytes
 from gaji.text.normalize import normalize_text
@@ -67,6 +68,7 @@ class FileResult:
     documents: list[str] = field(default_factory=list)
     chunks: int = 0
     notices: list[str] = field(default_factory=list)
+    reason_msg: dict[str, Any] | None = None  # the reason as a message of the table (gaji.messages), when it is one
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -86,9 +88,12 @@ def check_name(given: str) -> tuple[str, str]:
     if len(name.encode("utf-8")) > MAX_NAME_BYTES:
         return "", f"the file name is longer than {MAX_NAME_BYTES} bytes"
     if format_for(name) is None:
-        ext = Path(name).suffix.lower() or "(no extension)"
-        return "", f"{ext} is not a document type gaji reads (PDF, HWP, HWPX, DOCX, PPTX, XLSX, HTML, TXT, MD)"
+        return "", str(not_document(name))
     return name, ""
+
+
+def not_document(name: str) -> Msg:
+    return Msg("read.not_document", {"ext": Path(name).suffix.lower() or "(no extension)"})
 
 
 def _decoded_size(text: str) -> int:
@@ -137,6 +142,8 @@ def read_files(files: list[UploadedFile], limits: ReadLimits | None = None,
     with tempfile.TemporaryDirectory(prefix="gaji-upload-") as tmp:
         for f in files:
             res = FileResult(name=f.name or f.given, reason=f.refused, bytes=len(f.data or b""))
+            if f.refused and not f.name and format_for(f.given) is None and f.refused == str(not_document(f.given)):
+                res.reason_msg = not_document(f.given).to_dict()
             results.append(res)
             if f.refused or f.data is None:
                 continue
@@ -177,7 +184,17 @@ def _read_one(tmp: Path, f: UploadedFile, res: FileResult, limits: ReadLimits | 
         refusal = report.refusals.get(str(path))
         reasons = [clean(s.reason) for s in report.skipped]
         res.reason = clean(refusal.text(lang)) if refusal is not None else "; ".join(reasons) or "no text to index"
+        msgs = [s.msg for s in report.skipped if s.msg is not None]
+        if refusal is None and len(report.skipped) == 1 and msgs:
+            res.reason_msg = _clean_msg(msgs[0], clean)
     return got
+
+
+def _clean_msg(msg: dict[str, Any], clean: Any) -> dict[str, Any]:
+    """A table message (gaji.messages.Msg.to_dict) with its text parameters cleaned like the reason is."""
+    params = {k: _clean_msg(v, clean) if isinstance(v, dict) else clean(v) if isinstance(v, str) else v
+              for k, v in (msg.get("params") or {}).items()}
+    return {"id": msg.get("id"), "params": params}
 
 
 def count_chunks(docs: list[Document], results: list[FileResult], chunking: dict[str, Any]) -> None:

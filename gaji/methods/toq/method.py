@@ -308,6 +308,9 @@ class TreeOfQuestion:
             self.integrate_children(node, question)
         except LLMError as e:
             node.status, node.error = "failed", str(e)
+        except BaseException:  # the run was stopped under this node (time limit, cancelled): it did not finish
+            node.status = "stopped"
+            raise
         finally:
             if node.status == "running":
                 node.status = "ok"

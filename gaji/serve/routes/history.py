@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from gaji.serve import schemas
 from gaji.serve.errors import ERRORS
@@ -21,6 +21,14 @@ async def get_trace(trace_id: str, service: Service, client: Client) -> dict[str
     """A stored question: its answer, conversation, latency, tokens, client, latest feedback and whole trace."""
     rec = await service.stored_question(trace_id, client, trace=True)
     return rec.to_dict(trace=True)
+
+
+@router.get("/api/conversations", responses={**ERRORS, 503: {"model": schemas.ErrorResponse}})
+async def list_conversations(service: Service, client: Client,
+                             limit: int = Query(50, ge=1, le=500, description="at most this many")) -> dict[str, Any]:
+    """The stored conversations this client may see, the most recently used first: id, title (the first
+    question), questions, created_at, last_at. Reopen one with GET /api/conversations/{id}."""
+    return {"conversations": [c.to_dict() for c in await service.conversations(client, limit)]}
 
 
 @router.get("/api/conversations/{conversation_id}", responses={**ERRORS, 503: {"model": schemas.ErrorResponse}})

@@ -97,6 +97,7 @@ async def upload_files(name: str, body: schemas.FilesRequest, request: Request, 
         raise ApiError(413, str(e)) from None
     docs, results = await asyncio.to_thread(read_files, files, request.app.state.config.read_limits,
                                             request_lang(request))
+    await asyncio.to_thread(_note_uploads, indexes, name, results)
     if not docs:
         raise ApiError(422, "no file could be read: " + "; ".join(f"{r.name}: {r.reason}" for r in results[:5]),
                        files=[r.to_dict() for r in results])
@@ -111,6 +112,42 @@ async def upload_files(name: str, body: schemas.FilesRequest, request: Request, 
 MAX_REMOVE_IDS = 1000
 
 
+@router.get("/api/indexes/{name}/documents", response_model=schemas.DocumentsResponse, responses=ERRORS)
+async def list_documents(name: str, indexes: Indexes,
+                         offset: int = Query(0, ge=0, description="rows to skip"),
+                         limit: int = Query(200, ge=1, le=1000, description="rows at most")) -> dict:
+    """The index's files, one row each (a PDF's pages, a workbook's sheets together): format, pages / slides /
+    rows, chunks, when indexed, and the files that were refused with the reason (`reason_msg`: the message
+    table's id, for a page that shows it in Korean). Refused files come first."""
+    indexes.resolve(name)
+    rows, total = await asyncio.to_thread(indexes.documents, name, offset, limit)
+    return {"index": name, "total": total, "offset": offset, "documents": [r.to_dict() for r in rows]}
+
+
+@router.get("/api/indexes/{name}/passage", responses=ERRORS)
+async def passage(name: str, indexes: Indexes,
+                  id: str = Query(..., min_length=1, max_length=1000, description="a chunk id (a citation's id)")) -> dict:
+    """A cited passage in its document: the chunk and its document's other chunks in order, with where it sits in
+    the file (page, slide, sheet rows, section). The page /passage shows it with the passage highlighted."""
+    indexes.resolve(name)
+    out = await asyncio.to_thread(indexes.passage, name, id)
+    if out is None:
+        raise ApiError(404, f"no passage {id!r} in index {name!r}")
+    return {"index": name, **out}
+
+
+@router.post("/api/indexes/{name}/sync", response_model=schemas.SyncResponse,
+             responses={**ERRORS, 503: {"model": schemas.ErrorResponse}})
+async def sync_file(name: str, body: schemas.SyncRequest, indexes: Indexes) -> Any:
+    """Read a file of the index again from where it was read (`{"file": "보고서.hwp"}`, a name from GET
+    …/documents): the folder it came from is synced, so its new, changed and gone files follow. 400 when the
+    index does not know where the file came from (an uploaded file: send it again instead)."""
+    indexes.resolve(name)
+    result = await _write(indexes, name, lambda n, f: indexes.sync_file(n, f), body.file)
+    return {"index": name, "file": body.file, **{k: result.get(k, []) for k in ("added", "changed", "removed", "kept")},
+            "unchanged": result.get("unchanged", 0), "status": await asyncio.to_thread(indexes.status, name)}
+
+
 @router.delete("/api/indexes/{name}/documents", response_model=schemas.RemoveResponse,
                responses={**ERRORS, 503: {"model": schemas.ErrorResponse}})
 async def remove(name: str, indexes: Indexes,
@@ -121,8 +158,26 @@ async def remove(name: str, indexes: Indexes,
     if len(id) > MAX_REMOVE_IDS:
         raise ApiError(400, f"at most {MAX_REMOVE_IDS} ids per request, got {len(id)}")
     result = await _write(indexes, name, indexes.remove_documents, list(id))
+    where = indexes.index_dir(name)
+    if where is not None:
+        from gaji.index.refusals import forget_refusals
+        from gaji.serve.documents import file_of
+
+        await asyncio.to_thread(forget_refusals, where, {file_of(i) for i in result.get("removed", [])})
     return {"index": name, "removed": result.get("removed", []), "chunks": result.get("chunks", {}),
             "generation": result.get("generation", 0), "status": await asyncio.to_thread(indexes.status, name)}
+
+
+def _note_uploads(indexes: IndexSet, name: str, results: list) -> None:
+    """Keep the refused uploads beside the index (the documents list shows them and why); a file that is
+    read now is refused no more."""
+    from gaji.index.refusals import Refusal, note_refusals
+
+    where = indexes.index_dir(name)
+    if where is None:
+        return
+    note_refusals(where, [Refusal(r.name, r.reason, r.reason_msg) for r in results if r.status == "refused"],
+                  read_ok=[r.name for r in results if r.status == "added"])
 
 
 async def _write(indexes: Indexes, name: str, fn: Any, arg: Any) -> dict:

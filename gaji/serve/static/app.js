@@ -1,53 +1,21 @@
 // gaji web page: ask a question, watch the method's tree grow from the server-sent events, read the
 // answer with its sources. Plain JS, no build step, no third-party code. Every piece of server data
-// (questions, passages, answers) is inserted as text (textContent), never as HTML.
+// (questions, passages, answers) is inserted as text (textContent), never as HTML. Words come from the
+// message table (i18n.js); methods and options are named for people, raw options sit behind "advanced".
 "use strict";
 
 (() => {
-  const I18N = {
-    en: {
-      tagline: "multi-hop question answering over your documents", apiKey: "API key",
-      keyLabel: "This server needs an API key", save: "Save", question: "Question",
-      placeholder: "Ask a question in Korean or English…", method: "Method", index: "Index",
-      promptLang: "Prompt language", langAuto: "automatic", stop: "Stop", ask: "Ask", options: "Options",
-      enterHint: "Enter to ask · Shift+Enter for a new line", answer: "Answer", download: "Trace JSON",
-      tree: "How the answer was found", footer: "Retrieved documents are shown as data and never run as code.",
-      running: "running", done: "done", failed: "failed", stopped: "stopped", noAnswer: "(no answer)",
-      thinking: "Working on it…", noIndex: "(no index)", passages: "Passages", calls: "LLM calls",
-      data: "Details", query: "Search", template: "Template", relevant: "relevant", irrelevant: "not relevant",
-      score: "score", rank: "rank", tokens: "tokens", time: "time", sources: "Sources",
-      c_calls: "LLM calls", c_prompt: "prompt tokens", c_completion: "completion tokens",
-      c_cached: "cached prompt tokens", c_hits: "cache hits", c_failed: "failed calls", c_llm: "LLM time",
-      c_wall: "wall time", c_nodes: "nodes", because: "Because", byPurpose: "tokens by component", default: "default", output: "output", attempts: "attempts",
-      needsIndex: "needs an index", error: "Error", more: "more", less: "less",
-    },
-    ko: {
-      tagline: "내 문서로 하는 다단계 질의응답", apiKey: "API 키",
-      keyLabel: "이 서버는 API 키가 필요합니다", save: "저장", question: "질문",
-      placeholder: "한국어나 영어로 질문하세요…", method: "방법", index: "색인",
-      promptLang: "프롬프트 언어", langAuto: "자동", stop: "중지", ask: "질문하기", options: "옵션",
-      enterHint: "Enter: 질문 · Shift+Enter: 줄바꿈", answer: "답", download: "트레이스 JSON",
-      tree: "답을 찾은 과정", footer: "검색된 문서는 데이터로만 표시되며 코드로 실행되지 않습니다.",
-      running: "진행 중", done: "완료", failed: "실패", stopped: "중지됨", noAnswer: "(답 없음)",
-      thinking: "찾는 중…", noIndex: "(색인 없음)", passages: "검색된 문서", calls: "LLM 호출",
-      data: "세부 정보", query: "검색어", template: "템플릿", relevant: "관련 있음", irrelevant: "관련 없음",
-      score: "점수", rank: "순위", tokens: "토큰", time: "시간", sources: "출처",
-      c_calls: "LLM 호출", c_prompt: "프롬프트 토큰", c_completion: "생성 토큰",
-      c_cached: "캐시된 프롬프트 토큰", c_hits: "캐시 적중", c_failed: "실패한 호출", c_llm: "LLM 시간",
-      c_wall: "전체 시간", c_nodes: "노드", because: "근거", byPurpose: "구성 요소별 토큰", default: "기본값", output: "출력", attempts: "시도",
-      needsIndex: "색인 필요", error: "오류", more: "더 보기", less: "접기",
-    },
-  };
-
   const $ = (id) => document.getElementById(id);
   const state = {
     lang: localStorage.getItem("gaji.lang") || ((navigator.language || "en").toLowerCase().startsWith("ko") ? "ko" : "en"),
     key: sessionStorage.getItem("gaji.key") || "",
     methods: [], defaultMethod: "", nodes: new Map(), els: new Map(), passages: new Map(),
-    rootId: null, citeNo: new Map(), controller: null, started: 0, timer: null, trace: null, running: false,
+    rootId: null, citeNo: new Map(), controller: null, started: 0, timer: null, trace: null, running: false, index: "",
   };
 
-  const t = (k) => (I18N[state.lang] && I18N[state.lang][k]) || I18N.en[k] || k;
+  // labels come from the message table (i18n.js): "page.<k>", run and node states "status.<k>"
+  const { tr, has } = window.gajiI18n;
+  const t = (k, params) => tr(has(`page.${k}`) ? `page.${k}` : `status.${k}`, params, state.lang);
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -64,8 +32,10 @@
     document.documentElement.lang = state.lang;
     for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
     for (const e of document.querySelectorAll("[data-i18n-placeholder]")) e.placeholder = t(e.dataset.i18nPlaceholder);
+    for (const e of document.querySelectorAll("[data-i18n-id]")) e.textContent = tr(e.dataset.i18nId, null, state.lang);
     $("lang-toggle").textContent = state.lang === "ko" ? "English" : "한국어";
-    renderMethodHelp();
+    renderMethodTitles();
+    renderOptions();
     rerenderAll();
   }
 
@@ -104,7 +74,7 @@
       state.defaultMethod = m.default;
       const sel = $("method");
       sel.replaceChildren();
-      for (const meth of m.methods) sel.append(new Option(meth.name, meth.name));
+      for (const meth of m.methods) sel.append(new Option(methodTitle(meth), meth.name));
       sel.value = localStorage.getItem("gaji.method") || m.default;
       if (!sel.value && m.methods.length) sel.value = m.default || m.methods[0].name;
       const isel = $("index");
@@ -112,7 +82,7 @@
       for (const i of ix.indexes) isel.append(new Option(i.name, i.name, i.default, i.default));
       if (!ix.indexes.length) isel.append(new Option(t("noIndex"), ""));
       isel.disabled = !ix.indexes.length;
-      renderOptions();
+      renderOptions(true);
       showError("");
     } catch (e) {
       showError(e.message);
@@ -121,22 +91,51 @@
 
   const currentMethod = () => state.methods.find((m) => m.name === $("method").value);
 
-  function renderMethodHelp() {
-    const m = currentMethod();
-    $("method-help").textContent = m ? m.help + (m.needs_retriever ? ` · ${t("needsIndex")}` : "") : "";
+  // a method's (or recipe's) name and help for people: what the server says in this language, else the table
+  function methodTitle(m) {
+    const own = m[`title_${state.lang}`];
+    if (own) return own;
+    return has(`method.${m.name}`) ? tr(`method.${m.name}`, null, state.lang) : m.name;
   }
 
-  function renderOptions() {
+  function methodHelp(m) {
+    return m[`help_${state.lang}`] || (has(`method.${m.name}.help`) ? tr(`method.${m.name}.help`, null, state.lang) : m.help);
+  }
+
+  function renderMethodTitles() {
+    for (const o of $("method").options) {
+      const m = state.methods.find((x) => x.name === o.value);
+      if (m) o.textContent = methodTitle(m);
+    }
+  }
+
+  function renderMethodHelp() {
+    const m = currentMethod();
+    $("method-help").textContent = m ? methodHelp(m) + (m.needs_retriever ? ` · ${t("needsIndex")}` : "") : "";
+  }
+
+  const KNOBS = ["effort", "k"]; // shown outside the advanced fold, with plain words
+  const optionLabel = (name) => (has(`option.${name}`) ? tr(`option.${name}`, null, state.lang) : name);
+
+  function renderOptions(fresh) {
     const box = $("options");
+    const knobs = $("knobs");
+    const keep = fresh === true ? {} : collectOptions(); // what the user changed survives a language switch
     box.replaceChildren();
+    knobs.replaceChildren();
     const m = currentMethod();
     renderMethodHelp();
     if (!m) return;
     for (const o of m.options) {
-      const lab = el("label", "opt");
-      lab.append(el("span", "opt-name", o.name));
+      const knob = KNOBS.includes(o.name);
+      const lab = el("label", knob ? "opt knob" : "opt");
+      lab.append(el("span", "opt-label", knob && has(`knob.${o.name}`) ? tr(`knob.${o.name}`, null, state.lang) : optionLabel(o.name)));
       let input;
-      if (o.type === "bool") {
+      if (o.name === "effort") {
+        input = el("select");
+        for (const v of ["low", "medium", "high"]) input.append(new Option(tr(`knob.effort.${v}`, null, state.lang), v));
+        input.value = o.default || "medium";
+      } else if (o.type === "bool") {
         input = el("input");
         input.type = "checkbox";
         input.checked = !!o.default;
@@ -146,20 +145,26 @@
         if (o.type === "float") input.step = "any";
         input.value = o.default === null || o.default === undefined ? "" : Array.isArray(o.default) ? o.default.join(",") : o.default;
       }
+      if (o.name in keep) {
+        if (input.type === "checkbox") input.checked = !!keep[o.name];
+        else input.value = keep[o.name];
+      }
       input.dataset.name = o.name;
       input.dataset.type = o.type;
       input.dataset.default = JSON.stringify(o.default);
       lab.append(input);
-      box.append(lab);
+      if (!knob) lab.append(el("span", "opt-name", o.name)); // the raw name, as the CLI's -o takes it
+      (knob ? knobs : box).append(lab);
     }
   }
 
   function collectOptions() {
     const out = {};
-    for (const input of $("options").querySelectorAll("input[data-name]")) {
+    for (const input of $("ask-form").querySelectorAll("[data-name]")) {
       const def = JSON.parse(input.dataset.default);
       let v;
-      if (input.type === "checkbox") v = input.checked;
+      if (input.tagName === "SELECT") v = input.value;
+      else if (input.type === "checkbox") v = input.checked;
       else if (input.dataset.type === "int") v = input.value === "" ? null : parseInt(input.value, 10);
       else if (input.dataset.type === "float") v = input.value === "" ? null : parseFloat(input.value);
       else v = input.value;
@@ -219,6 +224,7 @@
     setRunning(true);
     const body = { question, method: $("method").value || null, options: collectOptions() };
     if ($("index").value) body.index = $("index").value;
+    state.index = body.index || "";
     if ($("prompt-lang").value) body.lang = $("prompt-lang").value; // empty: the language follows the question
     // hooks for conversation.js (the thread view): it may add a conversation_id, and it sees every event
     document.dispatchEvent(new CustomEvent("gaji:ask", { detail: body }));
@@ -233,11 +239,15 @@
         document.dispatchEvent(new CustomEvent("gaji:event", { detail: { name, data } }));
         if (onEvent(name, data)) finished = true;
       });
-      if (!finished) throw new Error("the connection closed before the answer");
+      if (!finished) throw new Error(t("closedEarly"));
     } catch (e) {
       if (e.name === "AbortError") setStatus("failed", t("stopped"));
       else { showError(e.message); setStatus("failed", t("failed")); }
-      if (!state.trace) $("answer").replaceChildren(el("span", "muted", t("noAnswer")));
+      if (!state.trace) {
+        $("answer").replaceChildren(el("span", "muted", t("noAnswer")));
+        state.running = false;
+        stopUnfinished();
+      }
     } finally {
       state.controller = null;
       setRunning(false);
@@ -275,6 +285,7 @@
 
   /** Returns true when the run is over (final or error). */
   function onEvent(name, data) {
+    if (name === "start" && data.index) state.index = data.index;
     if (name === "node") {
       for (const [pid, p] of Object.entries(data.passages || {})) state.passages.set(pid, p);
       upsertNode(data);
@@ -289,10 +300,23 @@
       showError(data.error);
       setStatus("failed", t("failed"));
       if (data.trace) renderFinal(data, true);
-      else $("answer").replaceChildren(el("span", "muted", t("noAnswer")));
+      else {
+        $("answer").replaceChildren(el("span", "muted", t("noAnswer")));
+        stopUnfinished();
+      }
       return true;
     }
     return false;
+  }
+
+  /** The run ended (failed, timed out, stopped) without a final trace: its unfinished nodes are stopped. */
+  function stopUnfinished() {
+    for (const [id, n] of state.nodes) {
+      if (n.status === "running") {
+        n.status = "stopped";
+        renderNode(n, nodeShell(id));
+      }
+    }
   }
 
   // -- the tree ---------------------------------------------------------------------------------
@@ -387,7 +411,7 @@
     if (u.calls) meta.push(`${u.calls} ${t("calls")}`, `${fmtInt(u.p + u.c)} ${t("tokens")}`);
     if (ms) meta.push(fmtMs(ms));
     head.append(el("span", "node-meta", meta.join(" · ")));
-    if (n.status && n.status !== "ok") head.append(el("span", `badge status-${n.status}`, t(n.status === "failed" ? "failed" : n.status)));
+    if (n.status && n.status !== "ok") head.append(el("span", `badge status-${n.status}`, t(n.status)));
     main.append(head);
 
     if (!filledSaid && n.filled_question && n.question && n.filled_question !== n.question) {
@@ -415,7 +439,9 @@
       const s = el("div", "scores");
       for (const [k, v] of scores) {
         const chip = el("span", "chip");
-        chip.append(el("span", "chip-k", k), el("span", "chip-v", typeof v === "object" ? JSON.stringify(v) : v));
+        const name = el("span", "chip-k", has(`score.${k}`) ? tr(`score.${k}`, null, state.lang) : k);
+        name.title = k;
+        chip.append(name, el("span", "chip-v", typeof v === "object" ? JSON.stringify(v) : v));
         s.append(chip);
       }
       main.append(s);
@@ -487,8 +513,8 @@
     const box = el("div", `call${call.ok === false ? " failed" : ""}`);
     const bits = [call.purpose || "call", call.model, `${fmtInt(call.prompt_tokens)} + ${fmtInt(call.completion_tokens)} ${t("tokens")}`,
       fmtMs(call.wall_ms)];
-    if (call.cached_tokens) bits.push(`${fmtInt(call.cached_tokens)} cached`);
-    if (call.cache_hit) bits.push("cache hit");
+    if (call.cached_tokens) bits.push(`${fmtInt(call.cached_tokens)} ${t("cached")}`);
+    if (call.cache_hit) bits.push(t("cacheHit"));
     if (call.attempts > 1) bits.push(`${call.attempts} ${t("attempts")}`);
     box.append(el("div", "call-head", bits.filter(Boolean).join(" · ")));
     if (call.error) box.append(el("div", "node-error", call.error));
@@ -573,6 +599,13 @@
         const where = formatLocation(p);
         if (where) li.append(el("span", "p-loc", ` (${where})`));
         li.append(el("span", "muted", ` — ${(p.text || "").slice(0, 140)}${(p.text || "").length > 140 ? "…" : ""}`));
+        if (state.index) {
+          const a = el("a", "open-source", t("openSource"));
+          a.href = window.gajiI18n.passageUrl(state.index, pid, trace.answer);
+          a.target = "_blank";
+          a.rel = "noopener";
+          li.append(" ", a);
+        }
         src.append(li);
       }
     }
@@ -584,22 +617,8 @@
     }
   }
 
-  // Where a source passage sits in its file, as gaji.types.Location.label() says it: "보고서.pdf · p. 3".
-  function formatLocation(p) {
-    const l = p && p.location;
-    if (!l) return "";
-    const parts = [];
-    if (l.file) parts.push(l.file);
-    if (l.page != null) parts.push(`p. ${l.page}`);
-    if (l.slide != null) parts.push(`slide ${l.slide}`);
-    if (l.sheet) parts.push(l.sheet);
-    if (l.rows && l.rows.length) {
-      const [a, b] = [l.rows[0], l.rows[l.rows.length - 1]];
-      parts.push(a === b ? `row ${a}` : `rows ${a}\u2013${b}`);
-    }
-    if (l.section && l.section.length) parts.push(l.section.join(" \u203a "));
-    return parts.join(" \u00b7 ");
-  }
+  // Where a source passage sits in its file: "보고서.pdf · 3쪽" (the message table's words, i18n.js)
+  const formatLocation = (p) => window.gajiI18n.location(p && p.location, state.lang);
 
   function citeButton(pid) {
     const b = el("button", "cite", `[${state.citeNo.get(pid) || "?"}]`);
@@ -665,7 +684,7 @@
       ask();
     });
     $("stop").addEventListener("click", () => state.controller && state.controller.abort());
-    $("method").addEventListener("change", renderOptions);
+    $("method").addEventListener("change", () => renderOptions(true));
     $("lang-toggle").addEventListener("click", () => {
       state.lang = state.lang === "ko" ? "en" : "ko";
       localStorage.setItem("gaji.lang", state.lang);
@@ -683,6 +702,7 @@
     document.addEventListener("gaji:show", (e) => {
       if (state.running) return;
       resetRun();
+      state.index = e.detail.index || state.index || $("index").value;
       renderFinal({ trace: e.detail.trace }, false);
     });
     applyI18n();

@@ -9,26 +9,12 @@
 "use strict";
 
 (() => {
-  const T = {
-    en: {
-      title: "Conversation", fresh: "New conversation", empty: "Ask a question below; follow-up questions "
-        + "(\u201cwhen was he born?\u201d) continue this conversation.",
-      rewritten: "read as", tree: "Tree", up: "✓ Right", down: "✗ Wrong", correct: "Correct answer…",
-      save: "Save", saved: "Thanks: feedback saved", writing: "writing…", failed: "failed", stopped: "stopped",
-      placeholder: "What should the answer have been?", sources: "Sources", waiting: "…",
-    },
-    ko: {
-      title: "대화", fresh: "새 대화", empty: "아래에 질문하세요. 이어지는 질문(\u201c그 사람은 언제 태어났어?\u201d)은 이 대화를 이어 갑니다.",
-      rewritten: "이렇게 이해함", tree: "트리", up: "✓ 맞음", down: "✗ 틀림", correct: "정답 입력…",
-      save: "저장", saved: "고맙습니다: 의견을 저장했습니다", writing: "작성 중…", failed: "실패", stopped: "중지됨",
-      placeholder: "정답은 무엇이어야 했나요?", sources: "출처", waiting: "…",
-    },
-  };
   const KEY = "gaji.conversation";
   const state = { id: sessionStorage.getItem(KEY) || null, turns: [], current: null };
   const $ = (id) => document.getElementById(id);
   const lang = () => (document.documentElement.lang === "ko" ? "ko" : "en");
-  const t = (k) => T[lang()][k] || T.en[k] || k;
+  // words from the message table (i18n.js): "conv.<k>", run states "status.<k>"
+  const t = (k) => window.gajiI18n.tr(window.gajiI18n.has(`conv.${k}`) ? `conv.${k}` : `status.${k}`, null, lang());
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -146,7 +132,7 @@
       if (!res.ok) return;
       trace = turn.trace = (await res.json()).trace;
     }
-    if (trace) document.dispatchEvent(new CustomEvent("gaji:show", { detail: { trace } }));
+    if (trace) document.dispatchEvent(new CustomEvent("gaji:show", { detail: { trace, index: turn.index } }));
   }
 
   async function sendFeedback(turn, rating, correct) {
@@ -170,7 +156,7 @@
       if (!res.ok) { render(); return; }
       const conv = await res.json();
       state.turns = conv.turns.map((q) => ({
-        question: q.question, standalone: q.standalone, answer: q.answer, traceId: q.id,
+        question: q.question, standalone: q.standalone, answer: q.answer, traceId: q.id, index: q.index,
         status: q.status === "ok" ? "ok" : "failed", error: q.error, citations: q.citations || [],
         feedback: q.feedback,
       }));
@@ -193,6 +179,7 @@
     const { name, data } = e.detail;
     if (name === "start") {
       turn.traceId = data.trace_id;
+      turn.index = data.index;
       setConversation(data.conversation_id);
     } else if (name === "node" && data.kind === "rewrite") {
       turn.standalone = data.filled_question;
@@ -206,6 +193,7 @@
                             traceId: data.trace_id || turn.traceId });
       state.current = null;
       render();
+      document.dispatchEvent(new CustomEvent("gaji:conversation", { detail: { id: state.id } }));
     } else if (name === "error") {
       Object.assign(turn, { status: "failed", error: data.error, trace: data.trace || null });
       state.current = null;
@@ -224,6 +212,18 @@
     }
     Object.assign(turn, { status: "failed", error: t("stopped") });
     render();
+  });
+
+  // the conversations panel (conversations.js) reopens a stored conversation: it continues from here
+  document.addEventListener("gaji:open-conversation", (e) => {
+    if (state.current) return;
+    setConversation(e.detail.id);
+    state.turns = [];
+    load().then(() => {
+      const last = state.turns[state.turns.length - 1];
+      if (last && last.traceId) showTree(last);
+      document.dispatchEvent(new CustomEvent("gaji:conversation", { detail: { id: state.id } }));
+    });
   });
 
   new MutationObserver(render).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });

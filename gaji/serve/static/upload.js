@@ -6,24 +6,10 @@
 "use strict";
 
 (() => {
-  const T = {
-    en: {
-      title: "Add documents", drop: "Drop files here or click to choose them",
-      formats: "HWP, HWPX, PDF, DOCX, PPTX, XLSX, HTML, TXT, MD", sending: "reading and indexing…",
-      added: (n) => `added: ${n} ${n === 1 ? "chunk" : "chunks"}`, refused: "refused", failed: "failed",
-      type: "not a document type gaji reads", unreadable: "the browser could not read the file",
-    },
-    ko: {
-      title: "문서 추가", drop: "파일을 여기에 끌어다 놓거나 눌러서 고르세요",
-      formats: "HWP, HWPX, PDF, DOCX, PPTX, XLSX, HTML, TXT, MD", sending: "읽고 색인하는 중…",
-      added: (n) => `추가됨: 조각 ${n}개`, refused: "거부됨", failed: "실패",
-      type: "gaji가 읽는 문서 형식이 아닙니다", unreadable: "브라우저가 파일을 읽지 못했습니다",
-    },
-  };
   const SUFFIXES = [".hwp", ".hwpx", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".txt", ".md"];
   const $ = (id) => document.getElementById(id);
   const lang = () => (document.documentElement.lang === "ko" ? "ko" : "en");
-  const t = (k) => T[lang()][k] || T.en[k] || k;
+  const t = (k, params) => window.gajiI18n.tr(`upload.${k}`, params, lang()); // the message table (i18n.js)
   const rows = []; // {name, state: "sending"|"added"|"refused"|"failed", chunks, format, reason, notices, li}
   let queue = Promise.resolve();
 
@@ -59,8 +45,8 @@
     const li = r.li;
     li.className = `upload-row up-${r.state}`;
     let what = t("sending");
-    if (r.state === "added") what = t("added")(r.chunks);
-    else if (r.state === "refused") what = `${t("refused")}: ${r.reason}`;
+    if (r.state === "added") what = t(r.chunks === 1 ? "added_one" : "added", { n: r.chunks });
+    else if (r.state === "refused") what = `${t("refused")}: ${window.gajiI18n.renderMsg(r.reasonMsg) || r.reason}`;
     else if (r.state === "failed") what = `${t("failed")}: ${r.reason}`;
     const mark = { sending: "…", added: "✓", refused: "✗", failed: "✗" }[r.state];
     const parts = [el("span", "up-mark", mark), el("span", "up-name", r.name)];
@@ -98,7 +84,8 @@
       const one = (body.files || [])[0];
       if (one) {
         Object.assign(r, { state: one.status === "added" ? "added" : "refused", chunks: one.chunks || 0,
-                           format: one.format || "", reason: one.reason || "", notices: one.notices || [] });
+                           format: one.format || "", reason: one.reason || "", reasonMsg: one.reason_msg || null,
+                           notices: one.notices || [] });
       } else {
         Object.assign(r, { state: "failed", reason: body.error || `HTTP ${res.status}` });
         if (res.status === 401) $("key-panel").classList.remove("hidden");
@@ -107,6 +94,7 @@
       Object.assign(r, { state: "failed", reason: e.message });
     }
     renderRow(r);
+    document.dispatchEvent(new CustomEvent("gaji:documents-changed", { detail: { index: target } }));
   }
 
   function upload(files) {
@@ -116,7 +104,7 @@
       const r = addRow(file.name);
       const dot = file.name.lastIndexOf(".");
       if (dot < 0 || !SUFFIXES.includes(file.name.slice(dot).toLowerCase())) {
-        Object.assign(r, { state: "refused", reason: t("type") });
+        Object.assign(r, { state: "refused", reason: t("type"), reasonMsg: null });
         renderRow(r);
         continue;
       }
