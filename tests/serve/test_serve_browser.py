@@ -93,7 +93,7 @@ def test_korean_question_renders_tree_and_answer(make_app, live_server, scripted
         subs = d.find_elements(By.CSS_SELECTOR, "#tree .node.root > .node-children > .node")
         assert [s.find_element(By.CSS_SELECTOR, ".node-answer").text.strip("→ ") for s in subs] == ["세종", "1446년"]
         assert "[ANS_1]" in subs[1].find_element(By.CSS_SELECTOR, ".template").text
-        assert "answerability" in subs[0].text
+        assert "답할 수 있음" in subs[0].text  # score names from the message table (score.answerability)
         assert "NaN" not in d.find_element(By.ID, "tree").text  # a passage's score in this node's search
         verdict = subs[0].find_element(By.CSS_SELECTOR, ".fact.tone-decision").text  # as the method describes it
         assert "검증" in verdict and "needed — scripted check · 주제 코사인 0.91" in verdict

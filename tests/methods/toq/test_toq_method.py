@@ -411,3 +411,29 @@ def test_bad_search_option_is_a_config_error():
 
     with pytest.raises(ConfigError, match="search"):
         ToQ.parse_options({"search": "question"})
+
+
+def test_a_run_stopped_under_a_node_marks_it_and_its_parents_stopped():
+    # the time limit (or a client gone) stops the run in the middle of the second sub-question: the nodes it was
+    # working on are "stopped", never left "running" or passed off as "ok"
+    from gaji.serve.runner import Cancelled
+
+    base = bridging_handlers()
+
+    def answer(u):
+        if question_of(u) == SUB2_FILLED:
+            raise Cancelled("time limit")
+        return base["answer"](u)
+
+    ctx = make_ctx(routed_llm({**base, "answer": answer, "evaluate": lambda u: scores(False)}), OverlapRetriever(DOCS),
+                   parallel=False)
+    seen: dict[str, str] = {}
+    ctx.on_event = lambda kind, d: seen.__setitem__(d["id"], d["status"])
+    tree = ToQ(k=3, evaluate_root=False)
+    try:
+        tree.run(Q, ctx)
+    except Cancelled:
+        pass
+    statuses = sorted(seen.values())
+    assert "running" not in statuses and statuses.count("stopped") >= 2, seen  # the second sub-question and the root
+    assert "ok" in statuses  # the first sub-question finished
