@@ -343,12 +343,30 @@ def build_index(
             idx = _publish(b, extension)
         else:  # this build was published already: only its vectors are left to fill
             shutil.rmtree(b.work, ignore_errors=True)
+    note_build_refusals(out, b.inputs.sources, b.inputs.report)  # the files it could not read (gaji.index.refusals)
     if fill and idx.manifest.vectors_pending:
         fill_vectors(out, embedder, progress, checkpoint_rows, action="build", workers=embed_workers)
         report = idx.read_report
         idx = open_index(out)
         idx.read_report = report
     return idx
+
+
+def note_build_refusals(out: Path, sources: list[str], report: Any) -> None:
+    """A new build's refused files replace what the folder noted before, named relative to the folder read."""
+    from .refusals import Refusal, replace_refusals
+
+    roots = [Path(s).resolve() for s in sources if not s.startswith("<") and Path(s).is_dir()]
+
+    def name(path: str) -> str:
+        p = Path(path).resolve()
+        for r in roots:
+            if p.is_relative_to(r):
+                return p.relative_to(r).as_posix()
+        return p.name
+
+    replace_refusals(out, [Refusal(name(s.path), s.reason, s.msg) for s in report.skipped
+                           if s.field is None and s.record_id is None])
 
 
 def _prepare(sources: Any, out: Path, lexical: bool, dense: bool, chunking: Any, progress: bool, skip_bad: bool,

@@ -23,7 +23,7 @@ from gaji.io import atomic_write_json
 
 from .layout import REFUSED
 
-__all__ = ["Refusal", "note_refusals", "read_refusals", "forget_refusals"]
+__all__ = ["Refusal", "note_refusals", "read_refusals", "forget_refusals", "replace_refusals"]
 
 _LOCK = threading.Lock()
 MAX_KEPT = 1000  # the newest refusals kept: a folder of junk must not grow the file without end
@@ -79,6 +79,15 @@ def note_refusals(index_dir: str | Path, refused: Iterable[Refusal], read_ok: It
             data[r.file] = r.to_dict()
         keep = sorted(data.items(), key=lambda kv: str(kv[1].get("time", "")))[-MAX_KEPT:]
         atomic_write_json(_path(index_dir), dict(keep), indent=None)
+
+
+def replace_refusals(index_dir: str | Path, refused: Iterable[Refusal]) -> None:
+    """Keep only `refused` (a new build of the index: what an earlier one refused does not matter any more)."""
+    refused = list(refused)
+    if not Path(index_dir).is_dir() or (not refused and not _path(index_dir).exists()):
+        return
+    with _LOCK:
+        atomic_write_json(_path(index_dir), {r.file: r.to_dict() for r in refused[-MAX_KEPT:]}, indent=None)
 
 
 def forget_refusals(index_dir: str | Path, files: Iterable[str]) -> None:
