@@ -73,6 +73,15 @@ TABLE: dict[str, tuple[str, str]] = {
     "status.stopped": ("중지됨", "stopped"),
     "status.skipped": ("건너뜀", "skipped"),
     "status.timeout": ("시간 초과", "timed out"),
+    # -- node kinds (the badge on each node of the tree) -------------------------------------------------------
+    "kind.root": ("질문", "root"),
+    "kind.sub": ("작은 질문", "sub"),
+    "kind.step": ("단계", "step"),
+    "kind.followup": ("되물음", "follow-up"),
+    "kind.iteration": ("회차", "round"),
+    "kind.rewrite": ("다시 쓴 질문", "rewrite"),
+    "kind.contre": ("측면", "facet"),
+    "kind.route": ("경로", "route"),
     # -- the conversation view and the conversations panel -------------------------------------------------
     "conv.title": ("대화", "Conversation"),
     "conv.fresh": ("새 대화", "New conversation"),

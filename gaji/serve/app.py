@@ -6,7 +6,10 @@
     GET  /api/indexes                  index names;  GET /api/indexes/{name}: chunks, config
     POST /api/indexes/{name}/documents JSONL upload (size-limited, validated per line)
     POST /api/indexes/{name}/files     document files (PDF, HWP, DOCX …) in base64 JSON, read per file
-    GET  /api/traces/{id}, /api/conversations/{id};  POST /api/feedback   (the history)
+    GET  /api/indexes/{name}/documents its files: format, pages/rows, chunks, refused ones and why
+    POST /api/indexes/{name}/sync      read a file again from the folder it came from
+    GET  /api/indexes/{name}/passage   a cited passage in its document (the page /passage shows it)
+    GET  /api/traces/{id}, /api/conversations[/{id}];  POST /api/feedback   (the history)
     POST /v1/chat/completions, GET /v1/models    the OpenAI-compatible API (docs/serve.md)
     GET  /api/health, /api/metrics, /openapi.json;  GET / the web page
 

@@ -1,11 +1,11 @@
 """The HTTP routes, one router per concern; `create_app` (gaji/serve/app.py) includes them.
 
-    page.py     GET /  (the web page) and /static
+    page.py     GET /  (the web page), /passage (a cited passage in its document), /messages.js and /static
     info.py     GET /api/health, /api/methods, /api/metrics
-    indexes.py  GET /api/indexes, /api/indexes/{name};  POST, DELETE /api/indexes/{name}/documents;
-                POST /api/indexes/{name}/files
+    indexes.py  GET /api/indexes, /api/indexes/{name};  GET, POST, DELETE /api/indexes/{name}/documents;
+                POST /api/indexes/{name}/files, /api/indexes/{name}/sync;  GET /api/indexes/{name}/passage
     ask.py      POST /api/ask, /api/ask/stream (server-sent events)
-    history.py  GET /api/traces/{id}, /api/conversations/{id};  POST /api/feedback
+    history.py  GET /api/traces/{id}, /api/conversations, /api/conversations/{id};  POST /api/feedback
     chat.py     POST /v1/chat/completions, GET /v1/models (the OpenAI-compatible API)
     passage.py  GET /passage/{token}  (the signed page a citation opens)
 

@@ -392,7 +392,10 @@
     main.replaceChildren();
 
     const head = el("div", "node-head");
-    head.append(el("span", "badge kind", n.kind || "node"));
+    const kind = n.kind || "node";
+    const badge = el("span", "badge kind", has(`kind.${kind}`) ? tr(`kind.${kind}`, null, state.lang) : kind);
+    badge.title = kind;
+    head.append(badge);
     const facts = n.display || [];  // the method's own description of the node, in the trace's language
     for (const f of facts.filter((f) => f.tone === "tag")) {
       const b = el("span", "badge tag", f.text);

@@ -30,7 +30,10 @@
   const api = (path) => `/api/indexes/${encodeURIComponent(state.index)}${path}`;
 
   async function errorOf(res) {
-    try { return (await res.json()).error || `HTTP ${res.status}`; } catch (_) { return `HTTP ${res.status}`; }
+    try {
+      const body = await res.json();
+      return I().renderMsg(body.message) || body.error || `HTTP ${res.status}`;
+    } catch (_) { return `HTTP ${res.status}`; }
   }
 
   async function load() {
