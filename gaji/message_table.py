@@ -123,6 +123,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "docs.chunks": ("조각", "Chunks"),
     "docs.updated": ("갱신", "Updated"),
     "docs.status": ("상태", "Status"),
+    "docs.formatText": ("텍스트", "text"),
     "docs.indexed": ("색인됨", "indexed"),
     "docs.refused": ("거부됨", "refused"),
     "docs.remove": ("삭제", "Remove"),

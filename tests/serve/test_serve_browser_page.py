@@ -50,6 +50,7 @@ def shot(d, element, name: str, tmp_path: Path) -> Path:
 
 
 def test_documents_citations_and_conversations(browser, live_server, tmp_path):  # noqa: F811
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -60,7 +61,8 @@ def test_documents_citations_and_conversations(browser, live_server, tmp_path): 
     folder = office_folder(tmp_path / "문서")
     out = tmp_path / "idx"
     build.build_index([str(folder)], out, dense=False, progress=False, korean_analyzer="bigram")
-    llm = ScriptedLLM([(r"예산", "Answer: 270,000,000원\nSources: [1]"),
+    llm = ScriptedLLM([(r"마지막 질문: 그 회의는 어디서", "다음 회의는 어디서 열리나?"),  # the follow-up's rewrite
+                       (r"예산", "Answer: 270,000,000원\nSources: [1]"),
                        (r"회의", "Answer: 4월 셋째 주 목요일\nSources: [1]")],
                       default="Answer: 4월 셋째 주 목요일\nSources: [1]")
     indexes = IndexSet.from_specs([f"docs={out}"], Settings(retriever="bm25", retries=0), llm)
@@ -70,7 +72,13 @@ def test_documents_citations_and_conversations(browser, live_server, tmp_path): 
 
     with live_server(app) as url:
         d = browser
-        wait = WebDriverWait(d, 30)
+        wait = WebDriverWait(d, 60, ignored_exceptions=(StaleElementReferenceException,))  # panels re-render
+
+        slow = WebDriverWait(d, 240)  # a question on a loaded 2-core machine
+
+        def texts(css: str) -> list[str]:
+            return d.execute_script("return [...document.querySelectorAll(arguments[0])].map(e => e.textContent)", css)
+
         d.get(url + "/")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#docs tr.doc"))
         assert d.execute_script("return document.documentElement.lang") == "ko"
@@ -125,13 +133,12 @@ def test_documents_citations_and_conversations(browser, live_server, tmp_path): 
         first = [i for i in d.find_elements(By.CSS_SELECTOR, "#conversations .conv-item")
                  if "다음 회의는" in i.text][0]
         first.find_element(By.CSS_SELECTOR, ".conv-open").click()
-        wait.until(lambda d: [t.text for t in d.find_elements(By.CSS_SELECTOR, "#thread .bubble.q")]
-                   == ["다음 회의는 언제 열리나?"])
+        wait.until(lambda d: texts("#thread .bubble.q") == ["다음 회의는 언제 열리나?"])
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#answer .answer-text").text == "4월 셋째 주 목요일")
         box.clear()
         box.send_keys("그 회의는 어디서 열리나?")
         d.find_element(By.ID, "ask").click()
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#thread .turn.turn-ok")) == 2)
+        slow.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#thread .turn.turn-ok")) == 2)
         shot(d, d.find_element(By.TAG_NAME, "main"), "conversations.png", tmp_path)
 
     convs = store.conversations()

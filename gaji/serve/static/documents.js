@@ -103,7 +103,8 @@
   function row(r) {
     const tr = el("tr", `doc doc-${r.status}`);
     tr.dataset.name = r.name;
-    tr.append(el("td", "doc-name", r.name), el("td", null, r.format), el("td", null, units(r.units)),
+    const format = r.format === "text" ? t("formatText") : r.format;
+    tr.append(el("td", "doc-name", r.name), el("td", null, format), el("td", null, units(r.units)),
       el("td", "num", r.status === "indexed" ? r.chunks : ""), el("td", "small", when(r.updated)));
     const status = el("td", "doc-status");
     if (r.status === "refused") {
