@@ -315,6 +315,8 @@ TABLE: dict[str, tuple[str, str]] = {
                           "{ext} is not a document type gaji reads (PDF, HWP, HWPX, DOCX, PPTX, XLSX, HTML, TXT, MD)"),
     "read.strict_hint": ("{reason} (--strict 없이 실행하면 나머지 파일을 색인하고 읽지 못한 파일을 알려 줍니다)",
                          "{reason} (without --strict / strict=True the other files are indexed and these listed)"),
+    "read.refused_head": ("읽지 못한 파일 {n}개를 빼고 나머지를 색인했습니다 (종료 코드 {code}):",
+                          "refused {n} file(s) that could not be read (the others are indexed; exit code {code}):"),
     "read.refused": ("읽지 못한 파일", "a file that could not be read"),
     # -- errors the CLI and the server say --------------------------------------------------------------------
     "error.prefix": ("오류", "error"),

@@ -101,9 +101,16 @@ def test_the_cli_refuses_a_password_hwp_in_the_users_language(tmp_path, monkeypa
     for key in ("GAJI_LANG", "LC_ALL", "LC_MESSAGES"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("LANG", locale)
-    p = _password_hwp(tmp_path / "암호.hwp")
-    code = main(["index", "build", str(p), "--out", str(tmp_path / "idx")])
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "memo.md").write_text("# 메모\n\n회의는 목요일이다.\n", encoding="utf-8")
+    _password_hwp(folder / "암호.hwp")
+    code = main(["index", "build", str(folder), "--out", str(tmp_path / "idx"), "--no-dense"])
     err = capsys.readouterr().err
-    assert code != 0 and expect in err, err
-    assert err.startswith("오류: " if locale.startswith("ko") else "error: ")
+    assert code == 3 and expect in err, err  # a partial build: the good file indexed, the refused one named
+    assert ("읽지 못한 파일 1개" if locale.startswith("ko") else "refused 1 file(s)") in err
     assert "Traceback" not in err
+
+    code = main(["index", "build", str(folder / "암호.hwp"), "--out", str(tmp_path / "idx2"), "--strict"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("오류: " if locale.startswith("ko") else "error: ") and expect in err, err

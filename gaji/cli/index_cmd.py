@@ -159,11 +159,13 @@ def _print_report(report, limit: int = 20) -> None:
     if not report.skipped:
         return
     refused = report.refused()
-    if refused:
-        print(f"refused {len(refused)} file(s) that could not be read (the others are indexed; exit code "
-              f"{PARTIAL_EXIT}):", file=out)
+    if refused:  # in the user's language (GAJI_LANG or the locale), from the message table
+        from gaji.messages import env_lang, text
+
+        lang = env_lang()
+        print(text("read.refused_head", lang, n=len(refused), code=PARTIAL_EXIT), file=out)
         for s in refused[:limit]:
-            print(f"  {s}", file=out)
+            print(f"  {s.path}{f':{s.line}' if s.line is not None else ''}: {s.reason_in(lang)}", file=out)
         if len(refused) > limit:
             print(f"  ... and {len(refused) - limit} more", file=out)
     records = [s for s in report.skipped if s not in refused]
