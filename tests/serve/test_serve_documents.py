@@ -119,7 +119,7 @@ def test_remove_and_resync_from_the_folder(served):
 
     r = client.post("/api/indexes/docs/sync", json={"file": "없는.md"})
     assert r.status_code == 400 and "cannot be read again" in r.json()["error"]
-    assert Msg.from_dict(r.json()["message"]).text("ko").startswith("없는.md의 원본 파일을 찾을 수 없습니다")
+    assert Msg.from_dict(r.json()["msg"]).text("ko").startswith("없는.md의 원본 파일을 찾을 수 없습니다")
     assert client.post("/api/indexes/docs/sync", json={"file": "메모.md", "x": 1}).status_code == 400
 
 

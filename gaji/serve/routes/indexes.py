@@ -193,5 +193,5 @@ async def _write(indexes: Indexes, name: str, fn: Any, arg: Any) -> dict:
         if status == 500:  # the index itself failed: its message may name files and libraries
             body = internal_error(e)
             raise ApiError(500, body["error"], request_id=body["request_id"]) from None
-        extra = {"message": e.msg.to_dict()} if e.msg is not None else {}  # for a page that shows it in Korean
+        extra = {"msg": e.msg.to_dict()} if e.msg is not None else {}  # for a page that shows it in Korean
         raise ApiError(status, indexes.scrub(name, str(e)), **extra) from None

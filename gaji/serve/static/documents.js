@@ -32,7 +32,7 @@
   async function errorOf(res) {
     try {
       const body = await res.json();
-      return I().renderMsg(body.message) || body.error || `HTTP ${res.status}`;
+      return I().renderMsg(body.msg) || body.error || `HTTP ${res.status}`;
     } catch (_) { return `HTTP ${res.status}`; }
   }
 
