@@ -55,7 +55,7 @@ def test_picked_and_dropped_files_get_a_line_each(app, live_server, browser, tmp
         by_name = {r.find_element(By.CSS_SELECTOR, ".up-name").text: r for r in rows(d)}
         ok, bad = by_name["사업 계획.docx"], by_name["깨진 보고서.pdf"]
         assert "up-added" in ok.get_attribute("class") and "추가됨: 조각 1개" in ok.text and "DOCX" in ok.text
-        assert "up-refused" in bad.get_attribute("class") and "거부됨: not a readable PDF" in bad.text
+        assert "up-refused" in bad.get_attribute("class") and "거부됨: 읽을 수 있는 PDF가 아닙니다" in bad.text  # the reason in Korean, from the message table
 
         # a drop on the zone (a DataTransfer built in the page, as a drag from the desktop delivers it)
         d.execute_script("""
