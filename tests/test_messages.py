@@ -73,7 +73,9 @@ def test_an_error_with_a_table_message_keeps_its_place():
 def test_method_and_option_names_for_people():
     from gaji.registry import METHODS
 
-    for name in METHODS.names():  # every registered method has a name and help in both languages
+    for name in METHODS.names():  # every shipped method has a name and help in both languages
+        if name.startswith("test_"):  # test doubles other test modules register
+            continue
         assert messages.method_title(name, "ko") != name, name
         assert messages.method_help(name, "ko"), name
     assert messages.option_label("k", "ko") == "검색할 문서 수"
