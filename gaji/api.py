@@ -22,7 +22,7 @@ from gaji.llm.base import LLMBackend
 from gaji.llm.streaming import AnswerSink
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import EventSink, Method, RunContext
-from gaji.registry import METHODS
+from gaji.registry import METHODS, resolve_method
 from gaji.types import Trace
 
 
@@ -103,13 +103,18 @@ class Gaji:
 
     # -- asking --------------------------------------------------------------
     def make_method(self, method: str, options: dict[str, Any] | None = None) -> Method:
-        cls = METHODS.get(method)
-        opts = cls.parse_options(dict(options or {}))
+        """The method `method` names (a method or a recipe: gaji/recipes.py) with `options` over its own."""
+        name, merged, recipe = resolve_method(method, options)
+        cls = METHODS.get(name)
+        opts = cls.parse_options(merged)
         # --k / GAJI_K / a config file override the method's own default (the papers differ: IRCoT K=4, OneR 5)
         k_given = self.settings.sources.get("k", "default") != "default"
-        if k_given and "k" in opts.__dataclass_fields__ and "k" not in (options or {}):
+        if k_given and "k" in opts.__dataclass_fields__ and "k" not in merged:
             opts = dataclasses.replace(opts, k=self.settings.k)  # checked like any option
-        return cls(opts)
+        m = cls(opts)
+        if recipe is not None:
+            m.recipe = recipe.ref
+        return m
 
     def ask(
         self,

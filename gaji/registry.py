@@ -6,12 +6,14 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, TypeVar
 
 from gaji.coerce import check_range, coerce
 from gaji.errors import ConfigError
+from gaji.recipes import RECIPES, Knob, Recipe, knobs_for, parse_ref
 from gaji.types import Trace
 
 T = TypeVar("T")
@@ -111,6 +113,45 @@ LLM_BACKENDS: Registry[Any] = Registry(
 COMPOSITIONS: Registry[Any] = Registry("composition", ("gaji.expand.compose",))
 # Vector databases for the dense index, by URL scheme (gaji.stores.sync.open_dense_store): milvus://, qdrant+local:, qdrant://
 DENSE_STORES: Registry[Any] = Registry("dense store", ("gaji.stores.milvus", "gaji.stores.qdrant"))
+
+
+def resolve_method(name: str, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any], Recipe | None]:
+    """(method, options, recipe) for a method or recipe name (gaji/recipes.py): a recipe's options first, then
+    `options` over them; a method's name gives (name, options, None). `name@version` must name the recipe's current
+    version. A name that is neither is a ConfigError naming the known ones."""
+    given = dict(options or {})
+    rname, version = parse_ref(name)
+    if rname in METHODS and version is None:
+        return rname, given, None
+    if rname not in RECIPES:
+        raise ConfigError(f"unknown method or recipe {name!r}; known: {', '.join(method_names())}")
+    recipe = RECIPES.get(rname)
+    if version is not None and version != recipe.version:
+        raise ConfigError(f"recipe {rname!r} is at version {recipe.version}, not {version}")
+    given = {k.replace("-", "_"): v for k, v in given.items()}
+    return recipe.method, {**recipe.options, **given}, recipe
+
+
+def method_names() -> list[str]:
+    """Every name a method is asked by: the registered methods, then the recipes."""
+    return [*METHODS.names(), *RECIPES.names()]
+
+
+def is_method_name(name: str | None) -> bool:
+    """Whether `name` is a method or a recipe (`name@version` included)."""
+    if not name:
+        return False
+    try:
+        resolve_method(name)
+    except ConfigError:
+        return False
+    return True
+
+
+def method_knobs(name: str) -> tuple[Knob, ...]:
+    """The knobs (gaji/recipes.py) that apply to the method or recipe `name`."""
+    cls = METHODS.get(resolve_method(name)[0])
+    return knobs_for({f.name for f in dataclasses.fields(cls.Options)})
 
 
 def fill_display(trace: Trace) -> Trace:

@@ -379,6 +379,7 @@ class Trace:
     status: str = "ok"
     error: str | None = None
     version: int = TRACE_VERSION
+    recipe: str = ""  # the recipe that ran, "name@version" (gaji/recipes.py); "" = the method and its options
 
     def __post_init__(self) -> None:
         if not self.root.question:
@@ -436,6 +437,7 @@ class Trace:
             "lang": self.lang,
             "model": self.model,
             "retriever": self.retriever,
+            **({"recipe": self.recipe} if self.recipe else {}),
             "params": json.loads(json.dumps(self.params, default=str)),
             "wall_ms": self.wall_ms,
             "status": self.status,
@@ -466,6 +468,7 @@ class Trace:
             wall_ms=d.get("wall_ms", 0.0),
             status=d.get("status", "ok"),
             error=d.get("error"),
+            recipe=d.get("recipe", ""),
             version=TRACE_VERSION,  # an older trace is read into the current shape (Node.from_dict)
         )
         return t

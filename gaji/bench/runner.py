@@ -8,8 +8,8 @@ when it was recorded:
 
     # hand-written comments are kept
     dataset: hotpotqa          # name or path (see `gaji eval --help`)
-    method: oner
-    options: {}                # method options (-o key=value)
+    method: oner               # or, instead, `recipe: NAME[@VERSION]` (gaji/recipes.py; `method` may stay
+    options: {}                #   beside it if it names the recipe's method); options go over the recipe's
     retriever: hybrid
     k: 5
     model: local               # LLM spec
@@ -49,7 +49,7 @@ from gaji.eval.summary import format_value, is_quality, markdown_table, means, m
 from gaji.io import XZ, atomic_write_text
 
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
-_KEYS = {"name", "description", "dataset", "method", "options", "retriever", "k", "model", "limit", "cheap",
+_KEYS = {"name", "description", "dataset", "method", "recipe", "options", "retriever", "k", "model", "limit", "cheap",
          "concurrency", "tolerance", "recorded", "toq_eval", "judge", "judge_llm", "ks",
          "retriever_options", "llm_settings"}
 # settings a config may pin for its LLM (cost A/B runs: prompt cache off, one slot, ...); others come from the user
@@ -89,6 +89,8 @@ class BenchConfig:
     ks: tuple[int, ...] = (2, 5, 10)  # recall@k / Top@k cut-offs (long-form sets want deeper ones: 5,10,20,50)
     retriever_options: dict[str, Any] = field(default_factory=dict)  # e.g. {max_depth: 1} for contre
     llm_settings: dict[str, Any] = field(default_factory=dict)  # e.g. {prompt_cache: false}; keys in LLM_SETTINGS
+    recipe: str = ""  # the recipe the config names, "name@version"; `options` then holds its options and the config's
+    given_options: dict[str, Any] = field(default_factory=dict)  # the config's own options (over the recipe's)
 
 
 def load_config(path: str | Path) -> BenchConfig:
@@ -104,9 +106,10 @@ def load_config(path: str | Path) -> BenchConfig:
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise ConfigError(f"{p}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
-    for req in ("dataset", "method"):
-        if not data.get(req):
-            raise ConfigError(f"{p}: missing {req!r}")
+    if not data.get("dataset"):
+        raise ConfigError(f"{p}: missing 'dataset'")
+    if not data.get("method") and not data.get("recipe"):
+        raise ConfigError(f"{p}: missing 'method' (or 'recipe')")
     tol = data.get("tolerance") or {}
     if not isinstance(tol, dict):
         raise ConfigError(f"{p}: tolerance must be a mapping of metric -> number or 'N%'")
@@ -115,6 +118,10 @@ def load_config(path: str | Path) -> BenchConfig:
     opts = data.get("options") or {}
     if not isinstance(opts, dict):
         raise ConfigError(f"{p}: options must be a mapping")
+    method, given = str(data.get("method") or ""), {str(k): v for k, v in opts.items()}
+    recipe_ref, merged = "", dict(given)
+    if data.get("recipe"):
+        method, merged, recipe_ref = _recipe(data["recipe"], method, given, p)
     ks = data.get("ks", [2, 5, 10])
     if not isinstance(ks, list) or not ks or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in ks):
         raise ConfigError(f"{p}: ks must be a list of positive integers, e.g. [5, 10, 20]")
@@ -129,8 +136,8 @@ def load_config(path: str | Path) -> BenchConfig:
             path=p,
             name=str(data.get("name") or p.stem),
             dataset=str(data["dataset"]),
-            method=str(data["method"]),
-            options={str(k): v for k, v in opts.items()},
+            method=method,
+            options=merged,
             retriever=data.get("retriever"),
             k=int(data["k"]) if data.get("k") is not None else None,
             model=str(data.get("model") or "local"),
@@ -146,9 +153,28 @@ def load_config(path: str | Path) -> BenchConfig:
             ks=tuple(ks),
             retriever_options={str(k): v for k, v in (data.get("retriever_options") or {}).items()},
             llm_settings=llm_settings,
+            recipe=recipe_ref,
+            given_options=given,
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(f"{p}: bad value: {e}") from None
+
+
+def _recipe(value: Any, method: str, given: dict[str, Any], p: Path) -> tuple[str, dict[str, Any], str]:
+    """(method, options, "name@version") for a config's `recipe:`; the config's options go over the recipe's."""
+    from gaji import recipes
+
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{p}: recipe must be a recipe name, e.g. toq-paper; known: {', '.join(recipes.RECIPES.names())}")
+    name, version = recipes.parse_ref(value.strip())
+    if name not in recipes.RECIPES:
+        raise ConfigError(f"{p}: recipe: unknown recipe {name!r}; known: {', '.join(recipes.RECIPES.names())}")
+    r = recipes.get(name)
+    if version is not None and version != r.version:
+        raise ConfigError(f"{p}: recipe: {name!r} is at version {r.version}, not {version}")
+    if method and method != r.method:
+        raise ConfigError(f"{p}: recipe {name!r} runs method {r.method!r}, but the config says method {method!r}")
+    return r.method, {**r.options, **given}, r.ref
 
 
 def _llm_settings(value: Any, p: Path) -> dict[str, Any]:
@@ -456,6 +482,13 @@ def _retrieval_label(c: BenchConfig) -> str:
     return f"{c.retriever or d.retriever}@{c.k or d.k}"
 
 
+def _method_label(c: BenchConfig) -> str:
+    """`toq (respond=json)`, or for a recipe `toq-paper@1 (evaluate_root=False)`: the recipe and the config's own
+    options over it."""
+    own = c.given_options if c.recipe else c.options
+    return (c.recipe or c.method) + (f" ({', '.join(f'{k}={v}' for k, v in own.items())})" if own else "")
+
+
 def report_block(configs: list[BenchConfig]) -> str:
     rows = []
     datasets = []
@@ -466,7 +499,7 @@ def report_block(configs: list[BenchConfig]) -> str:
         if ds not in datasets:
             datasets.append(ds)
         rows.append([
-            f"`{c.name}`", ds, c.method + (f" ({', '.join(f'{k}={v}' for k, v in c.options.items())})" if c.options else ""),
+            f"`{c.name}`", ds, _method_label(c),
             f"`{c.model}`" + (f" ({', '.join(f'{k}={v}' for k, v in c.llm_settings.items())})" if c.llm_settings else ""),
             _retrieval_label(c),
             str(rec.get("questions") or c.limit or "all"),

@@ -15,6 +15,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.markup import escape
 
+from gaji import recipes
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
 from gaji.errors import ConfigError
 from gaji.llm.streaming import AnswerDelta
@@ -27,7 +28,10 @@ CLI_CLIENT = "cli"  # the client name the history records for questions asked he
 def register(sub) -> None:
     p = sub.add_parser("ask", help="answer a question over an index")
     p.add_argument("question", help="the question (Korean or English)")
-    p.add_argument("--method", "-m", help="method name (see `gaji methods`); default: from settings, auto")
+    p.add_argument("--method", "-m", help="method or recipe name (see `gaji methods`), e.g. tree, one, toq; "
+                                          "default: from settings, auto")
+    p.add_argument("--recipe", "-r", help="a recipe of the method (see `gaji methods`), e.g. --method toq --recipe "
+                                          "toq-paper; the same as --method RECIPE")
     p.add_argument("-o", "--opt", action="append", metavar="KEY=VALUE", help="method option, repeatable")
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
     p.add_argument("--tree", action=argparse.BooleanOptionalAction, default=None,
@@ -87,7 +91,7 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
             where = format_location(p)
             where = f"  [cyan]({escape(where)})[/cyan]" if where else ""
             con.print(f"  - {pid}{where}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
-    con.print(f"[dim]{trace.method} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
+    con.print(f"[dim]{trace.method}{f' ({trace.recipe})' if trace.recipe else ''} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
     if len(trace.usage_by_purpose()) > 1:
         con.print(f"[dim]tokens by component: {component_line(trace)}[/dim]", highlight=False)
 
@@ -124,6 +128,16 @@ def _vectors_note(g, trace: Trace) -> str | None:
     return vectors_note(g.index) if isinstance(g.retriever(), BM25UntilVectors) else None
 
 
+def method_or_recipe(method: str | None, recipe: str | None) -> str | None:
+    """What to ask with: --recipe (checked against --method when both are given), else --method."""
+    if not recipe:
+        return method
+    r = recipes.get(recipes.parse_ref(recipe)[0])
+    if method and method not in (r.method, r.name):
+        raise ConfigError(f"--recipe {recipe} runs method {r.method!r}, not --method {method!r}")
+    return recipe
+
+
 def run(args) -> int:
     from gaji.api import Gaji
 
@@ -136,7 +150,7 @@ def run(args) -> int:
     g = Gaji(settings=s)
     t0 = time.perf_counter()
     try:
-        trace = g.ask(args.question, method=args.method, options=parse_kv(args.opt),
+        trace = g.ask(args.question, method=method_or_recipe(args.method, args.recipe), options=parse_kv(args.opt),
                       history=conv.turns if conv else None, on_answer=printer)
         note = _vectors_note(g, trace)
     finally:

@@ -1,4 +1,5 @@
-"""`gaji methods`: list the registered methods (with their options), retrievers and LLM backends."""
+"""`gaji methods`: list the recipes (shipped configurations, with their titles), the registered methods (with
+their options), retrievers and LLM backends."""
 from __future__ import annotations
 
 import json
@@ -6,11 +7,12 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from gaji.registry import LLM_BACKENDS, METHODS, RETRIEVERS
+from gaji import recipes
+from gaji.registry import LLM_BACKENDS, METHODS, RETRIEVERS, method_knobs
 
 
 def register(sub) -> None:
-    p = sub.add_parser("methods", help="list methods, retrievers and LLM backends")
+    p = sub.add_parser("methods", help="list recipes, methods, retrievers and LLM backends")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -24,7 +26,11 @@ def describe_registries() -> dict:
             "needs_retriever": getattr(e.obj, "needs_retriever", True),
             "options": [{"name": n, "type": t, "default": d} for n, t, d in e.obj.option_help()],
         })
+    listed = [{**r.to_dict(), "needs_retriever": getattr(METHODS.get(r.method), "needs_retriever", True),
+               "knobs": [k.name for k in method_knobs(r.name)]} for r in recipes.list()]
     return {
+        "recipes": listed,
+        "knobs": [k.to_dict() for k in recipes.KNOBS],
         "methods": methods,
         "retrievers": [{"name": e.name, "help": e.help} for e in RETRIEVERS.entries()],
         "llm_backends": [{"name": e.name, "help": e.help} for e in LLM_BACKENDS.entries()],
@@ -37,6 +43,15 @@ def run(args) -> int:
         print(json.dumps(info, ensure_ascii=False, indent=2, default=str))
         return 0
     con = Console()
+    t = Table(title="recipes (gaji ask --method NAME): shipped configurations / 준비된 설정")
+    t.add_column("recipe")
+    t.add_column("title / 이름")
+    t.add_column("what it does")
+    t.add_column("runs")
+    for r in info["recipes"]:
+        runs = r["method"] + (f" ({', '.join(f'{k}={v}' for k, v in r['options'].items())})" if r["options"] else "")
+        t.add_row(r["ref"], f"{r['title_en']} / {r['title_ko']}", r["help_en"], runs)
+    con.print(t)
     t = Table(title="methods (gaji ask --method NAME -o key=value)")
     t.add_column("method")
     t.add_column("what it does")

@@ -119,6 +119,9 @@ class Method:
     answer_purposes: ClassVar[frozenset[str]] = frozenset({"answer"})
     # where this method's meaning of an option differs from gaji.coerce.OPTION_RANGES (e.g. k=0: "the default")
     option_ranges: ClassVar[dict[str, Range]] = {}
+    # the recipe this instance runs, as "name@version" ("" = the method with options given one by one); set by
+    # Gaji.make_method and recorded in the trace
+    recipe: str = ""
 
     @dataclass
     class Options:
@@ -192,6 +195,7 @@ class Method:
             lang=lang,
             model=ctx.llm.name,
             retriever=getattr(ctx.retriever, "name", "") if ctx.retriever else "",
+            recipe=self.recipe,
         )
         ctx = dataclasses.replace(ctx, trace=trace, lang=lang, describe=self.describe)
         if ctx.on_answer is not None:

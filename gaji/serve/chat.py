@@ -1,8 +1,8 @@
 """The OpenAI chat-completions wire format, for gaji as an OpenAI-compatible chat server.
 
-Model names: `gaji-<method>` (the server's default index) or `gaji-<method>@<index>`, for example
-`gaji-toq` or `gaji-oner@hotpot`; `gaji` alone is the server's default model (the `chat_model`
-setting, else gaji-<default method>). `/v1/models` lists every combination the server offers.
+Model names: `gaji-<method>` (the server's default index) or `gaji-<method>@<index>`, where <method> is a
+method or a recipe (gaji/recipes.py), for example `gaji-toq`, `gaji-tree` or `gaji-oner@hotpot`; `gaji` alone is
+the server's default model (the `chat_model` setting, else gaji-<default method>). `/v1/models` lists every combination the server offers.
 
 A chat request carries the whole conversation: its last message is the question, the user/assistant
 turns before it are the history a follow-up is rewritten against (system messages are ignored: the
@@ -32,8 +32,9 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gaji import recipes
 from gaji.conversation.turns import Turn
-from gaji.registry import METHODS
+from gaji.registry import METHODS, is_method_name, method_names
 from gaji.serve.citations import Source, answer_of_shown, render, sources_of
 from gaji.serve.errors import ApiError
 from gaji.serve.indexes import IndexSet
@@ -185,9 +186,9 @@ def parse_model(name: str, default: str) -> tuple[str, str | None]:
         name = default
     base, _, index = name.partition("@")
     method = base[len(PREFIX) + 1:] if base.startswith(PREFIX + "-") else ""
-    if not method or method not in METHODS:
+    if not method or "@" in method or not is_method_name(method):
         raise ApiError(404, f"unknown model {name!r}: models are gaji-<method> or gaji-<method>@<index> "
-                       f"(GET /v1/models lists them); methods: {', '.join(METHODS.names())}")
+                       f"(GET /v1/models lists them); methods and recipes: {', '.join(method_names())}")
     return method, (index or None)
 
 
@@ -220,7 +221,11 @@ LABELS: dict[str, tuple[str, str, str, str]] = {  # method: (Korean name, Englis
 
 def model_card(name: str, method: str, index: str | None, help_text: str, created: int) -> dict[str, Any]:
     """One /v1/models entry: the id, a name and a description a person can choose by (Korean and English)."""
-    ko, en, ko_help, en_help = LABELS.get(method, (method, method, help_text, help_text))
+    if method in recipes.RECIPES:  # a recipe names and explains itself
+        r = recipes.get(method)
+        ko, en, ko_help, en_help = r.title_ko, r.title_en, r.help_ko, r.help_en
+    else:
+        ko, en, ko_help, en_help = LABELS.get(method, (method, method, help_text, help_text))
     pinned = "@" in name  # gaji-<method>@<index>; the bare name follows the server's default index
     where_ko = f" · 색인 {index}" if pinned else (f" · 기본 색인 ({index})" if index else "")
     where_en = f" · index {index}" if pinned else (f" · the default index ({index})" if index else "")
@@ -232,18 +237,20 @@ def model_card(name: str, method: str, index: str | None, help_text: str, create
 
 
 def offered_models(indexes: IndexSet, default: str, created: int) -> list[dict[str, Any]]:
-    """Every model this server answers with: the default first, then each method, alone (the default
-    index) and at each index. Methods that need an index are left out when there is none."""
+    """Every model this server answers with: the default first, then each method and each recipe, alone (the
+    default index) and at each index. Those that need an index are left out when there is none."""
     names: list[tuple[str, str, str | None, str]] = []
-    help_of = {e.name: e.help for e in METHODS.entries()}
+    offered = [(e.name, e.obj, e.help) for e in METHODS.entries()]
+    offered += [(r.name, METHODS.get(r.method), r.help_en) for r in recipes.list()]
+    help_of = {name: help_text for name, _, help_text in offered}
     m, ix = parse_model(default, default)
     names.append((default, m, ix or indexes.default, help_of.get(m, "")))
-    for entry in METHODS.entries():
-        needs = getattr(entry.obj, "needs_retriever", True)
+    for name, cls, help_text in offered:
+        needs = getattr(cls, "needs_retriever", True)
         if not indexes.names() and needs:
             continue
-        names.append((model_name(entry.name), entry.name, indexes.default if needs else None, entry.help))
-        names.extend((model_name(entry.name, i), entry.name, i, entry.help) for i in indexes.names())
+        names.append((model_name(name), name, indexes.default if needs else None, help_text))
+        names.extend((model_name(name, i), name, i, help_text) for i in indexes.names())
     seen: dict[str, tuple[str, str | None, str]] = {}
     for n, method, index, help_text in names:
         seen.setdefault(n, (method, index, help_text))

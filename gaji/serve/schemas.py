@@ -98,12 +98,46 @@ class MethodInfo(BaseModel):
     help: str = ""
     needs_retriever: bool = True
     options: list[OptionInfo]
+    knobs: list[str] = Field(default_factory=list, description="the knobs (MethodsResponse.knobs) that apply")
+
+
+class RecipeInfo(BaseModel):
+    """A shipped configuration of a method (gaji/recipes.py), asked for by its name like a method."""
+
+    name: str
+    version: int
+    ref: str = Field(description="name@version, as a trace records it")
+    method: str = Field(description="the method it runs (its raw options: the methods list)")
+    options: dict[str, Any] = Field(description="the options the recipe sets; the method's defaults fill the rest")
+    title_ko: str
+    title_en: str
+    help_ko: str
+    help_en: str
+    needs_retriever: bool = True
+    knobs: list[str] = Field(default_factory=list, description="the knobs (MethodsResponse.knobs) that apply")
+
+
+class KnobInfo(BaseModel):
+    """An understandable setting: a method option (`option`) or a request field (`request_field`)."""
+
+    name: str
+    title_ko: str
+    title_en: str
+    help_ko: str
+    help_en: str
+    option: str = ""
+    request_field: str = ""
+    choices: list[str] = Field(default_factory=list)
+    minimum: int | None = None
+    maximum: int | None = None
 
 
 class MethodsResponse(BaseModel):
     methods: list[MethodInfo]
     default: str
     retrievers: list[str]
+    recipes: list[RecipeInfo] = Field(default_factory=list)
+    knobs: list[KnobInfo] = Field(default_factory=list)
 
 
 class IndexSummary(BaseModel):

@@ -29,7 +29,7 @@ from gaji.conversation.turns import Turn
 from gaji.history.db import HistoryError
 from gaji.history.store import Feedback, HistoryStore, QuestionRecord, new_id
 from gaji.llm.streaming import AnswerDelta
-from gaji.registry import METHODS, RETRIEVERS
+from gaji.registry import METHODS, RETRIEVERS, is_method_name, method_names
 from gaji.serve.auth import DEFAULT_CLIENT
 from gaji.serve.citations import answer_of_shown
 from gaji.serve.errors import ApiError, error_status, internal_error
@@ -187,8 +187,8 @@ class AskService:
         """A checked question, not yet queued: bad requests fail here (ApiError, UnknownIndex, ConfigError)."""
         t0 = time.perf_counter()
         method = req.method or self.default_method
-        if method not in METHODS:
-            raise ApiError(404, f"unknown method {method!r}; known: {', '.join(METHODS.names())}")
+        if not is_method_name(method):
+            raise ApiError(404, f"unknown method {method!r}; known methods and recipes: {', '.join(method_names())}")
         name = self.indexes.resolve(req.index)
         question = req.question.strip()
         if not question:

@@ -1,19 +1,20 @@
 """The adaptive method's router: how much search a question gets, decided before any LLM call.
 
-Routes, from cheapest to dearest, and the method (with the options recorded in benchmarks/configs/) each runs:
+Routes, from cheapest to dearest, and the recipe (gaji/recipes.py) each runs:
 
-    closed  closed book, one call                      nor
-    one     one retrieval, one call                    oner passage_trim=relevant, passage_chars_ko=400, reask=true
-    chain   retrieval interleaved with reasoning       ircot
-    tree    the question tree (routed decomposer:      toq  respond=plain, evaluate_root=false, order_hints=true,
-            comparisons as parallel branches,               decomposer=routed, order_decide=true, integrate=none,
-            bridges as chains, intersections split         evaluate_final=false, final_search=true,
-            by code)                                        intersect=true, intersect_decide=true, reask=true
+    closed  closed book, one call                      recipe closed       (nor)
+    one     one retrieval, one call                    recipe one          (oner, the Korean passage cut, re-ask)
+    chain   retrieval interleaved with reasoning       recipe chain-ircot  (ircot)
+    tree    the question tree (routed decomposer:      recipe tree         (toq, routed)
+            comparisons as parallel branches,
+            bridges as chains, intersections split
+            by code)
 
 The model is multinomial logistic regression over standardised question features (features.py), trained by
 `gaji classifier train-auto` (gaji/learn/auto_router.py) on every recorded per-question result: the label of a
 question is the cheapest route whose F1 is within epsilon of the best route's. The file records the features,
-the weights, the routes' methods and options, the training split and the held-out numbers.
+the weights, the training split, the held-out numbers and, as provenance, the methods and options the routes ran
+when it was trained (`AutoRouter.recorded_methods`); the routes run their recipes (`methods`).
 
     router = shared_auto_router()
     d = router.decide("Who was born first, Park Chan-wook or Bong Joon-ho?")
@@ -28,32 +29,26 @@ from typing import Any
 
 import numpy as np
 
+from gaji import recipes
 from gaji.errors import ConfigError
 from gaji.methods.auto.features import FEATURES, question_features
 
 DEFAULT_PATH = Path(__file__).with_name("data") / "auto_router.json"
 FORMAT = "gaji-auto-router/1"
 ROUTES: tuple[str, ...] = ("closed", "one", "chain", "tree")
-# the method and options each route runs: the configurations whose recorded results trained the router, except
-# four tree options added after those runs, chosen on the Korean set's dev part (benchmarks/auto/NOTES.md): order_decide (a
-# comparison whose order code knows and whose question asks plainly for one end is answered by code),
-# integrate=none (no per-document relevance calls: the 1.5B judged 0 of 16 answer-bearing Korean paragraphs
-# relevant, at 43 % of the tree's tokens), evaluate_final=false (the root's last evaluation changes no answer) and
-# final_search (the root's reader also reads the whole question's top documents); and two more chosen on the same
-# dev part afterwards: intersect (an intersection's constraints split by code into parallel branches, toq/intersect.py)
-# and intersect_decide (branches that name the same answer decide it without a reader call); later, on the
-# same dev part, reask in both routes (an answer that repeats the question, or a value where the question asks
-# which one, is asked about once more: gaji/methods/reask.py) and, for the one route, a Korean question's passages
-# cut to their 400 characters most relevant to it (Korean costs about three times the tokens per character)
-ROUTE_METHODS: dict[str, dict[str, Any]] = {
-    "closed": {"method": "nor", "options": {}},
-    "one": {"method": "oner", "options": {"passage_trim": "relevant", "passage_chars_ko": 400, "reask": True}},
-    "chain": {"method": "ircot", "options": {}},
-    "tree": {"method": "toq", "options": {"respond": "plain", "evaluate_root": False, "order_hints": True,
-                                          "decomposer": "routed", "order_decide": True, "integrate": "none",
-                                          "evaluate_final": False, "final_search": True, "intersect": True,
-                                          "intersect_decide": True, "reask": True}},
-}
+# the recipe each route runs (gaji/recipes.py, where the routed tree and the Korean one retrieval are defined).
+# The router file records the methods and options its training runs used, as provenance only: what a route runs
+# comes from here, so that editing a recipe changes auto without retraining the router
+ROUTE_RECIPES: dict[str, str] = {"closed": "closed", "one": "one", "chain": "chain-ircot", "tree": "tree"}
+
+
+def route_methods() -> dict[str, dict[str, Any]]:
+    """{route: {"method", "options"}} from ROUTE_RECIPES, in the shape the router file records."""
+    return {route: {"method": recipes.get(name).method, "options": dict(recipes.get(name).options)}
+            for route, name in ROUTE_RECIPES.items()}
+
+
+ROUTE_METHODS: dict[str, dict[str, Any]] = route_methods()
 # how each feature reads in a reason, in English and Korean
 _CUES = {
     "words": ("length", "길이"), "names": ("names", "이름 수"),
@@ -127,8 +122,10 @@ class AutoRouter:
     scale: np.ndarray
     routes: tuple[str, ...] = ROUTES
     features: tuple[str, ...] = FEATURES
-    methods: dict[str, dict[str, Any]] = field(default_factory=lambda: dict(ROUTE_METHODS))
+    methods: dict[str, dict[str, Any]] = field(default_factory=route_methods)  # what each route runs (recipes)
     meta: dict[str, Any] = field(default_factory=dict)  # training data, split, held-out numbers
+    # the methods and options the file says its routes ran when it was trained (provenance; None: as `methods`)
+    recorded_methods: dict[str, dict[str, Any]] | None = None
 
     def probs(self, X: np.ndarray) -> np.ndarray:
         Z = ((np.asarray(X, dtype=np.float64) - self.mean) / self.scale) @ self.weights.T + self.bias
@@ -154,7 +151,7 @@ class AutoRouter:
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, "routes": list(self.routes), "features": list(self.features),
-                "methods": self.methods,
+                "methods": self.recorded_methods if self.recorded_methods is not None else self.methods,
                 "mean": [round(float(v), 6) for v in self.mean], "scale": [round(float(v), 6) for v in self.scale],
                 "weights": [[round(float(v), 6) for v in row] for row in self.weights],
                 "bias": [round(float(v), 6) for v in self.bias], **self.meta}
@@ -193,7 +190,7 @@ class AutoRouter:
             raise ConfigError(f"{p}: field 'methods' has no method for route(s) {missing}")
         meta = {k: v for k, v in obj.items()
                 if k not in ("format", "routes", "features", "methods", "mean", "scale", "weights", "bias")}
-        return cls(W, b, mean, np.where(scale > 0, scale, 1.0), routes, features, methods, meta)
+        return cls(W, b, mean, np.where(scale > 0, scale, 1.0), routes, features, route_methods(), meta, methods)
 
 
 @functools.lru_cache(maxsize=8)

@@ -94,9 +94,9 @@ class ToQ(Method):
         # retrieved documents"); the judgements and spans are recorded either way
         evidence: str = "relevant"
         # how f_RG answers: "plain" = OneR's plain prompt over the node's documents (only the answer; sub-answers
-        # given as context lines) | "json" = explanation + answer, few-shot. On HotpotQA dev questions 51-80 at
-        # depth 1, plain scored F1 50.9 against 34.5 for json (benchmarks/toq/NOTES.md), so plain is the default; the runs
-        # recorded before that pin respond=json in their configs. answer_style=long always uses json.
+        # given as context lines) | "json" = explanation + answer, few-shot (the paper's; recipe toq-paper). On
+        # HotpotQA dev questions 51-80 at depth 1, plain scored F1 50.9 against 34.5 for json
+        # (benchmarks/toq/NOTES.md), so plain is the default. answer_style=long always uses json.
         respond: str = "plain"
         # respond plain: a node's answer of the wrong shape is asked about once more (gaji.methods.reask; purpose
         # "reask"): one its question names ("명성황후" for "고종과 명성황후의 신임으로 … 복직한 인물은?"), or a value
@@ -116,9 +116,9 @@ class ToQ(Method):
         final_search: bool = False
         # a comparison node whose items code can put in order (as for order_hints) and whose question asks plainly
         # for one end ("first", "more", "먼저", "더 많은"; gaji.methods.toq.comparative) is answered by code: that
-        # item, the order line as its explanation, no responder call. Off by default so that recorded runs
-        # reproduce; the adaptive method's tree route turns it on
-        order_decide: bool = False
+        # item, the order line as its explanation, no responder call (the 1.5B model misorders dates it has read;
+        # not in the paper: recipe toq-paper and the runs recorded before it turn it off)
+        order_decide: bool = True
         # the decomposer's prompt: "paper" = Prompt B.2 decides the split | "routed" = a trained shape router picks
         # chain or compare first and the LLM fills that shape only (gaji/methods/toq/router.py; not in the paper)
         decomposer: str = "paper"
@@ -135,8 +135,8 @@ class ToQ(Method):
         # an intersection node (the intersect prompt's, or Prompt B.2's "intersection") whose children's answers
         # hold one common item (after the answer metrics' normalisation; "최익현" = "면암 최익현"; a list answer
         # counts as its items) is answered with it by code, no responder call; when they disagree the node's reader
-        # runs as before. Off by default so that recorded runs reproduce
-        intersect_decide: bool = False
+        # runs (not in the paper: recipe toq-paper and the runs recorded before it turn it off)
+        intersect_decide: bool = True
 
         def __post_init__(self) -> None:
             check_trim("toq", self.passage_trim)

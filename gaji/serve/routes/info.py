@@ -6,8 +6,8 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from gaji import __version__
-from gaji.registry import METHODS, RETRIEVERS
+from gaji import __version__, recipes
+from gaji.registry import METHODS, RETRIEVERS, method_knobs
 from gaji.serve import schemas
 from gaji.serve.errors import ERRORS
 from gaji.serve.routes import Service
@@ -23,13 +23,18 @@ async def health() -> dict:
 
 @router.get("/api/methods", response_model=schemas.MethodsResponse, responses=ERRORS)
 async def methods(service: Service) -> dict:
-    """The registered methods with their options (name, type, default)."""
+    """The registered methods with their options (name, type, default); the recipes (shipped configurations,
+    asked for by name like a method) with their Korean and English titles and help; the knobs a person can set."""
     out = []
     for e in METHODS.entries():
         opts = [{"name": n, "type": t, "default": _jsonable(d)} for n, t, d in e.obj.option_help()]
         out.append({"name": e.name, "help": e.help, "needs_retriever": getattr(e.obj, "needs_retriever", True),
-                    "options": opts})
-    return {"methods": out, "default": service.default_method, "retrievers": RETRIEVERS.names()}
+                    "options": opts, "knobs": [k.name for k in method_knobs(e.name)]})
+    listed = [{**r.to_dict(), "options": {k: _jsonable(v) for k, v in r.options.items()},
+               "needs_retriever": getattr(METHODS.get(r.method), "needs_retriever", True),
+               "knobs": [k.name for k in method_knobs(r.name)]} for r in recipes.list()]
+    return {"methods": out, "default": service.default_method, "retrievers": RETRIEVERS.names(),
+            "recipes": listed, "knobs": [k.to_dict() for k in recipes.KNOBS]}
 
 
 @router.get("/api/metrics", responses=ERRORS)

@@ -325,7 +325,7 @@ def test_intersect_decide_off_keeps_the_reader(tmp_path):
     ROUTER.save(path)
     seen: list[str] = []
     t = ToQ(k=2, evaluate_root=False, evaluate_subs=False, evaluate_final=False, integrate="none", decomposer="routed",
-            router=str(path), intersect=True, intersect_split="llm").run(
+            router=str(path), intersect=True, intersect_decide=False, intersect_split="llm").run(
         KO_Q, make_ctx(routed_llm(tree_handlers({SUB_A: "최익현", SUB_B: "최익현"}, seen)), OverlapRetriever(DOCS)))
     assert len(seen) == 1 and "intersect_decided" not in t.root.data
 

@@ -103,8 +103,9 @@ def comparison_handlers(seen):
 @pytest.mark.parametrize("on", [True, False])
 def test_comparison_node_gets_the_hint_only_when_the_option_is_on(on):
     seen = []
-    t = ToQ(k=2, evaluate_root=False, order_hints=on).run(Q, make_ctx(routed_llm(comparison_handlers(seen)),
-                                                                       OverlapRetriever(DOCS)))
+    # order_decide off: the reader answers the comparison, with the hint in its prompt when the option is on
+    t = ToQ(k=2, evaluate_root=False, order_hints=on, order_decide=False).run(
+        Q, make_ctx(routed_llm(comparison_handlers(seen)), OverlapRetriever(DOCS)))
     assert t.answer == "Home Monthly" and len(seen) == 1
     hint = "In time order, earliest first: Home Monthly (1896), Mirabella (1989)."
     assert (hint in seen[0]) is on
