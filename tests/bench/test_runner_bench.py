@@ -226,3 +226,40 @@ def test_report_names_the_retrieval_a_config_runs_with(tmp_path):
     assert "| bm25@5 |" in report_block([load_config(p)])
     p.write_text("dataset: hotpotqa\nmethod: nor\n")
     assert "| – |" in report_block([load_config(p)])
+
+
+def test_a_config_may_name_a_recipe_and_its_options_go_over_it(tmp_path):
+    p = tmp_path / "toq-r.yaml"
+    p.write_text("dataset: hotpotqa\nrecipe: toq-paper\noptions: {evaluate_root: false}\n")
+    c = load_config(p)
+    assert c.method == "toq" and c.recipe == "toq-paper@1" and c.given_options == {"evaluate_root": False}
+    assert c.options == {"respond": "json", "decomposer": "paper", "order_decide": False, "intersect_decide": False,
+                         "evaluate_root": False}
+    assert "| toq-paper@1 (evaluate_root=False) |" in report_block([c])
+    p.write_text("dataset: hotpotqa\nmethod: toq\nrecipe: tree@1\n")  # the method may stay beside its recipe
+    assert load_config(p).options["decomposer"] == "routed"
+
+
+@pytest.mark.parametrize("body, message", [
+    ("recipe: bogus\n", "toq-r.yaml: recipe: unknown recipe 'bogus'; known: .*tree"),
+    ("recipe: tree@9\n", "toq-r.yaml: recipe: 'tree' is at version 1, not 9"),
+    ("method: oner\nrecipe: tree\n", "toq-r.yaml: recipe 'tree' runs method 'toq', but the config says method 'oner'"),
+    ("recipe: [tree]\n", "toq-r.yaml: recipe must be a recipe name"),
+    ("options: {}\n", "toq-r.yaml: missing 'method' \\(or 'recipe'\\)"),
+])
+def test_a_bad_recipe_in_a_config_names_the_file(tmp_path, body, message):
+    p = tmp_path / "toq-r.yaml"
+    p.write_text("dataset: hotpotqa\n" + body)
+    with pytest.raises(ConfigError, match=message):
+        load_config(p)
+
+
+def test_recorded_toq_configs_run_what_they_recorded():
+    """Code deciding comparisons and intersections became ToQ's default after these runs: each pins it off, the
+    paper's through its recipe."""
+    for p in sorted((REPO / "benchmarks" / "configs").glob("toq-*.yaml")):
+        c = load_config(p)
+        assert c.method == "toq"
+        assert c.options["order_decide"] is False and c.options["intersect_decide"] is False, p.name
+    paper = load_config(REPO / "benchmarks" / "configs" / "toq-hotpotqa-local.yaml")
+    assert paper.recipe == "toq-paper@1" and paper.options["respond"] == "json"

@@ -62,3 +62,20 @@ def test_k_out_of_range_is_a_usage_error_naming_the_range(capsys):
     assert main(["ask", "Which battle came first?", "--method", "toq", "-o", "max_depth=1000", "--llm", "scripted"]) == 2
     err = capsys.readouterr().err
     assert "option 'max_depth' of method 'toq' must be between 1 and 8, not 1000" in err and "Traceback" not in err
+
+
+def test_a_recipe_is_asked_by_method_or_recipe_and_the_trace_names_it(capsys):
+    import json
+
+    from gaji.cli.main import main
+
+    assert main(["ask", "When did the Battle of Guam end?", "--recipe", "closed", "--llm", "scripted:1944", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "nor" and out["recipe"] == "closed@1" and out["answer"] == "1944"
+    assert main(["ask", "괌 전투는 언제 끝났나?", "--method", "closed", "--llm", "scripted:1944년", "--no-stream"]) == 0
+    assert "nor (closed@1)" in capsys.readouterr().out
+    assert main(["ask", "q?", "--method", "oner", "--recipe", "tree", "--llm", "scripted"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --recipe tree runs method 'toq', not --method 'oner'" in err and "Traceback" not in err
+    assert main(["ask", "q?", "--recipe", "forest", "--llm", "scripted"]) == 2
+    assert "unknown recipe 'forest'; known: closed, one" in capsys.readouterr().err

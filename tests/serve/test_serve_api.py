@@ -210,3 +210,44 @@ def test_an_option_out_of_range_is_400_on_every_ask_route_before_any_llm_call(ma
         assert r.status_code == 400, r.text
         assert r.json()["error"]["type"] == "invalid_request_error" and needle in r.json()["error"]["message"]
     assert llm.requests == []
+
+
+def test_methods_lists_recipes_with_their_words_and_the_knobs(client):
+    m = client.get("/api/methods").json()
+    by_name = {r["name"]: r for r in m["recipes"]}
+    tree = by_name["tree"]
+    assert tree["method"] == "toq" and tree["ref"] == "tree@1" and tree["options"]["decomposer"] == "routed"
+    assert tree["title_ko"] == "질문 트리" and tree["title_en"] and tree["help_ko"] and tree["help_en"]
+    assert {"passages", "depth", "lang"} <= set(tree["knobs"]) and by_name["closed"]["knobs"] == ["lang"]
+    assert by_name["closed"]["needs_retriever"] is False
+    knobs = {k["name"]: k for k in m["knobs"]}
+    assert knobs["passages"]["option"] == "k" and knobs["lang"]["request_field"] == "lang"
+    assert knobs["lang"]["choices"] == ["auto", "ko", "en"] and knobs["depth"]["title_ko"] == "트리 깊이"
+    assert "passages" in {x["name"]: x for x in m["methods"]}["oner"]["knobs"]
+
+
+def test_a_recipe_is_asked_for_like_a_method_and_the_trace_says_so(client):
+    r = client.post("/api/ask", json={"question": EN_Q, "method": "one", "options": {"k": 2}})
+    assert r.status_code == 200, r.text
+    t = r.json()["trace"]
+    assert t["method"] == "oner" and t["recipe"] == "one@1" and t["params"]["passage_trim"] == "relevant"
+    r = client.post("/api/ask", json={"question": EN_Q, "method": "tree@7"})
+    assert r.status_code == 404 and "known methods and recipes" in r.json()["error"]
+    r = client.post("/api/ask", json={"question": EN_Q, "method": "one", "options": {"passage_trim": "middle"}})
+    assert r.status_code == 400 and "passage_trim" in r.json()["error"]
+
+
+def test_v1_model_names_take_recipes():
+    from gaji.serve.chat import offered_models, parse_model
+    from gaji.serve.errors import ApiError
+
+    class Indexes:
+        def names(self):
+            return ["demo"]
+
+    assert parse_model("gaji-tree@demo", "gaji-oner") == ("tree", "demo")
+    assert parse_model("gaji-toq-paper", "gaji-oner") == ("toq-paper", None)
+    with pytest.raises(ApiError, match="methods and recipes: .*chain-ircot"):
+        parse_model("gaji-forest", "gaji-oner")
+    ids = [m["id"] for m in offered_models(Indexes(), "gaji-oner", 0)]
+    assert {"gaji-tree", "gaji-tree@demo", "gaji-one", "gaji-closed", "gaji-toq-paper@demo"} <= set(ids)
