@@ -18,7 +18,8 @@ are set here, in the recipe of those runs (`toq-paper`), not left as off-by-defa
 
 Knobs are the few settings a person can understand without reading the method (passages, depth, answer language,
 effort); each maps to one method option or one request field, and applies to a recipe or method only when its
-method has that option (`gaji.registry.method_knobs`). The page shows knobs, and keeps raw options behind an "advanced" fold.
+method has that option (`gaji.registry.method_knobs`). They are for the web page, which can offer recipes and
+knobs first and keep raw options behind an "advanced" fold.
 """
 from __future__ import annotations
 

@@ -165,7 +165,8 @@ def _recipe(value: Any, method: str, given: dict[str, Any], p: Path) -> tuple[st
     from gaji import recipes
 
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{p}: recipe must be a recipe name, e.g. toq-paper; known: {', '.join(recipes.RECIPES.names())}")
+        raise ConfigError(f"{p}: recipe must be a recipe name, e.g. toq-paper; "
+                          f"known: {', '.join(recipes.RECIPES.names())}")
     name, version = recipes.parse_ref(value.strip())
     if name not in recipes.RECIPES:
         raise ConfigError(f"{p}: recipe: unknown recipe {name!r}; known: {', '.join(recipes.RECIPES.names())}")

@@ -91,7 +91,8 @@ def print_trace(trace: Trace, con: Console, tree: bool | None = None) -> None:
             where = format_location(p)
             where = f"  [cyan]({escape(where)})[/cyan]" if where else ""
             con.print(f"  - {pid}{where}  [dim]{p.title if p else ''}[/dim]  {snippet}", highlight=False)
-    con.print(f"[dim]{trace.method}{f' ({trace.recipe})' if trace.recipe else ''} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
+    ran = trace.method + (f" ({trace.recipe})" if trace.recipe else "")
+    con.print(f"[dim]{ran} · {trace.model} · {cost_line(trace)}[/dim]", highlight=False)
     if len(trace.usage_by_purpose()) > 1:
         con.print(f"[dim]tokens by component: {component_line(trace)}[/dim]", highlight=False)
 

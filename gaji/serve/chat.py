@@ -2,7 +2,8 @@
 
 Model names: `gaji-<method>` (the server's default index) or `gaji-<method>@<index>`, where <method> is a
 method or a recipe (gaji/recipes.py), for example `gaji-toq`, `gaji-tree` or `gaji-oner@hotpot`; `gaji` alone is
-the server's default model (the `chat_model` setting, else gaji-<default method>). `/v1/models` lists every combination the server offers.
+the server's default model (the `chat_model` setting, else gaji-<default method>). `/v1/models` lists every
+combination the server offers.
 
 A chat request carries the whole conversation: its last message is the question, the user/assistant
 turns before it are the history a follow-up is rewritten against (system messages are ignored: the
