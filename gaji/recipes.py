@@ -60,7 +60,8 @@ class Recipe:
 
 @dataclass(frozen=True)
 class Knob:
-    """One understandable setting: a method option (`option`) or a request field (`field`), with its words."""
+    """One understandable setting: a method option (`option`) or a request field (`request_field`), with its words
+    and the range a page offers (within the option's own bounds, gaji.coerce)."""
 
     name: str
     title_ko: str
@@ -80,8 +81,8 @@ class Knob:
 
 
 class RecipeRegistry:
-    """Recipes by name, in the order they were added. A recipe may not take a method's name: a name means one
-    thing wherever it is accepted."""
+    """Recipes by name, in the order they were added. A recipe may not take a method's name, so that a name means
+    one thing wherever it is accepted (tests/test_recipes.py checks it: the methods register later)."""
 
     def __init__(self) -> None:
         self._entries: dict[str, Recipe] = {}
