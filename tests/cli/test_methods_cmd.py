@@ -4,8 +4,7 @@ import json
 from gaji.cli.main import main
 
 
-def test_methods_lists_recipes_with_titles_and_knobs(capsys, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "400")  # one row per line
+def test_methods_lists_recipes_with_titles_and_knobs(capsys):
     assert main(["methods", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     recipes = {r["name"]: r for r in info["recipes"]}
@@ -15,4 +14,5 @@ def test_methods_lists_recipes_with_titles_and_knobs(capsys, monkeypatch):
     assert "toq" in {m["name"] for m in info["methods"]}
     assert main(["methods"]) == 0
     out = capsys.readouterr().out
-    assert "tree@1" in out and "Question tree / 질문 트리" in out and "toq-paper@1" in out
+    assert "recipes (gaji ask --method NAME)" in out
+    assert "tree@1" in out and "toq-paper@1" in out and "chain-ircot@1" in out  # the table wraps the titles
