@@ -242,6 +242,8 @@ def test_v1_model_names_take_recipes():
     from gaji.serve.errors import ApiError
 
     class Indexes:
+        default = "demo"
+
         def names(self):
             return ["demo"]
 
@@ -249,5 +251,7 @@ def test_v1_model_names_take_recipes():
     assert parse_model("gaji-toq-paper", "gaji-oner") == ("toq-paper", None)
     with pytest.raises(ApiError, match="methods and recipes: .*chain-ircot"):
         parse_model("gaji-forest", "gaji-oner")
-    ids = [m["id"] for m in offered_models(Indexes(), "gaji-oner", 0)]
-    assert {"gaji-tree", "gaji-tree@demo", "gaji-one", "gaji-closed", "gaji-toq-paper@demo"} <= set(ids)
+    cards = {m["id"]: m for m in offered_models(Indexes(), "gaji-oner", 0)}
+    assert {"gaji-tree", "gaji-tree@demo", "gaji-one", "gaji-closed", "gaji-toq-paper@demo"} <= set(cards)
+    assert cards["gaji-tree@demo"]["gaji"]["name_ko"].startswith("질문 트리")  # the recipe's own words
+    assert cards["gaji-tree"]["gaji"]["method"] == "tree"
