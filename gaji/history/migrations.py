@@ -78,6 +78,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         )""",
         "CREATE UNIQUE INDEX api_keys_active_name ON api_keys (name) WHERE revoked_at IS NULL",
     )),
+    # a key's scopes as JSON {"read": [...], "write": [...]} (NULL: every index, read and write, the access
+    # every key made before had) and its optional requests per minute
+    Migration(3, "scoped API keys and rate limits", (
+        "ALTER TABLE api_keys ADD COLUMN scopes TEXT",
+        "ALTER TABLE api_keys ADD COLUMN rate_per_min INTEGER",
+    )),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -177,14 +177,25 @@ class HistoryStore:
     # -- questions ----------------------------------------------------------------------------
     def record(self, rec: QuestionRecord) -> QuestionRecord:
         """Store one question (its turn number is the next in its conversation)."""
+        self.save(rec)
+        return rec
+
+    def save(self, rec: QuestionRecord, title: str | None = None) -> bool:
+        """Store one question, and its conversation when `title` is given and the conversation is new, in
+        one transaction. Idempotent by the question's id (its trace id): True when stored now, False when
+        it was there already (a replay after the first attempt did land)."""
         rec.created_at = rec.created_at or now_iso()
         with self.db.transaction():
+            if self.db.run("SELECT 1 FROM questions WHERE id = :id", id=rec.id):
+                return False
+            if title is not None:
+                self.start_conversation(rec.client, title=title, id=rec.conversation_id)
             rows = self.db.run("SELECT COALESCE(MAX(turn), 0) FROM questions WHERE conversation_id = :c",
                                c=rec.conversation_id)
             rec.turn = int(rows[0][0]) + 1
             self.db.run(
                 f"INSERT INTO questions ({', '.join(_COLUMNS)}, trace) VALUES "
-                f"({', '.join(':' + c for c in _COLUMNS)}, :trace)",
+                f"({', '.join(':' + c for c in _COLUMNS)}, :trace) ON CONFLICT (id) DO NOTHING",
                 id=rec.id, conversation_id=rec.conversation_id, turn=rec.turn, question=rec.question,
                 standalone=rec.standalone, answer=rec.answer, status=rec.status, error=rec.error, method=rec.method,
                 index_name=rec.index, model=rec.model, client=rec.client, endpoint=rec.endpoint,
@@ -192,7 +203,7 @@ class HistoryStore:
                 completion_tokens=rec.completion_tokens, citations=json.dumps(rec.citations, ensure_ascii=False),
                 created_at=rec.created_at,
                 trace=json.dumps(rec.trace, ensure_ascii=False) if rec.trace is not None else None)
-        return rec
+        return True
 
     def question(self, qid: str, trace: bool = False) -> QuestionRecord | None:
         cols = ", ".join(_COLUMNS) + (", trace" if trace else "")

@@ -25,14 +25,16 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import AsyncIterator
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from gaji import __version__
-from gaji.config import DEFAULT_METHOD
+from gaji.config import DEFAULT_METHOD, default_home
 from gaji.corpus.formats.limits import ReadLimits
 from gaji.history.keys import KeyStore
+from gaji.history.outbox import DurableHistory, Outbox, outbox_path
 from gaji.history.store import HistoryStore
 from gaji.serve.auth import ApiKeyMiddleware, SecurityHeadersMiddleware
 from gaji.serve.errors import RequestIdMiddleware, add_error_handlers
@@ -42,6 +44,7 @@ from gaji.serve.limits import BodyLimitMiddleware
 from gaji.serve.metrics import Metrics, MetricsMiddleware
 from gaji.serve.passage_links import secret_for
 from gaji.serve.routes import ask, chat, history as history_routes, indexes as index_routes, info, page, passage
+from gaji.serve.scopes import enforce
 from gaji.serve.service import AskService
 
 
@@ -60,6 +63,11 @@ class ServeConfig:
     default_method: str = DEFAULT_METHOD
     # questions, feedback and named API keys (gaji/history); None: nothing is stored, only GAJI_API_KEY
     history: HistoryStore | None = None
+    # where answers wait while the history database is down (default: beside a SQLite history, else in
+    # $GAJI_HOME, one file per database; made only when first needed)
+    history_outbox: Path | None = None
+    history_retry_s: float = 1.0  # how often the outbox is replayed while it holds answers
+    keys_refresh_s: float = 2.0  # a named key added (or the last revoked) applies within this
     chat_model: str = ""  # what the model name "gaji" means on /v1 ("" = gaji-<default_method>)
     # bounds on reading one uploaded file (size, expansion, rows, nesting, time, memory); None = the settings'
     read_limits: ReadLimits | None = None
@@ -68,15 +76,24 @@ class ServeConfig:
 def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
     cfg = config or ServeConfig()
     metrics = Metrics()
+    durable = None
+    if cfg.history is not None:
+        durable = DurableHistory(cfg.history, Outbox(cfg.history_outbox or default_outbox(cfg.history)),
+                                 retry_s=cfg.history_retry_s)
     service = AskService(indexes, metrics, timeout_s=cfg.timeout_s, default_method=cfg.default_method,
-                         slots=cfg.slots, queue_max=cfg.queue_max, history=cfg.history)
+                         slots=cfg.slots, queue_max=cfg.queue_max, history=cfg.history, durable=durable)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if durable is not None:
+            durable.start()
         yield
         service.shutdown()
+        if durable is not None:
+            durable.stop()
 
     app = FastAPI(title="gaji", version=__version__, docs_url=None, redoc_url=None, lifespan=lifespan,
+                  dependencies=[Depends(enforce)],  # scoped keys: every route's rule (gaji/serve/scopes.py)
                   description="Tree-of-question retrieval and multi-hop QA (Korean and English). "
                   "Send the API key as `Authorization: Bearer KEY` or `X-API-Key: KEY` when the server has one.")
     app.state.metrics, app.state.runner, app.state.indexes, app.state.config = metrics, service.runner, indexes, cfg
@@ -87,7 +104,8 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
     # refuses foreign hosts, cross-origin writes and non-JSON bodies before CORS, the key or any route)
     app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body_bytes, max_upload=cfg.max_upload_bytes)
     app.add_middleware(ApiKeyMiddleware, key=cfg.api_key,
-                       keys=KeyStore(cfg.history.db) if cfg.history is not None else None)
+                       keys=KeyStore(cfg.history.db) if cfg.history is not None else None,
+                       keys_refresh_s=cfg.keys_refresh_s)
     if cfg.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
@@ -104,3 +122,11 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
                    passage.router):
         app.include_router(router)
     return app
+
+
+def default_outbox(history: HistoryStore) -> Path:
+    db = history.db
+    path = getattr(db, "path", None)
+    if path is not None:  # SQLite: the outbox lives beside it
+        return Path(path).with_name(Path(path).name + ".outbox")
+    return outbox_path(default_home(), db.describe())

@@ -292,7 +292,7 @@ def gaji_extra(body: dict[str, Any], method: str, index: str | None, ignored: li
             "method": method, "index": index, "status": body.get("status", ""),
             "answer": body.get("answer", ""), "explanation": body.get("explanation", ""),
             "citations": citations_of(body), "llm_calls": int((body.get("usage") or {}).get("calls", 0)),
-            "ignored": list(ignored or [])}
+            "ignored": list(ignored or []), "history": body.get("history", "off")}
 
 
 # a reply in the answer/sources format of a prompt, whose labels a reader should not see

@@ -61,6 +61,8 @@ class AskResponse(BaseModel):
     trace: dict[str, Any] = Field(description="the whole run: see gaji.types.Trace")
     trace_id: str | None = Field(None, description="the stored trace: GET /api/traces/{trace_id}; feedback names it")
     conversation_id: str | None = Field(None, description="send it with the next question to ask a follow-up")
+    history: str = Field("off", description="stored | not stored (the history database is down: the answer is "
+                         "queued on the server and stored once it is back; the X-Gaji-History header says the same) | off")
 
 
 class FeedbackRequest(BaseModel):

@@ -11,7 +11,9 @@ A question belongs to a conversation: `open` continues a stored one (its earlier
 history a follow-up is rewritten against) or starts one. When the server keeps a history
 (gaji/history), every question that ran is stored there from the worker thread, before its answer is
 sent: its conversation, trace, latency, tokens and client (the API key's name). The trace id and the
-conversation id come back with the answer.
+conversation id come back with the answer, and `history` says whether it was stored: "stored", "not
+stored" (the database is down: the record waits in the local outbox, gaji/history/outbox.py, and is
+replayed once the database is back) or "off".
 
 An endpoint turns the outcome into its own wire format (the /api/ask JSON, server-sent events, or
 another API's shape); validation, queueing, time limits, cancellation, history and metrics stay here.
@@ -27,6 +29,8 @@ from typing import Any, AsyncIterator, Callable
 
 from gaji.conversation.turns import Turn
 from gaji.history.db import HistoryError
+from gaji.history.keys import Scopes
+from gaji.history.outbox import NOT_STORED, STORED, DurableHistory
 from gaji.history.store import Feedback, HistoryStore, QuestionRecord, new_id
 from gaji.llm.streaming import AnswerDelta
 from gaji.registry import METHODS, RETRIEVERS, is_method_name, method_names
@@ -35,6 +39,7 @@ from gaji.serve.citations import answer_of_shown
 from gaji.serve.errors import ApiError, error_status, internal_error
 from gaji.serve.indexes import IndexSet
 from gaji.serve.metrics import Metrics
+from gaji.serve.scopes import require
 from gaji.serve.runner import CancelToken, Cancelled, Question, QueueFull, RecordingRetriever, Runner, run_question
 from gaji.serve.schemas import AskRequest
 from gaji.types import Trace
@@ -64,6 +69,7 @@ class Asked:
     shape: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
     draft: str = ""  # the answer's text as streamed, its last draft
     draft_no: int = -1
+    stored: str = "off"  # stored | not stored | off: what became of the history record
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.t0) * 1000
@@ -82,14 +88,17 @@ class AskService:
     """Answers questions over the server's indexes on a bounded pool of LLM slots."""
 
     def __init__(self, indexes: IndexSet, metrics: Metrics, *, timeout_s: float, default_method: str,
-                 slots: int | None = None, queue_max: int = 8, history: HistoryStore | None = None):
+                 slots: int | None = None, queue_max: int = 8, history: HistoryStore | None = None,
+                 durable: DurableHistory | None = None):
         """`slots`: questions run at once (None: the backend's parallel slots); `queue_max`: how many may wait;
-        `history`: where questions and feedback are stored (None: nowhere, and no stored conversations)."""
+        `history`: where questions and feedback are stored (None: nowhere, and no stored conversations);
+        `durable`: writes to `history` through an outbox (None: straight to `history`)."""
         self.indexes = indexes
         self.metrics = metrics
         self.timeout_s = timeout_s
         self.default_method = default_method
         self.history = history
+        self.durable = durable
         self.runner = Runner(slots or indexes.gaji(None).backend.parallel_slots, queue_max)
 
     def shutdown(self) -> None:
@@ -97,12 +106,19 @@ class AskService:
 
     # -- conversations and the history ---------------------------------------------------------
     async def open(self, req: AskRequest, *, client: str | None = None, endpoint: str = "api",
-                   history: list[Turn] | None = None, conversation_id: str | None = None) -> Asked:
+                   history: list[Turn] | None = None, conversation_id: str | None = None,
+                   access: Scopes | None = None) -> Asked:
         """`prepare` within a conversation: `history` given (a chat client sends the whole conversation), or
-        the stored turns of `req.conversation_id` (404 when there is no such conversation), or a new one."""
+        the stored turns of `req.conversation_id` (404 when there is no such conversation), or a new one.
+        `access`: the key's scopes (403 unless they allow reading the question's index)."""
+        require(access, "read", self.indexes.resolve(req.index) if self.indexes.names() else None)
         cid = conversation_id or req.conversation_id
         if conversation_id and self.history is not None:  # a client's own id: not another client's conversation
-            conv = await self._db(self.history.conversation, conversation_id)
+            try:
+                conv = await asyncio.to_thread(self.history.conversation, conversation_id)
+            except HistoryError as e:  # the client sent the turns itself: answer now, the record waits
+                log.warning("history database: cannot look up conversation %s: %s", conversation_id, e)
+                conv = None
             if conv is not None and not may_see(client, conv.client):
                 raise ApiError(404, f"unknown conversation {conversation_id!r}")
         if history is None and req.conversation_id:
@@ -159,12 +175,12 @@ class AskService:
         return conv, await self._db(store.questions, conversation_id=cid, limit=0, oldest_first=True)
 
     def _record(self, asked: Asked, trace: Trace | None, status: str, error: str | None = None) -> None:
-        """Store the question (worker thread); a database failure is logged, never the question's failure."""
+        """Store the question (worker thread) before its answer is sent, and note in `asked.stored` whether
+        it was: a database failure queues it in the outbox, never fails the question."""
         if self.history is None:
             return
         q = asked.question
         try:
-            self.history.start_conversation(asked.client, title=q.question, id=asked.conversation_id)
             if trace is not None:
                 body = asked.body or ask_body(trace, asked.include_prompts)
                 rec = QuestionRecord.from_trace(
@@ -178,8 +194,13 @@ class AskService:
                                      method=q.method, status=status, error=error, index=asked.index,
                                      client=asked.client, endpoint=asked.endpoint,
                                      latency_ms=round(asked.elapsed_ms(), 1))
-            self.history.record(rec)
-        except HistoryError as e:
+            if self.durable is not None:
+                asked.stored = STORED if self.durable.save(rec, title=q.question) else NOT_STORED
+            else:
+                self.history.save(rec, title=q.question)
+                asked.stored = STORED
+        except Exception as e:  # noqa: BLE001 - the outbox failed too (disk full): say so, answer anyway
+            asked.stored = NOT_STORED
             log.error("could not store question %s in the history: %s", asked.trace_id, e)
 
     # -- the steps -------------------------------------------------------------------------------
@@ -263,7 +284,7 @@ class AskService:
             return status, {"error": msg}
         trace: Trace = fut.result()
         body = dict(asked.body or ask_body(trace, asked.include_prompts))
-        body.update(trace_id=asked.trace_id, conversation_id=asked.conversation_id)
+        body.update(trace_id=asked.trace_id, conversation_id=asked.conversation_id, history=asked.stored)
         if trace.status != "ok" and token.usage_error is not None:  # e.g. k out of range: the client's mistake
             msg = self.indexes.scrub(asked.index, str(token.usage_error))
             self.metrics.record_ask(method, "bad_request", ms, trace, error=msg)
@@ -394,6 +415,11 @@ def stop_unfinished(node: Any) -> int:
     for child in node.children:
         n += stop_unfinished(child)
     return n
+
+
+def history_headers(body: dict[str, Any]) -> dict[str, str]:
+    """`X-Gaji-History: stored | not stored | off`, for a response whose body says the same."""
+    return {"X-Gaji-History": str(body["history"])} if body.get("history") else {}
 
 
 def may_see(client: str | None, owner: str | None) -> bool:

@@ -28,9 +28,10 @@ def rec(qid: str, cid: str, question: str, answer: str, **kw) -> QuestionRecord:
 
 def test_migrations_run_once_and_are_recorded(db_spec):
     store = HistoryStore.open(db_spec)
-    assert store.applied == [m.version for m in MIGRATIONS] and LATEST == 2
+    assert store.applied == [m.version for m in MIGRATIONS] and LATEST == 3
     rows = store.db.run("SELECT version, description FROM schema_version ORDER BY version")
-    assert rows == [(1, "conversations, questions and feedback"), (2, "named API keys")]
+    assert rows == [(1, "conversations, questions and feedback"), (2, "named API keys"),
+                    (3, "scoped API keys and rate limits")]
     store.close()
     again = HistoryStore.open(db_spec)  # a restart: nothing to apply, the data stays
     assert again.applied == []
@@ -40,12 +41,12 @@ def test_migrations_run_once_and_are_recorded(db_spec):
 def test_a_new_migration_applies_on_top_and_a_newer_schema_is_refused(db_spec):
     HistoryStore.open(db_spec).close()
     db = open_database(db_spec)
-    extra = MIGRATIONS + (Migration(3, "a column for tags", ("ALTER TABLE questions ADD COLUMN tags TEXT",)),)
-    assert migrate(db, extra) == [3]
+    extra = MIGRATIONS + (Migration(4, "a column for tags", ("ALTER TABLE questions ADD COLUMN tags TEXT",)),)
+    assert migrate(db, extra) == [4]
     db.run("INSERT INTO conversations (id, title, created_at) VALUES ('c', '', 't')")
     db.run("INSERT INTO questions (id, conversation_id, turn, question, status, method, created_at, tags) "
            "VALUES ('q', 'c', 1, 'x', 'ok', 'oner', 't', 'a,b')")
-    with pytest.raises(HistoryError, match="schema version 3, newer than this gaji knows \\(2\\)"):
+    with pytest.raises(HistoryError, match="schema version 4, newer than this gaji knows \\(3\\)"):
         migrate(db)
     db.close()
 
@@ -142,7 +143,7 @@ def test_sqlite_runs_in_wal_mode_and_another_process_view_sees_the_data(tmp_path
 
 def test_database_specs_and_bad_ones():
     assert postgres_params("postgresql://u:p%40ss@db.example:6000/gaji") == {
-        "user": "u", "password": "p@ss", "database": "gaji", "host": "db.example", "port": 6000, "timeout": 30}
+        "user": "u", "password": "p@ss", "database": "gaji", "host": "db.example", "port": 6000, "timeout": 10}
     assert postgres_params("postgres://u@/gaji?host=/run/pg&port=5433")["unix_sock"] == "/run/pg/.s.PGSQL.5433"
     assert redact("postgresql://u:secret@h/db") == "postgresql://u:***@h/db"
     with pytest.raises(ConfigError, match="cannot connect to the history database postgresql://u:\\*\\*\\*@127.0.0.1"):

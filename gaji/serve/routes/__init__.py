@@ -18,6 +18,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from gaji.history.keys import Scopes
 from gaji.serve.indexes import IndexSet
 from gaji.serve.service import AskService
 
@@ -35,6 +36,12 @@ def client_name(request: Request) -> str | None:
     return getattr(request.state, "client", None)
 
 
+def access_of(request: Request) -> Scopes | None:
+    """The key's scopes (gaji/serve/scopes.py); None: full access (no key needed, or an unscoped key)."""
+    return getattr(request.state, "access", None)
+
+
 Service = Annotated[AskService, Depends(ask_service)]
+Access = Annotated[Scopes | None, Depends(access_of)]
 Indexes = Annotated[IndexSet, Depends(index_set)]
 Client = Annotated[str | None, Depends(client_name)]

@@ -22,9 +22,10 @@ from gaji.serve import chat as C
 from gaji.serve.asgi import openai_error
 from gaji.serve.errors import ApiError
 from gaji.serve.passage_links import sign
-from gaji.serve.routes import Client, Service
+from gaji.serve.routes import Access, Client, Service
+from gaji.serve.scopes import may_read
 from gaji.serve.schemas import AskRequest
-from gaji.serve.service import AskStream
+from gaji.serve.service import AskStream, history_headers
 
 router = APIRouter(tags=["openai"])
 CREATED = int(time.time())  # the models' "created": when this server started
@@ -35,23 +36,33 @@ def default_model(request: Request) -> str:
     return C.default_model(getattr(request.app.state.config, "chat_model", ""), service.default_method)
 
 
+def visible_models(request: Request, access: Any) -> list[dict[str, Any]]:
+    """The models this server answers with that the key may use (a scoped key: its indexes only)."""
+    indexes, default = request.app.state.indexes, default_model(request)
+    out = []
+    for m in C.offered_models(indexes, default, CREATED):
+        _, index = C.parse_model(m["id"], default)
+        if may_read(access, index if index is not None else indexes.default):
+            out.append(m)
+    return out
+
+
 @router.get("/v1/models")
-async def list_models(request: Request) -> dict[str, Any]:
+async def list_models(request: Request, access: Access) -> dict[str, Any]:
     """The models this server answers with: gaji-<method> and gaji-<method>@<index>."""
-    return {"object": "list",
-            "data": C.offered_models(request.app.state.indexes, default_model(request), CREATED)}
+    return {"object": "list", "data": visible_models(request, access)}
 
 
 @router.get("/v1/models/{model_id}")
-async def get_model(model_id: str, request: Request) -> dict[str, Any]:
-    for m in C.offered_models(request.app.state.indexes, default_model(request), CREATED):
+async def get_model(model_id: str, request: Request, access: Access) -> dict[str, Any]:
+    for m in visible_models(request, access):
         if m["id"] == model_id:
             return m
     raise ApiError(404, f"unknown model {model_id!r} (GET /v1/models lists them)")
 
 
 @router.post("/v1/chat/completions", response_model=None)
-async def chat_completions(request: Request, service: Service, client: Client) -> Any:
+async def chat_completions(request: Request, service: Service, client: Client, access: Access) -> Any:
     """OpenAI's chat completions: the last user message is the question, the turns before it its
     conversation. The content carries `[n]` markers and a sources block, `annotations` link each marker
     to its passage page; the response's `gaji` object has the trace id, citations and conversation id."""
@@ -67,7 +78,8 @@ async def chat_completions(request: Request, service: Service, client: Client) -
     except ValidationError as e:
         raise ApiError(400, "bad request: " + "; ".join(str(x.get("msg")) for x in e.errors()[:3])) from None
     cid = extra.conversation_id or C.conversation_id_of(client, req.messages)
-    asked = await service.open(ask, client=client, endpoint="chat", history=history, conversation_id=cid)
+    asked = await service.open(ask, client=client, endpoint="chat", history=history, conversation_id=cid,
+                               access=access)
     asked.shape = C.shaper(passage_link(request, asked.index), extra.sources, req.json_object)
     stream = service.stream(asked)  # a full queue is a JSON error, before any event
     if not req.stream:
@@ -92,7 +104,7 @@ async def plain(stream: AskStream, model: str, method: str, index: str | None, i
                 if ev.status != 200:
                     return JSONResponse(openai_error(ev.status, body.get("error") or f"HTTP {ev.status}"),
                                         status_code=ev.status)
-                return C.completion(body, model, method, index, ignored)
+                return JSONResponse(C.completion(body, model, method, index, ignored), headers=history_headers(body))
     raise ApiError(500, "the run ended without an answer")  # pragma: no cover - events always end with done
 
 

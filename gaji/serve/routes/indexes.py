@@ -14,15 +14,18 @@ from gaji.index.writer import UnknownDocuments
 from gaji.serve import schemas
 from gaji.serve.errors import ERRORS, ApiError, error_response, error_status, internal_error
 from gaji.serve.indexes import IndexSet, UploadInvalid, parse_documents_jsonl
-from gaji.serve.routes import Indexes
+from gaji.serve.routes import Access, Indexes
+from gaji.serve.scopes import may_read
 from gaji.serve.uploads import FilesTooLarge, count_chunks, decode_files, read_files
 
 router = APIRouter(tags=["indexes"])
 
 
 @router.get("/api/indexes", response_model=schemas.IndexesResponse, responses=ERRORS)
-async def list_indexes(indexes: Indexes) -> dict:
-    return {"indexes": [{"name": n, "default": n == indexes.default, "status": "ok"} for n in indexes.names()]}
+async def list_indexes(indexes: Indexes, access: Access) -> dict:
+    """The indexes (for a scoped key: those it may read)."""
+    return {"indexes": [{"name": n, "default": n == indexes.default, "status": "ok"} for n in indexes.names()
+                        if may_read(access, n)]}
 
 
 @router.get("/api/indexes/{name}", response_model=schemas.IndexStatus, responses=ERRORS)
