@@ -9,6 +9,7 @@ feedback given on its answer. Survives restarts; several server processes may sh
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass, field
@@ -126,6 +127,11 @@ _COLUMNS = ("id", "conversation_id", "turn", "question", "standalone", "answer",
             "completion_tokens", "citations", "created_at")
 
 
+def _lock_key(conversation_id: str) -> int:
+    """A conversation's advisory-lock key (a signed 64-bit integer, as PostgreSQL wants it)."""
+    return int.from_bytes(hashlib.sha256(conversation_id.encode("utf-8")).digest()[:8], "big", signed=True)
+
+
 class HistoryStore:
     def __init__(self, db: Database):
         self.db = db
@@ -186,6 +192,8 @@ class HistoryStore:
         it was there already (a replay after the first attempt did land)."""
         rec.created_at = rec.created_at or now_iso()
         with self.db.transaction():
+            if self.db.kind == "postgresql":  # writers of one conversation take turns: each gets the next turn
+                self.db.run("SELECT pg_advisory_xact_lock(:k)", k=_lock_key(rec.conversation_id))
             if self.db.run("SELECT 1 FROM questions WHERE id = :id", id=rec.id):
                 return False
             if title is not None:
