@@ -67,6 +67,13 @@ class Settings:
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings) if f.name != "sources"}
 
 
+# settings whose out-of-range values would switch something off or hang (a deadline of 0 used to mean "none")
+SETTING_RANGES: dict[str, tuple[float, float]] = {
+    "deadline_s": (0.1, 86_400), "timeout_s": (0.1, 86_400), "parallel": (1, 256), "threads": (0, 1024),
+    "ctx_size": (128, 1_048_576),
+}
+
+
 def coerce_setting(name: str, value: Any, source: str) -> Any:
     f = _FIELDS[name]
     ty = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
@@ -78,9 +85,9 @@ def coerce_setting(name: str, value: Any, source: str) -> Any:
         if ty.startswith("bool"):
             return value if isinstance(value, bool) else parse_bool(str(value))
         if ty.startswith("int"):
-            return check_range(name, int(value), f"{source}: setting {name!r}")
+            return check_range(name, int(value), f"{source}: setting {name!r}", SETTING_RANGES)
         if ty.startswith("float"):
-            return check_range(name, float(value), f"{source}: setting {name!r}")
+            return check_range(name, float(value), f"{source}: setting {name!r}", SETTING_RANGES)
         return str(value)
     except (TypeError, ValueError):
         raise ConfigError(f"{source}: setting {name!r} cannot be {value!r} (expected {ty})") from None

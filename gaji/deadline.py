@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 DEFAULT_DEADLINE_S = 45.0
+MIN_DEADLINE_S, MAX_DEADLINE_S = 0.1, 86_400.0
 ENV = "GAJI_DEADLINE_S"
 
 
@@ -75,10 +76,19 @@ def deadline_scope(seconds: float | None) -> Iterator[Deadline | None]:
 
 
 def default_deadline_s(env: dict[str, str] | None = None) -> float:
-    """`GAJI_DEADLINE_S` when set to a positive number, else DEFAULT_DEADLINE_S (for code that has no Settings)."""
-    raw = (os.environ if env is None else env).get(ENV, "")
+    """`GAJI_DEADLINE_S`, else DEFAULT_DEADLINE_S (for code that has no Settings). A value that is not a number
+    of seconds between 0.1 and a day is a ConfigError naming the variable: 0 or less must not turn the
+    deadline off."""
+    from gaji.errors import ConfigError
+
+    raw = (os.environ if env is None else env).get(ENV, "").strip()
+    if not raw:
+        return DEFAULT_DEADLINE_S
     try:
         v = float(raw)
     except ValueError:
-        return DEFAULT_DEADLINE_S
-    return v if v > 0 else DEFAULT_DEADLINE_S
+        v = float("nan")
+    if not MIN_DEADLINE_S <= v <= MAX_DEADLINE_S:
+        raise ConfigError(f"environment {ENV}={raw!r}: must be a number of seconds between {MIN_DEADLINE_S:g} "
+                          f"and {MAX_DEADLINE_S:g}")
+    return v

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from gaji.deadline import DEFAULT_DEADLINE_S, Deadline, current_deadline, deadline_scope, default_deadline_s, within
+from gaji.errors import ConfigError
 
 
 def test_deadline_counts_down_and_expires():
@@ -29,5 +32,7 @@ def test_scopes_nest_and_the_sooner_deadline_wins():
 def test_the_default_comes_from_the_environment_when_valid():
     assert default_deadline_s({}) == DEFAULT_DEADLINE_S < 60
     assert default_deadline_s({"GAJI_DEADLINE_S": "7.5"}) == 7.5
-    assert default_deadline_s({"GAJI_DEADLINE_S": "soon"}) == DEFAULT_DEADLINE_S
-    assert default_deadline_s({"GAJI_DEADLINE_S": "-1"}) == DEFAULT_DEADLINE_S
+    assert default_deadline_s({"GAJI_DEADLINE_S": ""}) == DEFAULT_DEADLINE_S
+    for bad in ("soon", "-1", "0", "nan", "1e9"):  # never silently off or replaced: refused, naming the variable
+        with pytest.raises(ConfigError, match=f"GAJI_DEADLINE_S='{bad}': must be a number of seconds between 0.1"):
+            default_deadline_s({"GAJI_DEADLINE_S": bad})

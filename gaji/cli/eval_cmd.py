@@ -12,6 +12,8 @@ import argparse
 import sys
 
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
+from gaji.cli.flagtypes import count
+from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
 
 
@@ -53,23 +55,24 @@ def register(sub) -> None:
     p.add_argument("--data", help="dataset name or path to a question file")
     p.add_argument("--method", help="method name (see `gaji methods`)")
     p.add_argument("-o", "--option", action="append", dest="options", metavar="KEY=VALUE", help="method option (repeatable)")
-    p.add_argument("--limit", type=int, help="first N questions only")
+    p.add_argument("--limit", type=count(1), help="first N questions only (N >= 1)")
     p.add_argument("--ids", type=_ids, help="only these question ids, asked in this order: a comma list or a file "
                    "with one id per line (after --limit); ids that start with '-' (ASQA's) need --ids=LIST or a file")
     p.add_argument("--out", help="run directory (default runs/eval/<dataset>-<method>-<llm>); the same --out resumes")
-    p.add_argument("--concurrency", type=int, help="questions in flight at once (default: the LLM's parallel slots)")
+    p.add_argument("--concurrency", type=count(1, 256),
+                   help="questions in flight at once, 1 to 256 (default: the LLM's parallel slots)")
     p.add_argument("--ks", type=_ks, default=(2, 5, 10), help="k values for recall@k / Top@k (default 2,5,10)")
     p.add_argument("--gold-match", choices=["auto", "id", "title"], default="auto",
                    help="match gold passages by document id, by title, or auto (id when known, else title)")
     p.add_argument("--toq-eval", action="store_true", help="score answers with the ToQ query evaluator (S.Coh, Ans., O.Ass, R.Val)")
     p.add_argument("--judge", action="store_true", help="LLM-judge pass/fail of the top retrieved chunks (paper 001 A.4)")
     p.add_argument("--judge-llm", metavar="SPEC", help="model for --judge/--toq-eval (default: the generator; biased)")
-    p.add_argument("--judge-k", type=int, default=3, help="chunks judged per question (default 3)")
+    p.add_argument("--judge-k", type=count(1, MAX_K), default=3, help="chunks judged per question (default 3)")
     p.add_argument("--retry-errors", action="store_true", help="on resume, redo questions that crashed")
     p.add_argument("--overwrite", action="store_true", help="start the run directory again")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--ray", metavar="ADDRESS", help="shard the questions over Ray: local | auto | ray://HOST:PORT")
-    p.add_argument("--workers", type=int, default=2, help="shards (Ray tasks) with --ray (default 2)")
+    p.add_argument("--workers", type=count(1, 1024), default=2, help="shards (Ray tasks) with --ray (default 2)")
     p.add_argument("--emit-corpus", metavar="PATH",
                    help="write the dataset's paragraphs (official HotpotQA/2Wiki/MuSiQue files carry them) as a "
                    "corpus JSONL for `gaji index build`, and exit")
@@ -90,9 +93,10 @@ def register(sub) -> None:
     sc.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (gaji eval / gaji bench run --out)")
     sc.add_argument("--toq-eval", action="store_true", required=True,
                     help="add the ToQ query evaluator's scores (the only post-hoc score so far)")
-    sc.add_argument("--limit", type=int, help="score at most N more questions per run (resume later)")
-    sc.add_argument("--concurrency", type=int, help="questions scored at once (default: the judge's parallel slots)")
-    sc.add_argument("--passages", type=int, default=5,
+    sc.add_argument("--limit", type=count(1), help="score at most N more questions per run (resume later)")
+    sc.add_argument("--concurrency", type=count(1, 256),
+                    help="questions scored at once (default: the judge's parallel slots)")
+    sc.add_argument("--passages", type=count(1, MAX_K), default=5,
                     help="retrieved passages shown to the judge (default 5, as `gaji eval --toq-eval`; 0 = question "
                     "and answer only, as the evaluator sees them inside a ToQ tree)")
     sc.add_argument("--quiet", action="store_true", help="no progress lines")

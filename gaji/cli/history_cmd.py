@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaji.cli.common import settings_from_args
+from gaji.cli.flagtypes import count
 from gaji.errors import ConfigError
 
 
@@ -43,7 +44,7 @@ def register(sub) -> None:
     ls = hsub.add_parser("list", help="the latest questions (newest first)")
     ls.add_argument("--conversation", help="only this conversation (oldest first)")
     ls.add_argument("--client", help="only this client's questions (an API key's name)")
-    ls.add_argument("--limit", type=int, default=20, help="at most this many (default 20; 0 = all)")
+    ls.add_argument("--limit", type=count(0), default=20, help="at most this many (default 20; 0 = all)")
     add_db_flag(ls)
     ls.set_defaults(func=run_list)
     sh = hsub.add_parser("show", help="one stored question: answer, tree, feedback")
@@ -56,7 +57,7 @@ def register(sub) -> None:
                     help="which questions: all answered ones (default), those with any feedback, with a corrected "
                     "answer, rated up or rated down")
     ex.add_argument("--client", help="only this client's questions")
-    ex.add_argument("--limit", type=int, default=0, help="at most this many (oldest first; 0 = all)")
+    ex.add_argument("--limit", type=count(0), default=0, help="at most this many (oldest first; 0 = all)")
     add_db_flag(ex)
     ex.set_defaults(func=run_export)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])

@@ -14,6 +14,8 @@ import os
 import sys
 
 from gaji.cli.common import add_settings_flags, settings_from_args
+from gaji.cli.flagtypes import PORT, count, number, seconds
+from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
 
 
@@ -22,15 +24,20 @@ def register(sub) -> None:
     p.add_argument("--index", dest="indexes", action="append", metavar="[NAME=]DIR",
                    help="an index directory, named NAME (default: the directory's name); repeatable")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=PORT, default=8000, help="port, 1 to 65535 (default 8000)")
     p.add_argument("--method", "-m", help="default method (default: from settings, auto)")
     p.add_argument("--retriever", help="default retriever: bm25 | dense | hybrid")
-    p.add_argument("-k", "--k", type=int, dest="k", help="default passages per retrieval")
-    p.add_argument("--timeout", type=float, default=300.0, help="time limit per question in seconds, queue wait included")
-    p.add_argument("--slots", type=int, help="questions answered at once (default: the LLM's parallel slots)")
-    p.add_argument("--queue", type=int, default=8, help="questions that may wait for a slot before 503 (default 8)")
-    p.add_argument("--max-upload-mb", type=float, default=8.0, help="document upload size limit (default 8 MiB)")
-    p.add_argument("--max-body-kb", type=float, default=64.0, help="size limit of other request bodies (default 64 KiB)")
+    p.add_argument("-k", "--k", type=count(1, MAX_K), dest="k", help=f"default passages per retrieval (1 to {MAX_K})")
+    p.add_argument("--timeout", type=seconds(), default=300.0,
+                   help="time limit per question in seconds, queue wait included (0.1 to 86400; default 300)")
+    p.add_argument("--slots", type=count(1, 256), help="questions answered at once, 1 to 256 (default: the LLM's "
+                   "parallel slots)")
+    p.add_argument("--queue", type=count(0, 10_000), default=8,
+                   help="questions that may wait for a slot before 503, 0 to 10000 (default 8)")
+    p.add_argument("--max-upload-mb", type=number(0.01, 4096, "MiB"), default=8.0,
+                   help="document upload size limit, 0.01 to 4096 (default 8 MiB)")
+    p.add_argument("--max-body-kb", type=number(1, 1_048_576, "KiB"), default=64.0,
+                   help="size limit of other request bodies, 1 to 1048576 (default 64 KiB)")
     p.add_argument("--cors-origin", action="append", metavar="ORIGIN",
                    help="allow cross-origin requests from this origin (repeatable; default: CORS off)")
     p.add_argument("--allowed-host", action="append", metavar="NAME",

@@ -200,10 +200,24 @@ class RunRecord:
             remove_log(self.out / name)
 
     def resume(self, items: list[EvalItem], retry_errors: bool) -> ResumeState:
-        """Questions with a result line are done; crashed ones are run again only with `retry_errors`."""
+        """Questions with a result line are done; crashed ones are run again only with `retry_errors`. An
+        answered question whose trace line is missing or unreadable (traces.jsonl torn where results.jsonl
+        is not) is run again, so its trace is written anew."""
         done = latest_by_id(read_jsonl_tolerant(self.out / "results.jsonl"))
+        traces_path = self.out / "traces.jsonl"
+        traced = ({str(t["id"]) for t in read_jsonl_tolerant(traces_path) if "id" in t}
+                  if traces_path.exists() else None)  # None: no trace file to check (e.g. kept compressed)
+
+        def needs_run(it: EvalItem) -> bool:
+            rec = done.get(it.id)
+            if rec is None:
+                return True
+            if rec.get("status") == "error":
+                return retry_errors
+            return traced is not None and it.id not in traced
+
         wanted = {it.id for it in items}
-        todo = [it for it in items if it.id not in done or (retry_errors and done[it.id].get("status") == "error")]
+        todo = [it for it in items if needs_run(it)]
         return ResumeState({k: v for k, v in done.items() if k in wanted}, todo)
 
     def load(self) -> None:

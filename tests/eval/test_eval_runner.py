@@ -118,6 +118,21 @@ def test_a_torn_last_line_does_not_swallow_the_next_result(make_run, qfile, tmp_
     assert len(lines(results)) == 4  # the torn bytes are gone, every complete line is kept
 
 
+def test_a_torn_trace_line_alone_is_rewritten_on_resume(make_run, qfile, tmp_path):
+    make_run(qfile).run()
+    traces = tmp_path / "run" / "traces.jsonl"
+    kept = traces.read_text(encoding="utf-8").splitlines()
+    # results.jsonl is whole, but q3's trace line was cut (a crash or a full disk while it was written)
+    torn = [x if json.loads(x)["id"] != "q3" else x[: len(x) // 2] for x in kept]
+    traces.write_text("\n".join(torn), encoding="utf-8")
+    llm = ScriptedLLM(RULES)
+    summary = make_run(qfile, llm=llm).run()
+    assert summary["questions_this_session"] == 1 and len(llm.requests) == 1  # q3 only
+    by_id = {t["id"]: t for t in read_jsonl_tolerant(traces)}
+    assert set(by_id) == {"q1", "q2", "q3"} and by_id["q3"]["trace"]["answer"]
+    assert summary["questions"] == 4 and len(latest_by_id(read_jsonl_tolerant(tmp_path / "run" / "results.jsonl"))) == 4
+
+
 def test_other_configuration_in_the_same_dir_is_refused(make_run, qfile):
     make_run(qfile, limit=1).run()
     with pytest.raises(ConfigError, match="options.*--overwrite"):
