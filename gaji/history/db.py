@@ -214,7 +214,7 @@ class ConnectionPool:
     not a connect timeout each. The first success resets the backoff."""
 
     def __init__(self, connect: Callable[[], Any], name: str, size: int = 4, max_age_s: float = 300.0,
-                 backoff_s: float = 0.25, max_backoff_s: float = 4.0, wait_s: float = 10.0):
+                 backoff_s: float = 0.25, max_backoff_s: float = 2.0, wait_s: float = 10.0):
         self.connect, self.name = connect, name
         self.size, self.max_age_s, self.wait_s = max(1, size), max_age_s, wait_s
         self.backoff_s, self.max_backoff_s = backoff_s, max_backoff_s
