@@ -34,6 +34,9 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/metrics"): Rule(None),
     ("GET", "/api/indexes"): Rule(None),  # lists only the indexes the key may read
     ("GET", "/api/indexes/{name}"): Rule("read", "path"),
+    ("GET", "/api/indexes/{name}/documents"): Rule("read", "path"),
+    ("GET", "/api/indexes/{name}/passage"): Rule("read", "path"),
+    ("POST", "/api/indexes/{name}/sync"): Rule("write", "path"),
     ("POST", "/api/indexes/{name}/documents"): Rule("write", "path"),
     ("POST", "/api/indexes/{name}/files"): Rule("write", "path"),
     ("DELETE", "/api/indexes/{name}/documents"): Rule("write", "path"),
@@ -41,6 +44,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", "/api/ask/stream"): Rule("read", "body"),
     # a key's own traces and conversations (service.may_see): any key that may read some index
     ("GET", "/api/traces/{trace_id}"): Rule("read"),
+    ("GET", "/api/conversations"): Rule("read"),
     ("GET", "/api/conversations/{conversation_id}"): Rule("read"),
     ("POST", "/api/feedback"): Rule("read"),
     ("GET", "/v1/models"): Rule(None),  # lists only the models over indexes the key may read
