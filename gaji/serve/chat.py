@@ -222,9 +222,9 @@ LABELS: dict[str, tuple[str, str, str, str]] = {  # method: (Korean name, Englis
 
 def model_card(name: str, method: str, index: str | None, help_text: str, created: int) -> dict[str, Any]:
     """One /v1/models entry: the id, a name and a description a person can choose by (Korean and English)."""
-    if method in recipes.RECIPES:  # a recipe names and explains itself
-        r = recipes.get(method)
-        ko, en, ko_help, en_help = r.title_ko, r.title_en, r.help_ko, r.help_en
+    if method in recipes.RECIPES:  # a recipe names and explains itself; its name says it is one (a recipe and the
+        r = recipes.get(method)     # method it runs may share a title: "one" runs oner, both "one retrieval")
+        ko, en, ko_help, en_help = f"{r.title_ko} · {r.name}@{r.version}", r.title_en, r.help_ko, r.help_en
     else:
         ko, en, ko_help, en_help = LABELS.get(method, (method, method, help_text, help_text))
     pinned = "@" in name  # gaji-<method>@<index>; the bare name follows the server's default index
