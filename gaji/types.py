@@ -170,6 +170,9 @@ class LLMCall:
     # how the prompt was cut to fit the model's context, when it had to be (gaji/llm/fit.py: Trim.to_dict);
     # empty when it fitted as written
     trim: dict[str, Any] = field(default_factory=dict)
+    # how sure the model was of its reply, when the call asked for log-probabilities (gaji/llm/confidence.py:
+    # summarize); empty otherwise, or when the backend gives none
+    confidence: dict[str, float] = field(default_factory=dict)
 
     @property
     def total_tokens(self) -> int:

@@ -91,6 +91,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--report", default="benchmarks/auto", help="writes README.md and report.json here")
     a.add_argument("--epsilon", type=float, default=None, help="label: cheapest route within this F1 of the best")
     a.set_defaults(func=cmd_train_auto)
+    c = csub.add_parser("train-cascade", help="train auto's safety model (does the one-retrieval answer stand?) on "
+                        "recorded first-rung runs, with a cross-validated replay report")
+    c.add_argument("--set", action="append", required=True, metavar="NAME=RUN[,tree=RUN][,chain=RUN]",
+                   help="a dev set: its first-rung run (gaji eval --method oner -o logprobs=true ...) and the "
+                        "recorded runs of the routes it can escalate to, on the same questions (repeatable)")
+    c.add_argument("--escalate", default="compare=tree,other=tree", metavar="SHAPE=ROUTE,...",
+                   help="the route each question shape escalates to (compare, other -> chain | tree)")
+    c.add_argument("--budget", type=float, default=3000.0, help="effort medium: best F1 within this many mean "
+                   "tokens per question (default 3000)")
+    c.add_argument("--low-share", type=float, default=0.1, help="effort low: best F1 escalating at most this share")
+    c.add_argument("--l2", type=float, default=1.0)
+    c.add_argument("--folds", type=int, default=5)
+    c.add_argument("--out", help="model file (default: the shipped gaji/methods/auto/data/cascade.json)")
+    c.add_argument("--report", default="benchmarks/auto/cascade", help="writes README.md here")
+    c.set_defaults(func=cmd_train_cascade)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
 
@@ -113,6 +128,35 @@ def cmd_train_auto(args: argparse.Namespace) -> int:
         _say(f"{s:16s} n={v['questions']:3d}  auto F1 {100 * v['auto']['f1']:.1f} at {v['auto']['tokens']:,.0f} tok "
              f"(replay)  best fixed {v['best_fixed']}: {100 * best.get('f1', 0):.1f} at {best.get('tokens', 0):,.0f}")
     _say(f"wrote {out}, {rep_dir / 'README.md'}, {rep_dir / 'report.json'}")
+    return 0
+
+
+def cmd_train_cascade(args: argparse.Namespace) -> int:
+    from gaji.errors import ConfigError
+    from gaji.io import atomic_write_text
+    from gaji.learn.cascade import parse_sets, report_markdown, train_cascade
+    from gaji.methods.auto.safety import DEFAULT_PATH, SHAPES
+
+    escalate = {}
+    for part in filter(None, (x.strip() for x in args.escalate.split(","))):
+        shape, _, route = part.partition("=")
+        if shape not in SHAPES or route not in ("chain", "tree"):
+            raise ConfigError(f"--escalate {args.escalate!r}: {part!r} must be SHAPE=ROUTE with SHAPE in "
+                              f"{', '.join(SHAPES)} and ROUTE chain or tree")
+        escalate[shape] = route
+    if args.folds < 2 or args.budget <= 0 or not 0 <= args.low_share <= 1 or args.l2 < 0:
+        raise ConfigError("--folds must be at least 2, --budget above 0, --low-share within 0-1, --l2 at least 0")
+    model, report = train_cascade(parse_sets(args.set), {**{s: "tree" for s in SHAPES}, **escalate}, l2=args.l2,
+                                  folds=args.folds, budget=args.budget, low_share=args.low_share)
+    out = Path(args.out) if args.out else DEFAULT_PATH
+    model.save(out)
+    command = "gaji classifier train-cascade " + " ".join(f"--set {s}" for s in args.set) + \
+        f" --escalate {args.escalate} --budget {args.budget:g} --low-share {args.low_share:g} --l2 {args.l2:g}"
+    rep = Path(args.report)
+    rep.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(rep / "README.md", report_markdown(model, report, command))
+    _say(report_markdown(model, report, command))
+    _say(f"wrote {out} and {rep / 'README.md'}")
     return 0
 
 

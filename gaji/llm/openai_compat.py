@@ -148,6 +148,7 @@ class StreamCollector:
         self.timings: dict[str, Any] = {}
         self.finish_reason = ""
         self.chunks = 0
+        self.logprobs: list[dict] = []
         self.t0 = time.perf_counter()
 
     def add(self, chunk: Any) -> None:
@@ -160,6 +161,9 @@ class StreamCollector:
         for choice in chunk.get("choices") or []:
             if choice.get("finish_reason"):
                 self.finish_reason = str(choice["finish_reason"])
+            lps = parse_logprobs(choice.get("logprobs"))
+            if lps:
+                self.logprobs.extend(lps)
             text = (choice.get("delta") or {}).get("content") if self.chat else choice.get("text")
             if text:
                 self.chunks += 1
@@ -179,6 +183,7 @@ class StreamCollector:
             wall_ms=(time.perf_counter() - self.t0) * 1000,
             finish_reason=self.finish_reason,
             model=self.model,
+            logprobs=self.logprobs or None,
         )
 
 

@@ -38,6 +38,9 @@ class ScriptedLLM(LLMBackend):
         self.streams = True
         self.stream_delay_s = 0.0
         self.requests: list[Request] = []
+        # when set, a request that asks for log-probabilities gets this one for every word of the reply (tests of
+        # what reads confidence; None: the backend gives none, as a server without logprobs)
+        self.token_logprob: float | None = None
         self._lock = threading.Lock()
 
     def generate(self, request: Request) -> Result:
@@ -64,12 +67,17 @@ class ScriptedLLM(LLMBackend):
         for s in request.stop:
             if s and s in out:
                 out = out[: out.index(s)]
+        lps = None
+        if request.logprobs > 0 and self.token_logprob is not None:
+            lps = [{"token": w, "logprob": self.token_logprob, "top": [{"token": w, "logprob": self.token_logprob}]}
+                   for w in out.split()]
         return Result(
             text=out,
             prompt_tokens=len(text.split()),
             completion_tokens=len(out.split()),
             model=self.name,
             finish_reason="stop",
+            logprobs=lps,
         )
 
     def generate_stream(self, request: Request, on_text: TextSink) -> Result:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from gaji.deadline import Deadline, deadline_scope
 from gaji.errors import LLMError
 from gaji.llm.base import LLMBackend, Request, Result, TextSink
+from gaji.llm.confidence import summarize
 from gaji.llm.fit import Trim, fit_request
 from gaji.types import LLMCall, Node
 
@@ -138,6 +139,7 @@ class TrackedLLM:
             prompt=self._prompt_of(request),
             output=res.text,
             trim=trim.to_dict() if trim else {},
+            confidence=summarize(res.logprobs) if request.logprobs > 0 else {},
         )
         with self._lock:
             node.calls.append(call)

@@ -56,6 +56,9 @@ class RunContext:
     describe: Describer | None = None  # the running method's describe (set by Method.run): live nodes carry it
     # the answer's text as it is written (the final-answer call streamed; gaji/llm/streaming.py)
     on_answer: AnswerSink | None = None
+    # searches already made in this run, by (query, k): a method that looks again at what an earlier step of the
+    # same run searched (auto's escalation after its one retrieval) is served from here. None: no memo
+    search_memo: dict[tuple[str, int], list[Passage]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def retrieve(self, node: Node, query: str, k: int) -> list[Passage]:
@@ -63,11 +66,17 @@ class RunContext:
         if self.retriever is None:
             raise ConfigError("this method needs a retriever: pass --index DIR")
         t0 = time.perf_counter()
-        if hasattr(self.retriever, "search_traced"):
+        memo = self.search_memo
+        if memo is not None and (query, k) in memo:
+            passages = memo[(query, k)]
+            node.data["search_memo"] = True
+        elif hasattr(self.retriever, "search_traced"):
             # retrievers that call the LLM themselves (ConTRe) record their work under this node
             passages = self.retriever.search_traced(query, k, node=node, llm=self.llm)
         else:
             passages = self.retriever.search(query, k)
+        if memo is not None:
+            memo.setdefault((query, k), passages)
         node.query = query
         with self._lock:
             ids = self.trace.remember(passages) if self.trace is not None else [p.id for p in passages]

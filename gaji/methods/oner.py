@@ -47,6 +47,9 @@ class OneR(Method):
         # purpose "reask"; gaji.methods.reask): one the question itself names ("…서울시장이 태어난 도시는?" ->
         # "서울"), or a value where the question asks which one ("A와 B 중 누가 먼저 태어났나?" -> "1901년")
         reask: bool = False
+        # record how sure the model was of its answer (the answer tokens' log-probabilities, LLMCall.confidence):
+        # what `auto` reads to decide whether the answer stands; a backend without log-probabilities records none
+        logprobs: bool = False
 
         def __post_init__(self) -> None:
             if self.style not in ("plain", "cite", "long"):
@@ -75,7 +78,7 @@ class OneR(Method):
             user = direct.ONER_USER[lang].format(data_note=DATA_NOTE[lang], passages=fenced, question=trace.question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         out = ask_plain(ctx.llm, root, messages, trace.question, passages, lang, self.opts.max_tokens,
-                        reask=self.opts.style == "plain" and self.opts.reask)
+                        reask=self.opts.style == "plain" and self.opts.reask, logprobs=2 if self.opts.logprobs else 0)
         if self.opts.style == "plain":
             answer = plain_answer(out)
             trace.citations = cited_ids(out, passages) or attribute_with_bridges(trace.question, answer, passages)

@@ -177,12 +177,13 @@ def recheck(chat: Chat, messages: list[dict], reply: str, question: str, passage
 
 
 def ask_plain(llm: TrackedLLM, node: Node, messages: list[dict], question: str, passages: list[Passage], lang: str,
-           max_tokens: int, reask: bool) -> str:
+           max_tokens: int, reask: bool, logprobs: int = 0) -> str:
     """The reply to a "plain" answer prompt (purpose "answer") on `node`; with `reask`, the reply after `recheck`,
-    the re-ask recorded in `node.data["reask"]`."""
-    out = llm.chat(node, "answer", messages, max_tokens=max_tokens)
+    the re-ask recorded in `node.data["reask"]`. `logprobs` > 0: each call records how sure the model was
+    (LLMCall.confidence)."""
+    out = llm.chat(node, "answer", messages, max_tokens=max_tokens, logprobs=logprobs)
     if reask:
-        out, again = recheck(lambda m: llm.chat(node, "reask", m, max_tokens=max_tokens),
+        out, again = recheck(lambda m: llm.chat(node, "reask", m, max_tokens=max_tokens, logprobs=logprobs),
                              messages, out, question, passages, lang)
         if again:
             node.data["reask"] = again.to_dict()

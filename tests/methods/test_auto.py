@@ -1,5 +1,5 @@
-"""The adaptive method `auto`: each route's control flow, the decision in the trace, verify's escalation, and the
-router's file."""
+"""The adaptive method `auto`: each forced route's control flow, the text router (now the cascade's prior) and its
+file. The cascade itself: tests/methods/test_auto_cascade.py."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,6 @@ import pytest
 
 from gaji.config import Settings
 from gaji.errors import ConfigError
-from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.auto.features import FEATURES, question_features
 from gaji.methods.auto.method import Auto
@@ -80,15 +79,14 @@ def router_toward(route: str) -> AutoRouter:
     return AutoRouter(np.zeros((len(ROUTES), k)), bias, np.zeros(k), np.ones(k))
 
 
-def test_the_router_decides_and_the_trace_shows_why(tmp_path):
+def test_the_router_decides_the_prior_and_the_trace_keeps_it(tmp_path):
     path = tmp_path / "r.json"
     router_toward("chain").save(path)
     t = Auto(router=str(path)).run(Q, ctx())
     d = t.root.data["auto"]
     assert d["route"] == "chain" and not d["forced"] and abs(sum(d["probs"].values()) - 1) < 0.01
     assert set(d["features"]) == set(FEATURES)
-    reason = next(f.text for f in t.root.display if f.tone == "decision" and f.label == "route")
-    assert reason.startswith("a chain: P ") and "closed" in reason
+    assert "cascade" in t.root.data  # the prior no longer decides: the cascade answered first and looked
 
 
 def test_without_an_index_only_closed_book_is_offered(tmp_path):
@@ -98,28 +96,6 @@ def test_without_an_index_only_closed_book_is_offered(tmp_path):
     assert t.root.data["auto"]["route"] == "closed" and t.root.data["routed_to"] == "nor"
     with pytest.raises(ConfigError, match="needs an index"):
         Auto(route="one").solve(Trace(question=Q, method="auto"), ctx(retriever=False))
-
-
-def evaluator_llm(valid: bool) -> ScriptedLLM:
-    llm = any_llm()
-    verdict = {"asks_for": "a battle", "response_gives": "a battle", "semantic_coherence": 8,
-               "answerability": 90 if valid else 10, "response_validity": valid}
-    llm.rules.insert(0, (__import__("re").compile("summary", __import__("re").S), json.dumps(verdict)))
-    return llm
-
-
-def test_verify_accepts_or_escalates_to_the_chain():
-    t = Auto(route="one", verify=True).run(Q, ctx(evaluator_llm(True)))
-    assert t.root.stop.stop and t.root.stop.by == "evaluator" and not t.root.children
-    assert [c.purpose for c in t.root.calls] == ["answer", "evaluate"]
-    t = Auto(route="one", verify=True).run(Q, ctx(evaluator_llm(False)))
-    assert not t.root.stop.stop and t.root.data["escalated"] == "chain"
-    (chain,) = t.root.children
-    assert chain.kind == "route" and chain.data["routed_to"] == "ircot" and chain.children
-    assert t.answer == chain.answer  # the chain answers for the trace
-    assert any(f.label == "escalated" for f in t.root.display)
-    by = t.usage_by_purpose()
-    assert {"answer", "evaluate", "reason"} <= set(by)  # what each component spent
 
 
 def test_bad_options_and_router_files_are_clear_errors(tmp_path):

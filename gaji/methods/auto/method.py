@@ -1,25 +1,26 @@
-"""`auto`: the right amount of search for every question (gaji's default method).
+"""`auto`: the right amount of search for every question (gaji's default method) -- decided after looking.
 
-Before any LLM call, a trained router (router.py; features.py) decides how much the question needs:
+A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023: docs/auto.md):
 
-    closed  answer closed book (nor)              one call
-    one     one retrieval (oner)                  one call
-    chain   retrieval interleaved with reasoning  IRCoT: stops when its reasoning states the answer, or repeats
-            (ircot)
-    tree    the question tree (toq, routed        ToQ: a comparison or intersection splits into parallel branches,
-            decomposer)                           a bridge into a chain through [ANS_1]; a node stops as soon as
-                                                  ToQ's evaluator accepts its answer
+1. **Answer cheaply.** One retrieval and one call (the `one` route: OneR with the Korean passage cut and the
+   re-ask), asking for the answer tokens' log-probabilities.
+2. **Look.** The answer's signals (signals.py: how sure the model was, whether the answer is grounded in a
+   passage, whether the passages hold the question's names, its shape, ...) give P(right) under a logistic
+   safety model (safety.py) trained on recorded dev runs.
+3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
+   to the route its shape calls for (the text router, features.py/router.py, is now only this prior: a
+   comparison goes to the question tree, whose branches answer each side; other questions to the route the
+   safety file names), which reuses the cheap attempt's searches (a per-run search memo) and, when it finds
+   nothing, leaves the cheap answer standing.
 
-and runs that route's method with the options its recorded results were measured with. With `verify`, a
-closed-book or one-retrieval answer is checked by ToQ's query evaluator and, when it is rejected, the chain
-answers instead (off by default: on the recorded dev questions the evaluator rejected 1 answer in 30-50 and
-the check cost more tokens than it saved, benchmarks/auto/README.md).
+    effort  low | medium | high: how unsure an answer must be before it escalates (the file's thresholds)
 
-Trace: the routed method runs on the trace itself, so a OneR trace of `auto` looks like OneR's, a ToQ trace
-like ToQ's; the root also holds the decision (data{"auto": Decision.to_dict(), "route_method", "verify"};
-Node.stop when `verify` judged the answer), and every node is marked data{"routed_to": method} and described
-by that method (the root: the decision first). A rejected answer's chain hangs under the root as a sub-tree
-(kind "route").
+Without an index auto answers closed book (`nor`); `route=` forces one route with no cascade.
+
+Trace: the first rung runs on the trace itself (its root is OneR's root); the root also holds the prior
+(data{"auto": Decision.to_dict()}), the look (data{"cascade": {"signals", "p_right", "threshold", "effort",
+"decision", "to", "reasons", ...}}) and the decision as its Stop (by "cascade"). An escalation hangs under the
+root as a sub-tree (kind "route") and takes the answer.
 """
 from __future__ import annotations
 
@@ -30,16 +31,31 @@ from typing import Any
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
+from gaji.methods.auto.safety import EFFORT_WORDS, EFFORTS, shared_safety
+from gaji.methods.auto.signals import node_signals
 from gaji.methods.base import Method, RunContext
 from gaji.methods.describe import Facts, stop_facts, word
+from gaji.methods.span import is_unknown
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Stop, Trace
 
 NEEDS_INDEX = ("one", "chain", "tree")
+# how a signal reads in the trace's reasons, in English and Korean
+SIGNAL_WORDS = {
+    "lp_mean": ("model's certainty", "모델 확신도"), "lp_min": ("least certain token", "가장 불확실한 토큰"),
+    "lp_first": ("certainty of the first token", "첫 토큰 확신도"), "margin": ("margin to the runner-up", "차점과의 차이"),
+    "no_logprobs": ("no log-probabilities", "확률 정보 없음"), "unknown": ("says it does not know", "모른다고 답함"),
+    "wrong_shape": ("wrong shape after the re-ask", "다시 물어도 답의 형태가 틀림"),
+    "reasked": ("asked again", "다시 물음"), "grounded": ("answer found in a passage", "답이 문단에 있음"),
+    "names_found": ("the question's names found", "질문의 이름이 문단에 있음"),
+    "score_gap": ("top passage stands out", "첫 문단이 두드러짐"),
+    "kind_mismatch": ("answer of the wrong kind", "묻는 것과 다른 종류의 답"),
+    "answer_words": ("answer length", "답 길이"), "compare": ("comparison", "비교 질문"), "ko": ("Korean", "한국어"),
+}
 
 
-@METHODS.register("auto", help="adaptive (default): a trained router picks closed book, one retrieval, a chain or "
-                               "the question tree for each question")
+@METHODS.register("auto", help="adaptive (default): answers with one retrieval, judges that answer's confidence, and "
+                               "escalates to a chain or the question tree only when it is unsafe")
 class Auto(Method):
     name = "auto"
     needs_retriever = False  # closed book when there is no index
@@ -48,17 +64,25 @@ class Auto(Method):
 
     @dataclass
     class Options:
-        router: str = ""  # a router file from `gaji classifier train-auto` ("" = the shipped one)
-        route: str = ""  # closed | one | chain | tree: skip the router ("" = the router decides)
-        verify: bool = False  # check a closed-book / one-retrieval answer with ToQ's evaluator; rejected -> chain
+        router: str = ""  # the text router (the prior) from `gaji classifier train-auto` ("" = the shipped one)
+        safety: str = ""  # the safety model from `gaji classifier train-cascade` ("" = the shipped one)
+        effort: str = "medium"  # low | medium | high: how readily an unsure answer escalates
+        route: str = ""  # closed | one | chain | tree: run this route, no cascade ("" = the cascade decides)
         k: int = 0  # passages per retrieval for the route's method (0 = the method's own default)
 
         def __post_init__(self) -> None:
             if self.route and self.route not in ROUTES:
                 raise ConfigError(f"option route of method 'auto' must be one of {', '.join(ROUTES)}, not {self.route!r}")
+            if self.effort not in EFFORTS:
+                raise ConfigError(f"option effort of method 'auto' must be one of {', '.join(EFFORTS)}, "
+                                  f"not {self.effort!r}")
             if self.k < 0:
                 raise ConfigError(f"option k of method 'auto' must be at least 0, not {self.k}")
             shared_auto_router(self.router)  # a missing or malformed router file fails here
+            try:
+                shared_safety(self.safety)
+            except ConfigError as e:
+                raise ConfigError(f"option safety of method 'auto': {e}") from None
 
     @classmethod
     def describe(cls, node: Node, lang: str) -> list[Fact]:
@@ -69,20 +93,23 @@ class Auto(Method):
         d = node.data["auto"]
         f = Facts(lang)
         route = d.get("route")
-        if route in ROUTE_WORDS:
+        c = node.data.get("cascade")
+        if c:
+            f.tag("cascade", "단계", c.get("decision"), word(lang, *CASCADE_WORDS[c["decision"]]))
+            f.decision("confidence", "확신도", c.get("p_right") is not None, cascade_reason(c, lang))
+        elif route in ROUTE_WORDS:
             f.tag("route", "경로", route, ROUTE_WORDS[route][1 if lang == "ko" else 0])
             decision = Decision(route, d.get("probs") or {}, d.get("features") or {},
-                                [(c, 0.0) for c in d.get("cues") or []], bool(d.get("forced")))
+                                [(x, 0.0) for x in d.get("cues") or []], bool(d.get("forced")))
             f.decision("route", "경로", route, decision.reason(lang))
-        f.decision("escalated", "확대", node.data.get("escalated"),
-                   word(lang, "the evaluator rejected the answer: the chain answered", "평가기가 답을 거부: 연쇄 검색으로 다시 답함"))
         lines = f.lines + [x for x in own if x not in f.lines]
         return lines + [x for x in stop_facts(node, lang) if x not in lines]
 
-    def route_method(self, route: str, router_methods: dict[str, dict[str, Any]]) -> Method:
+    def route_method(self, route: str, router_methods: dict[str, dict[str, Any]], **extra: str) -> Method:
         spec = router_methods[route]
         cls = METHODS.get(spec["method"])
         raw = {k: str(v) for k, v in (spec.get("options") or {}).items()}
+        raw.update(extra)
         opts = cls.parse_options(raw)
         if self.opts.k and "k" in {f.name for f in dataclasses.fields(opts)}:
             opts = dataclasses.replace(opts, k=self.opts.k)
@@ -101,13 +128,52 @@ class Auto(Method):
             decision = Decision(self.opts.route, {}, {}, forced=True)
         else:
             decision = router.decide(q, allowed)
-        method = self.route_method(decision.route, router.methods)
         root.data["auto"] = decision.to_dict()
-        root.data["route_method"] = {"method": method.name, "options": dataclasses.asdict(method.opts)}
+        if self.opts.route or ctx.retriever is None:
+            method = self.route_method(decision.route if self.opts.route else "closed", router.methods)
+            root.data["route_method"] = {"method": method.name, "options": dataclasses.asdict(method.opts)}
+            ctx.emit(root)
+            self.run_route(trace, ctx, method)
+            return
+        ctx = dataclasses.replace(ctx, search_memo={} if ctx.search_memo is None else ctx.search_memo)
+        first = self.route_method("one", router.methods, logprobs="true")
+        root.data["route_method"] = {"method": first.name, "options": dataclasses.asdict(first.opts)}
         ctx.emit(root)
-        self.run_route(trace, ctx, method)
-        if self.opts.verify and decision.route in ("closed", "one") and "chain" in allowed:
-            self.verify(trace, ctx, router.methods)
+        self.run_route(trace, ctx, first)
+        self.look_and_decide(trace, ctx, decision, router.methods)
+
+    def look_and_decide(self, trace: Trace, ctx: RunContext, prior: Decision,
+                        router_methods: dict[str, dict[str, Any]]) -> None:
+        """Judge the cheap answer; let it stand, or escalate to the route the question's shape calls for."""
+        root, q = trace.root, trace.question
+        safety = shared_safety(self.opts.safety)
+        passages = [trace.passages[i] for i in root.passage_ids if i in trace.passages]
+        compare = float(prior.features.get("compare", 0.0))
+        signals = node_signals(root, q, trace.answer, passages, ctx.lang, compare=compare)
+        p = safety.p_right(signals)
+        threshold = safety.threshold(self.opts.effort)
+        stands = p >= threshold
+        shape = "compare" if compare and prior.features.get("names", 0.0) >= 2 else "other"
+        to = safety.escalate[shape]
+        cascade: dict[str, Any] = {
+            "signals": signals, "p_right": round(p, 4), "threshold": threshold, "effort": self.opts.effort,
+            "decision": "stand" if stands else "escalate", "shape": shape, "to": None if stands else to,
+            "reasons": [[name, round(v, 3)] for name, v in safety.reasons(signals)],
+            "no_logprobs": bool(signals.get("no_logprobs")),
+        }
+        root.data["cascade"] = cascade
+        root.stop = Stop(stands, reason=cascade_reason(cascade, ctx.lang), by="cascade", score=round(p, 4))
+        if stands:
+            ctx.emit(root)
+            return
+        cheap = (trace.answer, list(trace.citations), trace.explanation)
+        ctx.emit(root)
+        self.run_escalation(trace, ctx, self.route_method(to, router_methods))
+        if not trace.answer or is_unknown(trace.answer):
+            trace.answer, trace.citations, trace.explanation = cheap[0], cheap[1], cheap[2]
+            cascade["kept_cheap"] = True
+        root.answer = trace.answer
+        ctx.emit(root)
 
     def run_route(self, trace: Trace, ctx: RunContext, method: Method) -> None:
         """Run the routed method on the trace itself: its root is the trace's root (which also holds the decision),
@@ -125,7 +191,7 @@ class Auto(Method):
                 n.data.setdefault("routed_to", method.name)
 
     def run_escalation(self, trace: Trace, ctx: RunContext, method: Method) -> Node:
-        """Run `method` as a sub-tree of the root (a second opinion after a rejected answer); it takes the answer."""
+        """Run `method` as a sub-tree of the root (after an unsafe cheap answer); it takes the answer."""
         sub = Trace(question=trace.question, method=method.name, params=dataclasses.asdict(method.opts),
                     lang=trace.lang, model=trace.model, retriever=trace.retriever)
         sub.passages = trace.passages  # one passage store: the sub-run's retrievals land in the trace
@@ -137,31 +203,35 @@ class Auto(Method):
         finally:
             for n in sub.root.walk():
                 n.data.setdefault("routed_to", method.name)
+            sub.root.kind = "route"  # a method may name its own root (the tree does)
             sub.root.answer = sub.root.answer or sub.answer
             trace.answer, trace.citations, trace.explanation = sub.answer, list(sub.citations), sub.explanation
             ctx.emit(sub.root)
         return sub.root
 
-    def verify(self, trace: Trace, ctx: RunContext, router_methods: dict[str, dict[str, Any]]) -> None:
-        """ToQ's evaluator judges the cheap answer; a rejected one is answered again by the chain."""
-        from gaji.methods.toq.evaluator import QueryEvaluator
-        from gaji.methods.toq.prompts import is_unknown
 
-        root = trace.root
-        passages = [trace.passages[i] for i in trace.citations if i in trace.passages]
-        if trace.answer and not is_unknown(trace.answer):
-            scores = QueryEvaluator(ctx.llm).evaluate(root, trace.question, trace.answer, ctx.lang, passages or None)
-            root.scores = scores
-            accepted = bool(scores["response_validity"])
-        else:
-            accepted = False
-        root.data["verify"] = {"accepted": accepted}
-        if accepted:
-            root.stop = Stop(True, reason=word(ctx.lang, "the evaluator accepted the answer", "평가기가 답을 받아들임"),
-                             by="evaluator", score=root.scores.get("overall"))
-            return
-        root.stop = Stop(False, reason=word(ctx.lang, "the evaluator rejected the answer", "평가기가 답을 거부함"),
-                         by="evaluator", score=root.scores.get("overall") if root.scores else None)
-        root.data["escalated"] = "chain"
-        trace.explanation = ""
-        self.run_escalation(trace, ctx, self.route_method("chain", router_methods))
+CASCADE_WORDS = {"stand": ("answered with one retrieval", "한 번 검색으로 답함"),
+                 "escalate": ("escalated", "더 찾아봄")}
+
+
+def cascade_reason(c: dict[str, Any], lang: str) -> str:
+    """The look in words: "P(right) 0.63 >= 0.16 at effort medium: the answer stands (answer found in a passage +,
+    model's certainty +)"."""
+    ko = lang == "ko"
+    effort = EFFORT_WORDS.get(c.get("effort", ""), (c.get("effort", ""),) * 2)[1 if ko else 0]
+    p, t = c.get("p_right", 0.0), c.get("threshold", 0.0)
+    rel = ">=" if p >= t else "<"
+    why = ", ".join(f"{SIGNAL_WORDS.get(n, (n, n))[1 if ko else 0]} {'+' if v > 0 else '-'}"
+                    for n, v in c.get("reasons") or [])
+    if c.get("decision") == "stand":
+        what = "답을 그대로 냄" if ko else "the answer stands"
+    else:
+        to = ROUTE_WORDS.get(c.get("to") or "", ("", ""))[1 if ko else 0]
+        what = f"{to}(으)로 확대" if ko else f"escalated to {to}"
+    head = f"{'맞을 확률' if ko else 'P(right)'} {p:.2f} {rel} {t:.2f} ({'노력' if ko else 'effort'} {effort}): {what}"
+    tail = f" ({why})" if why else ""
+    if c.get("no_logprobs"):
+        tail += " — 모델이 확률을 주지 않아 다른 신호로 판단" if ko else " — the model gave no log-probabilities: judged by the other signals"
+    if c.get("kept_cheap"):
+        tail += "; 확대한 경로가 답을 못 찾아 첫 답을 유지" if ko else "; the escalation found nothing, the first answer stands"
+    return head + tail

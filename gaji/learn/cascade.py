@@ -1,0 +1,256 @@
+"""Training `auto`'s safety model (gaji/methods/auto/safety.py) from recorded runs.
+
+Data: runs of auto's first rung (OneR with `logprobs=true`, `gaji eval ... --method oner -o logprobs=true`), with
+their traces: each question's signals are computed from its trace exactly as `auto` computes them live
+(signals.node_signals), and its label is whether that answer was right (F1 >= 0.5). Recorded runs of the routes a
+question can escalate to (the tree, the chain) on the same questions give the replay: what a threshold would have
+scored and spent.
+
+Model: logistic regression (numpy gradient descent, standardised signals, L2). Split: k-fold by question id
+(fold = sha1(id) mod folds); every number in the report is held out: a question's P(right) comes from the model
+fitted on the other folds. Thresholds, chosen on those held-out P(right) over all sets pooled:
+
+    low     the best F1 escalating at most `low_share` of the questions
+    medium  the best F1 within `budget` mean tokens per question
+    high    the best F1, whatever it costs
+
+The shipped model is then fitted on every question, with the thresholds so chosen.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gaji.errors import ConfigError
+from gaji.io import read_jsonl_tolerant
+from gaji.methods.auto.features import question_features
+from gaji.methods.auto.safety import FORMAT, SafetyModel
+from gaji.methods.auto.signals import SIGNALS, node_signals
+from gaji.text.lang import detect_lang
+from gaji.types import Trace
+
+RIGHT = 0.5  # an answer with F1 at least this is right
+
+
+@dataclass
+class Example:
+    set: str
+    id: str
+    question: str
+    signals: dict[str, float]
+    f1: float
+    tokens: float
+    shape: str  # "compare" | "other": how the text router reads the question
+    escalated: dict[str, tuple[float, float]] = field(default_factory=dict)  # route -> (F1, tokens) recorded
+
+    @property
+    def right(self) -> bool:
+        return self.f1 >= RIGHT
+
+
+def _latest(path: Path) -> dict[str, dict]:
+    """The last line of each question id (a resumed run may hold several)."""
+    return {str(r["id"]): r for r in read_jsonl_tolerant(path) if "id" in r}
+
+
+def read_run(run: Path) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(results by id, traces by id) of a recorded run directory."""
+    res, tr = run / "results.jsonl", run / "traces.jsonl"
+    if not res.exists():
+        raise ConfigError(f"{run}: no results.jsonl (a run directory from `gaji eval`)")
+    return _latest(res), (_latest(tr) if tr.exists() else {})
+
+
+def examples_of(set_name: str, first_rung: Path, escalations: dict[str, Path]) -> list[Example]:
+    """One Example per question of `first_rung` that finished, with the escalation routes' recorded results."""
+    results, traces = read_run(first_rung)
+    esc = {route: read_run(p)[0] for route, p in escalations.items()}
+    out = []
+    for qid, r in results.items():
+        if r.get("status") != "ok" or qid not in traces:
+            continue
+        trace = Trace.from_dict(traces[qid]["trace"])
+        q = trace.question
+        lang = trace.lang if trace.lang in ("ko", "en") else detect_lang(q)
+        feats = question_features(q, p_compare=0.5)
+        passages = [trace.passages[i] for i in trace.root.passage_ids if i in trace.passages]
+        sig = node_signals(trace.root, q, trace.answer, passages, lang, compare=feats["compare"])
+        shape = "compare" if feats["compare"] and feats["names"] >= 2 else "other"
+        ex = Example(set_name, qid, q, sig, float(r["metrics"]["f1"]), float(r["metrics"]["tokens"]), shape)
+        for route, rows in esc.items():
+            if qid in rows and rows[qid].get("status") == "ok":
+                m = rows[qid]["metrics"]
+                ex.escalated[route] = (float(m["f1"]), float(m["tokens"]))
+        out.append(ex)
+    if not out:
+        raise ConfigError(f"{first_rung}: no finished question with a trace")
+    return out
+
+
+def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float, steps: int = 4000, lr: float = 0.1) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-regularised logistic regression on standardised X."""
+    w, b = np.zeros(X.shape[1]), 0.0
+    n = len(y)
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(X @ w + b)))
+        g = p - y
+        w -= lr * (X.T @ g / n + l2 * w)
+        b -= lr * float(g.mean())
+    return w, b
+
+
+def auc(p: np.ndarray, y: np.ndarray) -> float:
+    """Area under the ROC curve (the chance that a right answer scores above a wrong one; ties count half)."""
+    pos, neg = p[y == 1], p[y == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    wins = sum(float((pp > neg).sum()) + 0.5 * float((pp == neg).sum()) for pp in pos)
+    return wins / (len(pos) * len(neg))
+
+
+def fold_of(qid: str, folds: int) -> int:
+    return int(hashlib.sha1(qid.encode("utf-8")).hexdigest(), 16) % folds
+
+
+@dataclass
+class Standard:
+    mean: np.ndarray
+    scale: np.ndarray
+
+    @classmethod
+    def of(cls, X: np.ndarray) -> "Standard":
+        s = X.std(axis=0)
+        return cls(X.mean(axis=0), np.where(s > 1e-9, s, 1.0))
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        return (X - self.mean) / self.scale
+
+
+def held_out_p(exs: list[Example], signals: tuple[str, ...], l2: float, folds: int) -> np.ndarray:
+    X = np.array([[e.signals[s] for s in signals] for e in exs])
+    y = np.array([1.0 if e.right else 0.0 for e in exs])
+    p = np.zeros(len(exs))
+    fold = np.array([fold_of(f"{e.set}/{e.id}", folds) for e in exs])
+    for k in range(folds):
+        tr, te = fold != k, fold == k
+        if not te.any():
+            continue
+        st = Standard.of(X[tr])
+        w, b = fit_logistic(st(X[tr]), y[tr], l2)
+        p[te] = 1.0 / (1.0 + np.exp(-(st(X[te]) @ w + b)))
+    return p
+
+
+def replay(exs: list[Example], p: np.ndarray, threshold: float, escalate: dict[str, str]) -> dict[str, float]:
+    """What the cascade would have scored and spent at `threshold`: an escalated question takes its route's recorded
+    F1 and costs the cheap attempt's tokens plus the route's; a question without a recording of its route keeps
+    the cheap answer and is counted as not escalated."""
+    f1 = tok = esc = 0.0
+    for e, pe in zip(exs, p):
+        route = escalate[e.shape]
+        if pe < threshold and route in e.escalated:
+            rf1, rtok = e.escalated[route]
+            f1, tok, esc = f1 + rf1, tok + e.tokens + rtok, esc + 1
+        else:
+            f1, tok = f1 + e.f1, tok + e.tokens
+    n = max(1, len(exs))
+    return {"f1": round(100 * f1 / n, 1), "tokens": round(tok / n, 1), "escalated": round(esc / n, 3)}
+
+
+def choose_thresholds(exs: list[Example], p: np.ndarray, escalate: dict[str, str], budget: float,
+                      low_share: float) -> dict[str, float]:
+    grid = sorted({0.0, 1.0, *np.round(p, 4).tolist()})
+    rows = [(t, replay(exs, p, t, escalate)) for t in grid]
+
+    def best(ok) -> float:
+        cands = [(r["f1"], -r["tokens"], t) for t, r in rows if ok(r)]
+        return max(cands)[2] if cands else 0.0
+
+    return {"low": best(lambda r: r["escalated"] <= low_share), "medium": best(lambda r: r["tokens"] <= budget),
+            "high": best(lambda r: True)}
+
+
+def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[str, str], *, l2: float = 1.0,
+                  folds: int = 5, budget: float = 3000.0, low_share: float = 0.1,
+                  signals: tuple[str, ...] = SIGNALS) -> tuple[SafetyModel, dict[str, Any]]:
+    """The safety model and its report from `sets`: name -> (first-rung run, {route: escalation run})."""
+    exs: list[Example] = []
+    for name, (first, esc) in sets.items():
+        exs.extend(examples_of(name, first, esc))
+    signals = tuple(s for s in signals if len({e.signals[s] for e in exs}) > 1)  # a constant signal says nothing
+    p = held_out_p(exs, signals, l2, folds)
+    y = np.array([1 if e.right else 0 for e in exs])
+    thresholds = choose_thresholds(exs, p, escalate, budget, low_share)
+    X = np.array([[e.signals[s] for s in signals] for e in exs])
+    st = Standard.of(X)
+    w, b = fit_logistic(st(X), y.astype(float), l2)
+    report: dict[str, Any] = {"questions": {s: sum(1 for e in exs if e.set == s) for s in sets},
+                              "right_share": round(float(y.mean()), 3), "auc_held_out": round(auc(p, y), 3),
+                              "by_set": {}}
+    for s in sets:
+        idx = [i for i, e in enumerate(exs) if e.set == s]
+        sub, ps = [exs[i] for i in idx], p[idx]
+        row: dict[str, Any] = {"auc": round(auc(ps, y[idx]), 3), "first_rung": replay(sub, ps, 0.0, escalate)}
+        for effort, t in thresholds.items():
+            row[effort] = replay(sub, ps, t, escalate)
+        for route in sorted({r for e in sub for r in e.escalated}):
+            row[f"all_{route}"] = replay(sub, np.zeros(len(sub)), 1.01, {k: route for k in escalate})
+        oracle_f1 = [max([e.f1] + [v[0] for v in e.escalated.values()]) for e in sub]
+        row["oracle_f1"] = round(100 * float(np.mean(oracle_f1)), 1)
+        report["by_set"][s] = row
+    meta = {"trained_on": report["questions"],
+            "split": {"kind": "k-fold by question id", "folds": folds, "fold": "sha1(set/id) mod folds"},
+            "fit": {"model": "logistic regression (numpy gradient descent)", "l2": l2, "label": f"F1 >= {RIGHT}"},
+            "threshold_rule": {"low": f"best held-out F1 escalating at most {low_share:.0%} of questions",
+                               "medium": f"best held-out F1 within {budget:,.0f} tokens per question",
+                               "high": "best held-out F1"},
+            "held_out": report}
+    model = SafetyModel(signals, [float(v) for v in st.mean], [float(v) for v in st.scale],
+                        [float(v) for v in w], float(b), thresholds, dict(escalate), meta)
+    return model, report
+
+
+def parse_sets(specs: list[str]) -> dict[str, tuple[Path, dict[str, Path]]]:
+    """["hotpotqa=RUN,tree=RUN2,chain=RUN3", ...] -> {"hotpotqa": (RUN, {"tree": RUN2, "chain": RUN3})}."""
+    out: dict[str, tuple[Path, dict[str, Path]]] = {}
+    for spec in specs:
+        parts = [x.strip() for x in spec.split(",") if x.strip()]
+        if not parts or "=" not in parts[0]:
+            raise ConfigError(f"--set {spec!r}: expected NAME=FIRST_RUN[,ROUTE=RUN...]")
+        name, first = parts[0].split("=", 1)
+        esc = {}
+        for x in parts[1:]:
+            route, _, run = x.partition("=")
+            if route not in ("chain", "tree") or not run:
+                raise ConfigError(f"--set {spec!r}: {x!r} must be chain=RUN or tree=RUN")
+            esc[route] = Path(run)
+        out[name] = (Path(first), esc)
+    return out
+
+
+def report_markdown(model: SafetyModel, report: dict[str, Any], command: str) -> str:
+    lines = ["# auto's safety model (written by `gaji classifier train-cascade`)", "", f"    {command}", "",
+             f"Questions: {json.dumps(report['questions'])}; right (F1 >= {RIGHT}) {report['right_share']:.0%}; "
+             f"held-out AUC {report['auc_held_out']}.", "",
+             f"Signals: {', '.join(model.signals)}. Thresholds: " +
+             ", ".join(f"{k} {v:.3f}" for k, v in model.thresholds.items()) +
+             f". Escalation: {json.dumps(model.escalate)}.", "",
+             "Held-out replay (P(right) from models that never saw the question; an escalated question takes its "
+             "route's recorded F1 and tokens):", "",
+             "| set | AUC | first rung F1 / tokens | low | medium | high | every question escalated | oracle F1 |",
+             "|---|---:|---|---|---|---|---|---:|"]
+    for s, row in report["by_set"].items():
+        def cell(r: dict) -> str:
+            return f"{r['f1']} / {r['tokens']:,.0f} ({r['escalated']:.0%} up)"
+        alls = "; ".join(f"{k[4:]} {cell(v)}" for k, v in row.items() if k.startswith("all_"))
+        lines.append(f"| {s} | {row['auc']} | {cell(row['first_rung'])} | {cell(row['low'])} | {cell(row['medium'])} "
+                     f"| {cell(row['high'])} | {alls} | {row['oracle_f1']} |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["FORMAT", "Example", "examples_of", "train_cascade", "parse_sets", "report_markdown", "auc"]

@@ -1,0 +1,106 @@
+"""Is the cheap answer safe to stand? A logistic model over the answer's signals (signals.py) gives P(right); the
+user's effort sets the threshold below which the question escalates.
+
+The file (`data/cascade.json`, written by the lab's `gaji classifier train-cascade`) holds the signals' names,
+their standardisation, the weights, one threshold per effort, the route each question shape escalates to, and
+the training data, split and held-out numbers it was chosen on.
+
+    model = shared_safety()
+    p = model.p_right(signals)                # 0..1
+    model.stands(p, "medium")                 # p >= the medium threshold
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gaji.errors import ConfigError
+from gaji.methods.auto.signals import SIGNALS
+
+DEFAULT_PATH = Path(__file__).with_name("data") / "cascade.json"
+FORMAT = "gaji-auto-cascade/1"
+EFFORTS: tuple[str, ...] = ("low", "medium", "high")
+SHAPES: tuple[str, ...] = ("compare", "other")  # how the text router reads the question: two things compared, or not
+EFFORT_WORDS = {"low": ("low", "낮음"), "medium": ("medium", "보통"), "high": ("high", "높음")}
+
+
+@dataclass
+class SafetyModel:
+    signals: tuple[str, ...]
+    mean: list[float]
+    scale: list[float]
+    weights: list[float]
+    bias: float
+    thresholds: dict[str, float]  # effort -> the P(right) at or above which the cheap answer stands
+    escalate: dict[str, str] = field(default_factory=lambda: {"compare": "tree", "other": "tree"})  # shape -> route
+    meta: dict[str, Any] = field(default_factory=dict)  # training data, split, held-out numbers
+
+    def p_right(self, signals: dict[str, float]) -> float:
+        z = self.bias
+        for name, m, s, w in zip(self.signals, self.mean, self.scale, self.weights):
+            z += w * (float(signals.get(name, 0.0)) - m) / (s or 1.0)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def threshold(self, effort: str) -> float:
+        if effort not in self.thresholds:
+            raise ConfigError(f"effort must be one of {', '.join(EFFORTS)}, not {effort!r}")
+        return self.thresholds[effort]
+
+    def stands(self, p: float, effort: str) -> bool:
+        return p >= self.threshold(effort)
+
+    def reasons(self, signals: dict[str, float], n: int = 3) -> list[tuple[str, float]]:
+        """The signals that moved P(right) most, as (name, push on the log-odds), largest push first."""
+        push = [(name, w * (float(signals.get(name, 0.0)) - m) / (s or 1.0))
+                for name, m, s, w in zip(self.signals, self.mean, self.scale, self.weights)]
+        return sorted((x for x in push if abs(x[1]) >= 0.05), key=lambda x: -abs(x[1]))[:n]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "signals": list(self.signals),
+                "mean": [round(v, 6) for v in self.mean], "scale": [round(v, 6) for v in self.scale],
+                "weights": [round(v, 6) for v in self.weights], "bias": round(self.bias, 6),
+                "thresholds": {k: round(v, 4) for k, v in self.thresholds.items()}, "escalate": self.escalate,
+                **self.meta}
+
+    def save(self, path: str | Path) -> None:
+        from gaji.io import atomic_write_json
+
+        atomic_write_json(Path(path), self.to_dict())
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "SafetyModel":
+        from gaji.io import read_model_file
+
+        p = Path(path) if path else DEFAULT_PATH
+        obj = read_model_file(p, "auto cascade safety model", FORMAT, "gaji classifier train-cascade")
+        try:
+            signals = tuple(obj["signals"])
+            mean, scale = [float(v) for v in obj["mean"]], [float(v) for v in obj["scale"]]
+            weights, bias = [float(v) for v in obj["weights"]], float(obj["bias"])
+            thresholds = {str(k): float(v) for k, v in obj["thresholds"].items()}
+            escalate = {str(k): str(v) for k, v in (obj.get("escalate") or {}).items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ConfigError(f"{p}: missing or malformed field {e}") from None
+        unknown = [s for s in signals if s not in SIGNALS]
+        if unknown:
+            raise ConfigError(f"{p}: field 'signals' has unknown signal(s) {unknown}; known: {', '.join(SIGNALS)}")
+        if not (len(mean) == len(scale) == len(weights) == len(signals)):
+            raise ConfigError(f"{p}: fields 'mean', 'scale', 'weights' must each have {len(signals)} values")
+        missing = [e for e in EFFORTS if e not in thresholds]
+        if missing:
+            raise ConfigError(f"{p}: field 'thresholds' has no value for effort(s) {missing}")
+        bad = {k: v for k, v in escalate.items() if k not in SHAPES or v not in ("chain", "tree")}
+        if bad:
+            raise ConfigError(f"{p}: field 'escalate' maps shapes {', '.join(SHAPES)} to chain or tree, not {bad}")
+        meta = {k: v for k, v in obj.items() if k not in ("format", "signals", "mean", "scale", "weights", "bias",
+                                                          "thresholds", "escalate")}
+        return cls(signals, mean, scale, weights, bias, thresholds, {**{s: "tree" for s in SHAPES}, **escalate}, meta)
+
+
+@functools.lru_cache(maxsize=8)
+def shared_safety(path: str = "") -> SafetyModel:
+    """The safety model in `path` ("" = the shipped one), read once per process."""
+    return SafetyModel.load(path or None)

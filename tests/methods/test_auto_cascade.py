@@ -1,0 +1,147 @@
+"""auto's cascade: the cheap answer, its signals, the safety model's decision, the escalation and what the trace
+shows (scripted LLM: control flow, not quality)."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from gaji.errors import ConfigError
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.auto.method import Auto
+from gaji.methods.auto.safety import SafetyModel, shared_safety
+from gaji.methods.auto.signals import SIGNALS, answer_signals, grounded, kind_mismatch, names_found
+from gaji.methods.base import RunContext
+from gaji.testing import ListRetriever, any_llm
+from gaji.types import Passage, Trace
+
+DOCS = [
+    ("guam", "Battle of Guam", "The Battle of Guam was fought from 21 July to 10 August 1944."),
+    ("manila", "Battle of Manila", "The Battle of Manila was fought from 3 February to 3 March 1945."),
+]
+COMPARE = "Which battle came first, the Battle of Manila or the Battle of Guam?"
+BRIDGE = "When was the battle fought that ended on 10 August 1944?"
+
+
+def ctx(llm) -> RunContext:
+    return RunContext(llm=TrackedLLM(llm, retries=0, backoff_s=0), retriever=ListRetriever(DOCS), parallel=False)
+
+
+def safety_file(tmp_path, weight: float = 10.0, escalate=None, signal: str = "grounded") -> str:
+    """A model whose P(right) follows one signal: above 0.5 exactly when the signal is above 0.5."""
+    m = SafetyModel((signal,), [0.0], [1.0], [weight], -weight / 2, {"low": 0.2, "medium": 0.5, "high": 0.8},
+                    escalate or {"compare": "tree", "other": "chain"})
+    path = tmp_path / "safety.json"
+    m.save(path)
+    return str(path)
+
+
+def answering(first: str, then: str | None = None) -> ScriptedLLM:
+    """The one retrieval's reader says `first`; every later plain call `then` (default: any_llm's replies)."""
+    base = any_llm()
+    count = itertools.count()
+
+    def reply(req):
+        if req.json_schema is None and next(count) == 0:
+            return first
+        if then is not None and req.json_schema is None:
+            return then
+        return base.default(req)
+
+    return ScriptedLLM(default=reply)
+
+
+def test_a_grounded_answer_stands_after_one_call(tmp_path):
+    llm = answering("Battle of Guam")
+    llm.token_logprob = -0.05
+    t = Auto(safety=safety_file(tmp_path)).run(COMPARE, ctx(llm))
+    c = t.root.data["cascade"]
+    assert c["decision"] == "stand" and c["p_right"] > 0.5 and c["to"] is None
+    assert len(t.calls()) == 1 and not t.root.children and t.answer == "Battle of Guam"
+    assert t.root.calls[0].confidence["mean"] == pytest.approx(-0.05) and c["signals"]["no_logprobs"] == 0.0
+    assert t.root.stop.stop and t.root.stop.by == "cascade"
+    shown = {f.label: f.text for f in t.root.display}
+    assert shown["cascade"] == "answered with one retrieval"
+    assert shown["confidence"].startswith("P(right) 0.") and "effort medium" in shown["confidence"]
+    assert "the answer stands" in shown["confidence"] and "answer found in a passage +" in shown["confidence"]
+    assert Trace.from_json(t.to_json()).root.data["cascade"] == c  # JSON for the CLI, the API and the page
+
+
+def test_an_ungrounded_comparison_escalates_to_the_tree_reusing_the_search(tmp_path):
+    t = Auto(safety=safety_file(tmp_path)).run(COMPARE, ctx(answering("Midway")))
+    c = t.root.data["cascade"]
+    assert c["decision"] == "escalate" and c["shape"] == "compare" and c["to"] == "tree"
+    (sub,) = t.root.children
+    assert sub.kind == "route" and sub.data["routed_to"] == "toq"
+    assert t.answer == sub.answer and t.answer != "Midway"
+    assert not t.root.stop.stop and "escalated to the tree" in t.root.stop.reason
+    # the tree's first look at the whole question is the search the cheap attempt already made
+    assert any(n.data.get("search_memo") for n in sub.walk())
+    assert c["signals"]["no_logprobs"] == 1.0 and "no log-probabilities" in t.root.stop.reason
+
+
+def test_other_shapes_escalate_where_the_file_says_and_korean_reads_korean(tmp_path):
+    t = Auto(safety=safety_file(tmp_path)).run(BRIDGE, ctx(answering("Midway")))
+    assert t.root.data["cascade"]["to"] == "chain" and t.root.children[0].data["routed_to"] == "ircot"
+    k = Auto(safety=safety_file(tmp_path)).run("괌 전투는 언제 끝났나요?", ctx(answering("미드웨이")))
+    shown = {f.label: f.text for f in k.root.display}
+    assert shown["단계"] == "더 찾아봄" and shown["확신도"].startswith("맞을 확률 0.") and "연쇄 검색(으)로 확대" in shown["확신도"]
+
+
+def test_the_cheap_answer_stands_when_the_escalation_finds_nothing(tmp_path):
+    t = Auto(safety=safety_file(tmp_path)).run(BRIDGE, ctx(answering("Midway", then="unknown")))
+    c = t.root.data["cascade"]
+    assert c["decision"] == "escalate" and c["kept_cheap"] and t.answer == "Midway"
+    assert "the escalation found nothing" in t.root.stop.reason or "found nothing" in json.dumps(
+        [f.text for f in t.root.display])
+
+
+def test_effort_moves_the_threshold(tmp_path):
+    path = safety_file(tmp_path, weight=1.0)  # P(right) of an ungrounded answer: 1/(1+e^0.5) = 0.38
+    assert Auto(safety=path, effort="low").run(COMPARE, ctx(answering("Midway"))).root.data["cascade"]["decision"] \
+        == "stand"
+    assert Auto(safety=path, effort="high").run(COMPARE, ctx(answering("Midway"))).root.data["cascade"]["decision"] \
+        == "escalate"
+
+
+def test_a_forced_route_skips_the_cascade(tmp_path):
+    t = Auto(route="one", safety=safety_file(tmp_path)).run(COMPARE, ctx(answering("Battle of Midway")))
+    assert "cascade" not in t.root.data and len(t.calls()) == 1
+
+
+def test_bad_effort_and_safety_files_are_clear_errors(tmp_path):
+    with pytest.raises(ConfigError, match="option effort of method 'auto' must be one of low, medium, high"):
+        Auto.parse_options({"effort": "max"})
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "gaji-auto-cascade/1", "signals": ["grounded", "vibes"], "mean": [0, 0],
+                               "scale": [1, 1], "weights": [1, 1], "bias": 0, "thresholds": {"low": 0.1}}))
+    with pytest.raises(ConfigError, match=r"option safety of method 'auto'.*unknown signal\(s\) \['vibes'\]"):
+        Auto.parse_options({"safety": str(bad)})
+    bad.write_text(bad.read_text().replace('"vibes"', '"unknown"'))
+    with pytest.raises(ConfigError, match=r"thresholds' has no value for effort\(s\) \['medium', 'high'\]"):
+        Auto.parse_options({"safety": str(bad)})
+
+
+def test_the_shipped_safety_model_loads_and_reads_every_signal_it_names():
+    m = shared_safety()
+    assert set(m.signals) <= set(SIGNALS) and m.thresholds["low"] <= m.thresholds["high"]
+    assert m.meta["trained_on"] and m.meta["held_out"]["auc_held_out"] > 0.5
+    assert 0.0 <= m.p_right({s: 0.0 for s in SIGNALS}) <= 1.0
+
+
+def p(text: str, title: str = "", score: float = 0.0) -> Passage:
+    return Passage(id=title or text[:8], doc_id=title or text[:8], text=text, title=title, score=score)
+
+
+def test_signals_in_both_languages():
+    ps = [p("훈민정음은 1446년에 반포되었다.", "훈민정음", 2.0), p("세종은 조선의 임금이다.", "세종", 1.0)]
+    assert grounded("1446년", ps) == 1.0 and grounded("1443년", ps) < 1.0
+    assert names_found("훈민정음은 몇 년에 반포되었나요?", ps, "ko") == 1.0
+    assert kind_mismatch("훈민정음은 몇 년에 반포되었나요?", "세종", "ko") == 1.0
+    assert kind_mismatch("훈민정음은 몇 년에 반포되었나요?", "1446년", "ko") == 0.0
+    assert kind_mismatch("Who founded it?", "1945", "en") == 1.0
+    s = answer_signals("훈민정음은 몇 년에 반포되었나요?", "1446년", [], ps, "ko")
+    assert list(s) == list(SIGNALS) and s["ko"] == 1.0 and s["score_gap"] == 0.5 and s["unknown"] == 0.0
+    assert answer_signals("When?", "unknown", [], ps, "en")["unknown"] == 1.0
