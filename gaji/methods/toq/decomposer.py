@@ -187,6 +187,8 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
         return Decomposition("single", [SubQuestion(question)], [[0]], model_type="single")
     if not first or SLOT.search(first):
         raise DependencyError("the first question is empty or uses an answer slot")
+    if repeats_question(first, question):
+        raise DependencyError("the first question only repeats the whole question")
     then = ANS1.sub("[ANS_1]", then)
     if "[ANS_1]" not in then:  # the model repeated the hidden thing's words instead of the slot
         then = _put_slot(then, hidden, "[ANS_1]")
@@ -197,6 +199,19 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
     if not any(sq.depends_on for sq in d.subquestions):
         raise DependencyError("the chain's two questions are the same")
     return d
+
+
+def repeats_question(sub: str, question: str) -> bool:
+    """Is `sub` the whole question again (a first hop that asks everything, so the chain gains nothing)? The same
+    letters, or 85 % of the question's character bigrams with a length at least 80 % of the question's."""
+    a, b = squash(sub), squash(question)
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    grams = {b[i:i + 2] for i in range(len(b) - 1)}
+    share = sum(1 for g in grams if g in a) / max(1, len(grams))
+    return share >= 0.85 and len(a) >= 0.8 * len(b)
 
 
 def parse_compare(obj: dict, question: str, max_children: int,

@@ -107,6 +107,13 @@ def test_parse_chain_builds_a_slot_chain_and_repairs_a_repeated_description():
         parse_chain({"hidden": "the band", "first": "Which band?", "then": "When was it formed?"}, "q", 4)
     with pytest.raises(DependencyError, match="slot"):
         parse_chain({"hidden": "h", "first": "Who is [ANS_1]?", "then": "Where is [ANS_1]?"}, "q", 4)
+    # a first hop that asks the whole question again gains nothing: refused, so the decomposer asks again
+    q = "세종이 반포한 문자는 몇 년에 만들어졌나요?"
+    with pytest.raises(DependencyError, match="repeats the whole question"):
+        parse_chain({"hidden": "세종이 반포한 문자", "first": "세종이 반포한 문자는 몇 년에 만들어졌나?",
+                     "then": "[ANS_1]은 몇 년에 만들어졌나요?"}, q, 4)
+    assert not parse_chain({"hidden": "세종이 반포한 문자", "first": "세종이 반포한 문자는?",
+                            "then": "[ANS_1]은 몇 년에 만들어졌나요?"}, q, 4).is_single
 
 
 def test_parse_compare_asks_the_template_about_every_item():
