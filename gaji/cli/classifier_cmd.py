@@ -135,7 +135,7 @@ def cmd_train_cascade(args: argparse.Namespace) -> int:
     from gaji.errors import ConfigError
     from gaji.io import atomic_write_text
     from gaji.learn.cascade import parse_sets, report_markdown, train_cascade
-    from gaji.methods.auto.safety import DEFAULT_PATH, SHAPES
+    from gaji.methods.safety import DEFAULT_PATH, SHAPES
 
     escalate = {}
     for part in filter(None, (x.strip() for x in args.escalate.split(","))):

@@ -29,8 +29,8 @@ import numpy as np
 from gaji.errors import ConfigError
 from gaji.io import read_jsonl_tolerant
 from gaji.methods.auto.features import question_features
-from gaji.methods.auto.safety import FORMAT, SafetyModel
-from gaji.methods.auto.signals import SIGNALS, node_signals
+from gaji.methods.safety import FORMAT, SafetyModel
+from gaji.methods.signals import SIGNALS, node_signals
 from gaji.text.lang import detect_lang
 from gaji.types import Trace
 

@@ -11,8 +11,8 @@ from gaji.errors import ConfigError
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.auto.method import Auto
-from gaji.methods.auto.safety import SafetyModel, shared_safety
-from gaji.methods.auto.signals import SIGNALS, answer_signals, grounded, kind_mismatch, names_found
+from gaji.methods.safety import SafetyModel, shared_safety
+from gaji.methods.signals import SIGNALS, answer_signals, grounded, kind_mismatch, names_found
 from gaji.methods.base import RunContext
 from gaji.testing import ListRetriever, any_llm
 from gaji.types import Passage, Trace

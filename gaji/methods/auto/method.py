@@ -31,8 +31,8 @@ from typing import Any
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
-from gaji.methods.auto.safety import EFFORT_WORDS, EFFORTS, shared_safety
-from gaji.methods.auto.signals import node_signals
+from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
+from gaji.methods.signals import node_signals
 from gaji.methods.base import Method, RunContext
 from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.span import is_unknown

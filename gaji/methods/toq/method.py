@@ -45,6 +45,8 @@ from gaji.errors import ConfigError, LLMError
 from gaji.methods.base import Method, RunContext
 from gaji.methods.common import attribute, check_trim, interleave_ranked
 from gaji.methods.describe import Facts, stop_facts, word
+from gaji.methods.safety import shared_safety
+from gaji.methods.signals import node_signals
 from gaji.methods.toq.decomposer import INTERSECT_SPLITS, QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
@@ -137,9 +139,19 @@ class ToQ(Method):
         # counts as its items) is answered with it by code, no responder call; when they disagree the node's reader
         # runs (not in the paper: recipe toq-paper and the runs recorded before it turn it off)
         intersect_decide: bool = True
+        # what decides that a sub-question's answer is good enough to stop there: "evaluator" = the paper's query
+        # evaluator (one more call per node) | "confidence" = the reader's own answer judged by auto's safety model
+        # (gaji.methods.safety: its log-probabilities, grounding, shape; no extra call): a confident node stops,
+        # an unsure one is split. The root is judged as `evaluate_root` says either way
+        check: str = "evaluator"
+        effort: str = "medium"  # check=confidence: the safety model's threshold (low | medium | high)
 
         def __post_init__(self) -> None:
             check_trim("toq", self.passage_trim)
+            if self.check not in ("evaluator", "confidence"):
+                raise ConfigError(f"option check of method 'toq' must be evaluator or confidence, not {self.check!r}")
+            if self.check == "confidence":
+                shared_safety("").threshold(self.effort)  # a bad effort or a missing model fails here
             if self.intersect_split not in INTERSECT_SPLITS:
                 raise ConfigError(f"option intersect_split of method 'toq' must be code or llm, not {self.intersect_split!r}")
             if self.answer_style not in ("short", "long"):
@@ -261,7 +273,7 @@ class TreeOfQuestion:
         # a long answer is the root's explanation, which only the json responder writes
         respond = "json" if opts.answer_style == "long" else opts.respond
         self.responder = ResponseGenerator(llm, doc_chars=opts.doc_chars, style=respond, trim=opts.passage_trim,
-                                           reask=opts.reask)
+                                           reask=opts.reask, logprobs=2 if opts.check == "confidence" else 0)
         self.evaluator = QueryEvaluator(llm)
         self._nodes = 1
         self._lock = threading.Lock()
@@ -297,7 +309,8 @@ class TreeOfQuestion:
                 self.search_and_answer(node, question)  # lines 7-8
                 searched = True
                 if self.evaluate(node, question):  # lines 9-12
-                    self.stop(node, "evaluator")
+                    if node.stop is None or node.stop.by != "confidence":
+                        self.stop(node, "evaluator")
                     return
             children, waves = self.decompose(node, question)  # line 13
             if not children:
@@ -388,6 +401,8 @@ class TreeOfQuestion:
             return False
         if node.kind != "root" and not self.opts.evaluate_subs:
             return True
+        if node.kind != "root" and self.opts.check == "confidence":
+            return self.confident(node, question)
         st = self.state(node)
         summary = Response(node.answer, st.explanation).summary()
         scores = self.evaluator.evaluate(node, question, summary, self.lang)
@@ -396,6 +411,25 @@ class TreeOfQuestion:
         node.scores = scores
         self.ctx.emit(node)
         return bool(scores["response_validity"]) and scores["overall"] >= self.opts.min_overall
+
+    def confident(self, node: Node, question: str) -> bool:
+        """check=confidence: does the safety model let the reader's answer stand (no evaluator call)?"""
+        safety = shared_safety("")
+        evidence = [self.trace.passages[i] for i in node.data.get("evidence", node.passage_ids) if i in self.trace.passages]
+        signals = node_signals(node, question, node.answer, evidence, self.lang)
+        p = safety.p_right(signals)
+        threshold = safety.threshold(self.opts.effort)
+        node.data["confidence"] = {"p_right": round(p, 4), "threshold": threshold, "stands": p >= threshold,
+                                   "signals": signals}
+        if p >= threshold:
+            node.stop = Stop(True, reason=word(self.lang, f"the reader was sure enough (P(right) {p:.2f} >= "
+                                               f"{threshold:.2f})", f"답이 충분히 확실함 (맞을 확률 {p:.2f} ≥ {threshold:.2f})"),
+                             by="confidence", score=round(p, 4))
+            self.ctx.emit(node)
+            return True
+        node.data["unsure"] = True
+        self.ctx.emit(node)
+        return False
 
     # -- line 13: decomposition ---------------------------------------------------------------
     def decompose(self, node: Node, question: str) -> tuple[list[Node], list[list[int]]]:

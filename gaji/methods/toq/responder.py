@@ -48,8 +48,9 @@ class ResponseGenerator:
     prompt (documents in the system message, only the answer asked for), with the sub-answers as context lines."""
 
     def __init__(self, llm: TrackedLLM, doc_chars: int = 800, max_tokens: int = 480, total_chars: int = 3500,
-                 style: str = "json", trim: str = "head", reask: bool = False):
+                 style: str = "json", trim: str = "head", reask: bool = False, logprobs: int = 0):
         self.llm = llm
+        self.logprobs = logprobs  # style plain: > 0 records how sure the reader was (LLMCall.confidence)
         self.reask = reask  # style plain: an answer of the wrong shape is asked about once more (gaji.methods.reask)
         self.trim = trim  # "head" | "relevant": how a document over its share is cut (common.trim_passage)
         self.style = style
@@ -122,7 +123,7 @@ class ResponseGenerator:
         system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=docs)
         user = self.context(lang, sub_answers, hint) + direct.ONER_PLAIN_USER[lang].format(question=question)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        out = ask_plain(self.llm, node, messages, question, passages, lang, 64, self.reask)
+        out = ask_plain(self.llm, node, messages, question, passages, lang, 64, self.reask, logprobs=self.logprobs)
         shaped = shape_answer(plain_answer(out), question, passages, lang)  # a span, even when the model wrote a sentence
         answer = shaped.answer
         if is_unknown(answer) or not answer:

@@ -437,3 +437,42 @@ def test_a_run_stopped_under_a_node_marks_it_and_its_parents_stopped():
     statuses = sorted(seen.values())
     assert "running" not in statuses and statuses.count("stopped") >= 2, seen  # the second sub-question and the root
     assert "ok" in statuses  # the first sub-question finished
+
+
+def _fixed_safety(p_right: float):
+    """A safety model that gives every answer the same P(right) (its one signal is constant)."""
+    import math
+
+    from gaji.methods.safety import SafetyModel
+
+    return SafetyModel(("ko",), [0.0], [1.0], [0.0], math.log(p_right / (1 - p_right)),
+                       {"low": 0.3, "medium": 0.5, "high": 0.7})
+
+
+def test_check_confidence_stops_sure_nodes_without_the_evaluator_and_splits_unsure_ones(monkeypatch):
+    import gaji.methods.toq.method as toq_method
+    from gaji.llm.tracked import TrackedLLM
+    from gaji.methods.base import RunContext
+    from gaji.testing import ListRetriever, any_llm
+
+    def run(p_right: float):
+        monkeypatch.setattr(toq_method, "shared_safety", lambda path="": _fixed_safety(p_right))
+        battles = [("guam", "Battle of Guam", "The Battle of Guam was fought from 21 July to 10 August 1944."),
+                   ("manila", "Battle of Manila", "The Battle of Manila was fought from 3 February to 3 March 1945.")]
+        ctx = RunContext(llm=TrackedLLM(any_llm(), retries=0, backoff_s=0), retriever=ListRetriever(battles),
+                         parallel=False)
+        return ToQ(evaluate_root=False, evaluate_final=False, respond="plain", integrate="none", check="confidence", max_depth=3,
+                   max_nodes=16).run("Which battle came first, the Battle of Manila or the Battle of Guam?", ctx)
+
+    sure = run(0.9)
+    subs = [n for n in sure.root.walk() if n is not sure.root]
+    assert subs and all(n.stop and n.stop.by == "confidence" and not n.children for n in subs if n.level == 2)
+    assert "evaluate" not in {c.purpose for c in sure.calls()}
+    assert all(n.data["confidence"]["stands"] for n in subs if n.level == 2)
+    assert not any(c.purpose.startswith("decompose") for n in subs for c in n.calls)
+    unsure = run(0.1)
+    level2 = [n for n in unsure.root.children]
+    # an unsure sub-question goes on to be split (here the scripted split is a single search)
+    assert level2 and all(any(c.purpose.startswith("decompose") for c in n.calls) for n in level2)
+    assert all(n.data.get("unsure") for n in level2 if n.answer and "unknown" not in n.answer.lower())
+    assert "evaluate" not in {c.purpose for c in unsure.calls()}

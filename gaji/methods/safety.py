@@ -1,7 +1,7 @@
 """Is the cheap answer safe to stand? A logistic model over the answer's signals (signals.py) gives P(right); the
 user's effort sets the threshold below which the question escalates.
 
-The file (`data/cascade.json`, written by the lab's `gaji classifier train-cascade`) holds the signals' names,
+The file (`auto/data/cascade.json`, written by the lab's `gaji classifier train-cascade`) holds the signals' names,
 their standardisation, the weights, one threshold per effort, the route each question shape escalates to, and
 the training data, split and held-out numbers it was chosen on.
 
@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from gaji.errors import ConfigError
-from gaji.methods.auto.signals import SIGNALS
+from gaji.methods.signals import SIGNALS
 
-DEFAULT_PATH = Path(__file__).with_name("data") / "cascade.json"
+DEFAULT_PATH = Path(__file__).parent / "auto" / "data" / "cascade.json"
 FORMAT = "gaji-auto-cascade/1"
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 SHAPES: tuple[str, ...] = ("compare", "other")  # how the text router reads the question: two things compared, or not

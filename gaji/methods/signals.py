@@ -15,7 +15,7 @@ All come from the attempt already made (no further LLM call):
     kind_mismatch      the question asks when / how many and the answer holds no digit, or asks who / where and
                        the answer is only a number
     answer_words       log(1 + the answer's words): long answers are rarely right spans
-    compare            the question's comparison cue (the text router's feature)
+    compare            the question's comparison cue (the text router's feature; 0 on a tree's sub-question)
     ko                 the question is Korean
 
     >>> p = Passage(id="c1", doc_id="d1", text="The Battle of Guam (1944) ...")
@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 import re
 
-from gaji.methods.auto.features import question_features
 from gaji.methods.reask import wrong_shape
 from gaji.methods.span import is_unknown
 from gaji.text.skeleton import names
@@ -110,11 +109,10 @@ def answer_confidence(calls: list[LLMCall]) -> dict[str, float]:
 
 
 def answer_signals(question: str, answer: str, calls: list[LLMCall], passages: list[Passage], lang: str,
-                   reasked: bool = False, compare: float | None = None) -> dict[str, float]:
-    """The signals (SIGNALS order) of one answer to `question` from `passages`; `calls` are the node's LLM calls."""
+                   reasked: bool = False, compare: float = 0.0) -> dict[str, float]:
+    """The signals (SIGNALS order) of one answer to `question` from `passages`; `calls` are the node's LLM calls;
+    `compare`: the text router's comparison cue (gaji.methods.auto.features), 0 where no router read it."""
     conf = answer_confidence(calls)
-    if compare is None:
-        compare = question_features(question, p_compare=0.5)["compare"]
     words = len(answer.split())
     s: dict[str, float] = {
         "lp_mean": float(conf.get("mean", 0.0)),
@@ -137,7 +135,7 @@ def answer_signals(question: str, answer: str, calls: list[LLMCall], passages: l
 
 
 def node_signals(node: Node, question: str, answer: str, passages: list[Passage], lang: str,
-                 compare: float | None = None) -> dict[str, float]:
+                 compare: float = 0.0) -> dict[str, float]:
     """`answer_signals` for a node a reader answered (its calls, and whether it re-asked)."""
     return answer_signals(question, answer, node.calls, passages, lang, reasked="reask" in node.data, compare=compare)
 
