@@ -33,6 +33,9 @@ def register(sub) -> None:
     p.add_argument("--recipe", "-r", help="a recipe of the method (see `gaji methods`), e.g. --method toq --recipe "
                                           "toq-paper; the same as --method RECIPE")
     p.add_argument("-o", "--opt", action="append", metavar="KEY=VALUE", help="method option, repeatable")
+    p.add_argument("--effort", choices=("low", "medium", "high"),
+                   help="auto: how readily an unsure one-retrieval answer escalates to a chain or the tree "
+                        "(the same as -o effort=…; default medium)")
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
     p.add_argument("--tree", action=argparse.BooleanOptionalAction, default=None,
                    help="show the method's tree (default: on when the method built one)")
@@ -151,7 +154,13 @@ def run(args) -> int:
     g = Gaji(settings=s)
     t0 = time.perf_counter()
     try:
-        trace = g.ask(args.question, method=method_or_recipe(args.method, args.recipe), options=parse_kv(args.opt),
+        options = parse_kv(args.opt)
+        method = method_or_recipe(args.method, args.recipe)
+        if args.effort:
+            if (method or s.method) != "auto":
+                raise ConfigError(f"--effort is an option of method auto, not of {method or s.method!r}")
+            options.setdefault("effort", args.effort)
+        trace = g.ask(args.question, method=method, options=options,
                       history=conv.turns if conv else None, on_answer=printer)
         note = _vectors_note(g, trace)
     finally:

@@ -1,4 +1,5 @@
-"""`gaji ask`'s text rendering: when the question tree is shown."""
+"""`gaji ask`'s text rendering: when the question tree is shown; its flags."""
+import pytest
 from rich.console import Console
 
 from gaji.cli.ask_cmd import print_trace
@@ -79,3 +80,13 @@ def test_a_recipe_is_asked_by_method_or_recipe_and_the_trace_names_it(capsys):
     assert "error: --recipe tree runs method 'toq', not --method 'oner'" in err and "Traceback" not in err
     assert main(["ask", "q?", "--recipe", "forest", "--llm", "scripted"]) == 2
     assert "unknown recipe 'forest'; known: closed, one" in capsys.readouterr().err
+
+
+def test_effort_is_auto_s_knob_and_an_error_elsewhere(capsys):
+    from gaji.cli.main import main
+
+    assert main(["ask", "Which battle came first?", "--method", "oner", "--effort", "high", "--llm", "scripted"]) == 2
+    assert "--effort is an option of method auto" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # argparse's usage error names the choices
+        main(["ask", "Which battle came first?", "--effort", "extreme", "--llm", "scripted"])
+    assert e.value.code == 2 and "low, medium, high" in capsys.readouterr().err.replace("'", "")
