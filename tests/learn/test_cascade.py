@@ -1,0 +1,72 @@
+"""Training auto's safety model from recorded runs: signals read back from traces, held-out replay, thresholds."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gaji.errors import ConfigError
+from gaji.learn.cascade import auc, parse_sets, report_markdown, train_cascade
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.base import RunContext
+from gaji.methods.oner import OneR
+from gaji.methods.safety import SafetyModel
+from gaji.testing import ListRetriever
+
+DOCS = [(f"d{i}", f"Town {i}", f"Town {i} was founded in {1800 + i} by settler number {i}.") for i in range(40)]
+
+
+def write_runs(tmp_path):
+    """A first-rung run of 40 questions: the reader is right (a grounded year) on even ones and wrong (an ungrounded
+    name) on odd ones; a tree run that is right on every question at 5,000 tokens."""
+    first, tree = tmp_path / "first", tmp_path / "tree"
+    first.mkdir()
+    tree.mkdir()
+    res, tr, tree_res = [], [], []
+    for i in range(40):
+        q = f"When was Town {i} founded?"
+        reply = str(1800 + i) if i % 2 == 0 else "Springfield"
+        llm = ScriptedLLM(default=reply)
+        llm.token_logprob = -0.05 if i % 2 == 0 else -1.5
+        ctx = RunContext(llm=TrackedLLM(llm, retries=0, backoff_s=0), retriever=ListRetriever(DOCS), parallel=False)
+        t = OneR(logprobs=True, reask=True).run(q, ctx)
+        f1 = 1.0 if i % 2 == 0 else 0.0
+        res.append({"id": f"q{i}", "status": "ok", "metrics": {"f1": f1, "tokens": 700}})
+        tr.append({"id": f"q{i}", "trace": t.to_dict()})
+        tree_res.append({"id": f"q{i}", "status": "ok", "metrics": {"f1": 1.0, "tokens": 5000}})
+    for path, rows in ((first / "results.jsonl", res), (first / "traces.jsonl", tr), (tree / "results.jsonl", tree_res)):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return first, tree
+
+
+def test_the_model_learns_from_traces_and_the_thresholds_follow_the_rules(tmp_path):
+    first, tree = write_runs(tmp_path)
+    model, report = train_cascade({"towns": (first, {"tree": tree})}, {"compare": "tree", "other": "tree"},
+                                  budget=3000, low_share=0.1, folds=4)
+    assert report["questions"] == {"towns": 40} and report["auc_held_out"] > 0.95
+    row = report["by_set"]["towns"]
+    assert row["first_rung"] == {"f1": 50.0, "tokens": 700.0, "escalated": 0.0}
+    # high: escalate every wrong answer (F1 100 at 700 + 5,000 for half the questions)
+    assert row["high"]["f1"] == 100.0 and row["high"]["escalated"] == 0.5
+    # medium: within 3,000 tokens a question -> at most 46 % of them escalated
+    assert row["medium"]["tokens"] <= 3000 and 50.0 < row["medium"]["f1"] < 100.0
+    assert row["low"]["escalated"] <= 0.1 and row["oracle_f1"] == 100.0
+    assert set(model.signals) >= {"grounded", "lp_mean"} and "ko" not in model.signals  # constants dropped
+    path = tmp_path / "m.json"
+    model.save(path)
+    again = SafetyModel.load(path)
+    assert again.thresholds == model.thresholds and again.meta["held_out"]["by_set"]["towns"]["high"]["f1"] == 100.0
+    assert "| towns |" in report_markdown(model, report, "gaji classifier train-cascade ...")
+
+
+def test_auc_and_set_specs():
+    import numpy as np
+
+    assert auc(np.array([0.9, 0.8, 0.1]), np.array([1, 1, 0])) == 1.0
+    assert auc(np.array([0.5, 0.5]), np.array([1, 0])) == 0.5
+    assert parse_sets(["hp=a,tree=b,chain=c"])["hp"][1].keys() == {"tree", "chain"}
+    with pytest.raises(ConfigError, match="chain=RUN or tree=RUN"):
+        parse_sets(["hp=a,forest=b"])
+    with pytest.raises(ConfigError, match="no results.jsonl"):
+        train_cascade({"x": (__import__("pathlib").Path("/nonexistent"), {})}, {"compare": "tree", "other": "tree"})
