@@ -167,6 +167,7 @@ class Auto(Method):
             ctx.emit(root)
             return
         cheap = (trace.answer, list(trace.citations), trace.explanation)
+        cascade["first_answer"] = trace.answer  # what one retrieval said: kept for the record and for comparison
         ctx.emit(root)
         self.run_escalation(trace, ctx, self.route_method(to, router_methods))
         if not trace.answer or is_unknown(trace.answer):
