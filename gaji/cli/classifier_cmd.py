@@ -106,6 +106,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--out", help="model file (default: the shipped gaji/methods/auto/data/cascade.json)")
     c.add_argument("--report", default="benchmarks/auto/cascade", help="writes README.md here")
     c.set_defaults(func=cmd_train_cascade)
+    lr = csub.add_parser("cascade-report", help="what recorded runs of auto did: F1, tokens, calls, p50 time, "
+                         "escalations, and the same run's one-retrieval answers' F1, per question type")
+    lr.add_argument("runs", nargs="+", metavar="RUN", help="gaji eval run directories of method auto")
+    lr.set_defaults(func=cmd_cascade_report)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
 
@@ -157,6 +161,16 @@ def cmd_train_cascade(args: argparse.Namespace) -> int:
     atomic_write_text(rep / "README.md", report_markdown(model, report, command))
     _say(report_markdown(model, report, command))
     _say(f"wrote {out} and {rep / 'README.md'}")
+    return 0
+
+
+def cmd_cascade_report(args: argparse.Namespace) -> int:
+    import json
+
+    from gaji.learn.cascade import live_report
+
+    for run in args.runs:
+        print(json.dumps({"run": run, **live_report(Path(run))}, ensure_ascii=False, indent=1))
     return 0
 
 

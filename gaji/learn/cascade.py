@@ -254,3 +254,42 @@ def report_markdown(model: SafetyModel, report: dict[str, Any], command: str) ->
 
 
 __all__ = ["FORMAT", "Example", "examples_of", "train_cascade", "parse_sets", "report_markdown", "auc"]
+
+
+def live_report(run: Path) -> dict[str, Any]:
+    """What a recorded run of `auto` did: F1, tokens, calls and wall time per question (p50), how many questions
+    escalated and where, and -- from the same run -- what its own one-retrieval answers would have scored
+    (`cascade.first_answer`, else the final answer of a question that stood), overall and per question type."""
+    from gaji.eval.metrics.answer import answer_scores
+
+    results, traces = read_run(run)
+    rows = []
+    for qid, r in results.items():
+        if r.get("status") != "ok" or qid not in traces:
+            continue
+        root = traces[qid]["trace"]["root"]
+        c = (root.get("data") or {}).get("cascade") or {}
+        first = c.get("first_answer", r.get("prediction", "")) if c else r.get("prediction", "")
+        s = answer_scores(first or "", r.get("gold") or [], r.get("lang", ""))
+        m = r["metrics"]
+        rows.append({"type": r.get("type") or "-", "f1": float(m["f1"]), "first_f1": s.f1 if s else 0.0,
+                     "tokens": float(m["tokens"]), "calls": float(m["calls"]), "wall_s": float(m.get("wall_s", 0.0)),
+                     "escalated": c.get("decision") == "escalate", "to": c.get("to"),
+                     "kept_cheap": bool(c.get("kept_cheap"))})
+    if not rows:
+        raise ConfigError(f"{run}: no finished question with a trace")
+
+    def summary(rs: list[dict]) -> dict[str, Any]:
+        n = len(rs)
+        walls = sorted(r["wall_s"] for r in rs)
+        return {"questions": n, "f1": round(100 * sum(r["f1"] for r in rs) / n, 1),
+                "first_rung_f1": round(100 * sum(r["first_f1"] for r in rs) / n, 1),
+                "tokens": round(sum(r["tokens"] for r in rs) / n), "calls": round(sum(r["calls"] for r in rs) / n, 2),
+                "one_call_share": round(sum(1 for r in rs if r["calls"] <= 1) / n, 3),
+                "escalated": sum(1 for r in rs if r["escalated"]),
+                "to": {t: sum(1 for r in rs if r["to"] == t) for t in ("chain", "tree")},
+                "kept_cheap": sum(1 for r in rs if r["kept_cheap"]),
+                "wall_s_p50": round(walls[(n - 1) // 2], 1)}
+
+    types = sorted({r["type"] for r in rows})
+    return {"all": summary(rows), "by_type": {t: summary([r for r in rows if r["type"] == t]) for t in types}}

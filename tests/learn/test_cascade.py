@@ -70,3 +70,30 @@ def test_auc_and_set_specs():
         parse_sets(["hp=a,forest=b"])
     with pytest.raises(ConfigError, match="no results.jsonl"):
         train_cascade({"x": (__import__("pathlib").Path("/nonexistent"), {})}, {"compare": "tree", "other": "tree"})
+
+
+def test_live_report_reads_what_auto_did(tmp_path, monkeypatch):
+    from gaji.learn.cascade import live_report
+    from gaji.methods.auto.method import Auto
+
+    path = tmp_path / "safety.json"
+    SafetyModel(("grounded",), [0.0], [1.0], [10.0], -5.0, {"low": 0.2, "medium": 0.5, "high": 0.8},
+                {"compare": "tree", "other": "chain"}).save(path)
+    run = tmp_path / "auto"
+    run.mkdir()
+    res, tr = [], []
+    for i, (reply, gold) in enumerate([("1803", "1803"), ("Springfield", "1805")]):
+        q = f"When was Town {2 * i + 3} founded?"
+        ctx = RunContext(llm=TrackedLLM(ScriptedLLM(default=reply), retries=0, backoff_s=0),
+                         retriever=ListRetriever(DOCS), parallel=False)
+        t = Auto(safety=str(path)).run(q, ctx)
+        f1 = 1.0 if t.answer == gold else 0.0
+        res.append({"id": f"q{i}", "status": "ok", "type": "bridge", "gold": [gold], "lang": "en",
+                    "prediction": t.answer, "metrics": {"f1": f1, "tokens": t.usage().prompt_tokens,
+                                                        "calls": len(t.calls()), "wall_s": 1.0 + i}})
+        tr.append({"id": f"q{i}", "trace": t.to_dict()})
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in res))
+    (run / "traces.jsonl").write_text("".join(json.dumps(r) + "\n" for r in tr))
+    rep = live_report(run)["all"]
+    assert rep["questions"] == 2 and rep["escalated"] == 1 and rep["to"] == {"chain": 1, "tree": 0}
+    assert rep["first_rung_f1"] == 50.0 and rep["one_call_share"] == 0.5 and rep["wall_s_p50"] == 1.0
