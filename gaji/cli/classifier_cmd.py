@@ -96,12 +96,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--set", action="append", required=True, metavar="NAME=RUN[,tree=RUN][,chain=RUN]",
                    help="a dev set: its first-rung run (gaji eval --method oner -o logprobs=true ...) and the "
                         "recorded runs of the routes it can escalate to, on the same questions (repeatable)")
-    c.add_argument("--escalate", default="compare=tree,other=tree", metavar="SHAPE=ROUTE,...",
-                   help="the route each question shape escalates to (compare, other -> chain | tree)")
+    c.add_argument("--escalate", default="compare=tree,intersection=tree,other=chain", metavar="SHAPE=ROUTE,...",
+                   help="the route each question shape escalates to (compare, intersection, other -> chain | tree)")
     c.add_argument("--budget", type=float, default=3000.0, help="effort medium: best F1 within this many mean "
                    "tokens per question (default 3000)")
     c.add_argument("--low-share", type=float, default=0.1, help="effort low: best F1 escalating at most this share")
-    c.add_argument("--l2", type=float, default=1.0)
+    c.add_argument("--l2", type=float, default=0.3, help="L2 penalty on the standardised weights (default 0.3)")
     c.add_argument("--folds", type=int, default=5)
     c.add_argument("--out", help="model file (default: the shipped gaji/methods/auto/data/cascade.json)")
     c.add_argument("--report", default="benchmarks/auto/cascade", help="writes README.md here")
@@ -139,7 +139,7 @@ def cmd_train_cascade(args: argparse.Namespace) -> int:
     from gaji.errors import ConfigError
     from gaji.io import atomic_write_text
     from gaji.learn.cascade import parse_sets, report_markdown, train_cascade
-    from gaji.methods.safety import DEFAULT_PATH, SHAPES
+    from gaji.methods.safety import DEFAULT_ESCALATE, DEFAULT_PATH, SHAPES
 
     escalate = {}
     for part in filter(None, (x.strip() for x in args.escalate.split(","))):
@@ -150,7 +150,7 @@ def cmd_train_cascade(args: argparse.Namespace) -> int:
         escalate[shape] = route
     if args.folds < 2 or args.budget <= 0 or not 0 <= args.low_share <= 1 or args.l2 < 0:
         raise ConfigError("--folds must be at least 2, --budget above 0, --low-share within 0-1, --l2 at least 0")
-    model, report = train_cascade(parse_sets(args.set), {**{s: "tree" for s in SHAPES}, **escalate}, l2=args.l2,
+    model, report = train_cascade(parse_sets(args.set), {**DEFAULT_ESCALATE, **escalate}, l2=args.l2,
                                   folds=args.folds, budget=args.budget, low_share=args.low_share)
     out = Path(args.out) if args.out else DEFAULT_PATH
     model.save(out)

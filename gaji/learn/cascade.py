@@ -28,8 +28,8 @@ import numpy as np
 
 from gaji.errors import ConfigError
 from gaji.io import read_jsonl_tolerant
-from gaji.methods.auto.features import question_features
-from gaji.methods.safety import FORMAT, SafetyModel
+from gaji.methods.auto.features import question_features, shape_of
+from gaji.methods.safety import DEFAULT_ESCALATE, FORMAT, SafetyModel
 from gaji.methods.signals import SIGNALS, node_signals
 from gaji.text.lang import detect_lang
 from gaji.types import Trace
@@ -45,7 +45,7 @@ class Example:
     signals: dict[str, float]
     f1: float
     tokens: float
-    shape: str  # "compare" | "other": how the text router reads the question
+    shape: str  # "compare" | "intersection" | "other" (gaji.methods.auto.features.shape_of)
     escalated: dict[str, tuple[float, float]] = field(default_factory=dict)  # route -> (F1, tokens) recorded
 
     @property
@@ -80,7 +80,7 @@ def examples_of(set_name: str, first_rung: Path, escalations: dict[str, Path]) -
         feats = question_features(q, p_compare=0.5)
         passages = [trace.passages[i] for i in trace.root.passage_ids if i in trace.passages]
         sig = node_signals(trace.root, q, trace.answer, passages, lang, compare=feats["compare"])
-        shape = "compare" if feats["compare"] and feats["names"] >= 2 else "other"
+        shape = shape_of(q, feats)
         ex = Example(set_name, qid, q, sig, float(r["metrics"]["f1"]), float(r["metrics"]["tokens"]), shape)
         for route, rows in esc.items():
             if qid in rows and rows[qid].get("status") == "ok":
@@ -175,10 +175,11 @@ def choose_thresholds(exs: list[Example], p: np.ndarray, escalate: dict[str, str
             "high": best(lambda r: True)}
 
 
-def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[str, str], *, l2: float = 1.0,
+def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[str, str], *, l2: float = 0.3,
                   folds: int = 5, budget: float = 3000.0, low_share: float = 0.1,
                   signals: tuple[str, ...] = SIGNALS) -> tuple[SafetyModel, dict[str, Any]]:
     """The safety model and its report from `sets`: name -> (first-rung run, {route: escalation run})."""
+    escalate = {**DEFAULT_ESCALATE, **escalate}
     exs: list[Example] = []
     for name, (first, esc) in sets.items():
         exs.extend(examples_of(name, first, esc))

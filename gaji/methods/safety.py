@@ -23,7 +23,11 @@ from gaji.methods.signals import SIGNALS
 DEFAULT_PATH = Path(__file__).parent / "auto" / "data" / "cascade.json"
 FORMAT = "gaji-auto-cascade/1"
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
-SHAPES: tuple[str, ...] = ("compare", "other")  # how the text router reads the question: two things compared, or not
+# how the question is built (gaji.methods.auto.features.shape_of): two things compared, two constraints on one
+# thing, or anything else (a bridge, a single hop)
+SHAPES: tuple[str, ...] = ("compare", "intersection", "other")
+# comparisons and intersections split into branches (the tree), bridges follow their hops (the chain)
+DEFAULT_ESCALATE = {"compare": "tree", "intersection": "tree", "other": "chain"}
 EFFORT_WORDS = {"low": ("low", "낮음"), "medium": ("medium", "보통"), "high": ("high", "높음")}
 
 
@@ -35,7 +39,7 @@ class SafetyModel:
     weights: list[float]
     bias: float
     thresholds: dict[str, float]  # effort -> the P(right) at or above which the cheap answer stands
-    escalate: dict[str, str] = field(default_factory=lambda: {"compare": "tree", "other": "tree"})  # shape -> route
+    escalate: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ESCALATE))  # shape -> route
     meta: dict[str, Any] = field(default_factory=dict)  # training data, split, held-out numbers
 
     def p_right(self, signals: dict[str, float]) -> float:
@@ -97,7 +101,7 @@ class SafetyModel:
             raise ConfigError(f"{p}: field 'escalate' maps shapes {', '.join(SHAPES)} to chain or tree, not {bad}")
         meta = {k: v for k, v in obj.items() if k not in ("format", "signals", "mean", "scale", "weights", "bias",
                                                           "thresholds", "escalate")}
-        return cls(signals, mean, scale, weights, bias, thresholds, {**{s: "tree" for s in SHAPES}, **escalate}, meta)
+        return cls(signals, mean, scale, weights, bias, thresholds, {**DEFAULT_ESCALATE, **escalate}, meta)
 
 
 @functools.lru_cache(maxsize=8)

@@ -42,13 +42,14 @@ def write_runs(tmp_path):
 
 def test_the_model_learns_from_traces_and_the_thresholds_follow_the_rules(tmp_path):
     first, tree = write_runs(tmp_path)
-    model, report = train_cascade({"towns": (first, {"tree": tree})}, {"compare": "tree", "other": "tree"},
+    model, report = train_cascade({"towns": (first, {"tree": tree})},
+                                  {"compare": "tree", "intersection": "tree", "other": "tree"},
                                   budget=3000, low_share=0.1, folds=4)
     assert report["questions"] == {"towns": 40} and report["auc_held_out"] > 0.95
     row = report["by_set"]["towns"]
     assert row["first_rung"] == {"f1": 50.0, "tokens": 700.0, "escalated": 0.0}
-    # high: escalate every wrong answer (F1 100 at 700 + 5,000 for half the questions)
-    assert row["high"]["f1"] == 100.0 and row["high"]["escalated"] == 0.5
+    # high: escalate every wrong answer (F1 100; at least the half that is wrong goes up)
+    assert row["high"]["f1"] == 100.0 and row["high"]["escalated"] >= 0.5
     # medium: within 3,000 tokens a question -> at most 46 % of them escalated
     assert row["medium"]["tokens"] <= 3000 and 50.0 < row["medium"]["f1"] < 100.0
     assert row["low"]["escalated"] <= 0.1 and row["oracle_f1"] == 100.0

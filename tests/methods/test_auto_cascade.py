@@ -145,3 +145,14 @@ def test_signals_in_both_languages():
     s = answer_signals("훈민정음은 몇 년에 반포되었나요?", "1446년", [], ps, "ko")
     assert list(s) == list(SIGNALS) and s["ko"] == 1.0 and s["score_gap"] == 0.5 and s["unknown"] == 0.0
     assert answer_signals("When?", "unknown", [], ps, "en")["unknown"] == 1.0
+
+
+def test_the_shape_picks_where_an_unsafe_answer_escalates():
+    from gaji.methods.auto.features import shape_of
+    from gaji.methods.safety import DEFAULT_ESCALATE
+
+    assert shape_of("Who was born first, Park Chan-wook or Bong Joon-ho?") == "compare"
+    assert shape_of("명성황후의 후원으로 돈령부 도정에 올랐고, 고종이 정도전의 복권을 강행할 때 강하게 반발한 유학자는?") \
+        == "intersection"
+    assert shape_of("When was the director of Jaws born?") == "other"
+    assert DEFAULT_ESCALATE == {"compare": "tree", "intersection": "tree", "other": "chain"}

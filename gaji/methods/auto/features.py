@@ -85,3 +85,16 @@ def question_features(question: str, p_compare: float | None = None) -> dict[str
     two_things = f["names"] >= 2 or f["compare"] > 0
     f["p_compare"] = 0.0 if not two_things else (p_compare_of(q) if p_compare is None else float(p_compare))
     return {name: f[name] for name in FEATURES}
+
+
+def shape_of(question: str, feats: dict[str, float] | None = None) -> str:
+    """How the question is built, for where an unsafe answer escalates: "compare" (two named things and a
+    comparison cue), "intersection" (two constraints on one asked-for thing, read by the tree's intersection
+    detector), or "other" (a bridge or a single hop)."""
+    from gaji.methods.toq.intersect import detect
+
+    f = feats if feats is not None else question_features(question, p_compare=0.5)
+    if f.get("compare") and f.get("names", 0.0) >= 2:
+        return "compare"
+    lang = "ko" if detect_lang(question) == "ko" else "en"
+    return "intersection" if detect(question, lang) else "other"

@@ -6,11 +6,11 @@ A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023:
    re-ask), asking for the answer tokens' log-probabilities.
 2. **Look.** The answer's signals (signals.py: how sure the model was, whether the answer is grounded in a
    passage, whether the passages hold the question's names, its shape, ...) give P(right) under a logistic
-   safety model (safety.py) trained on recorded dev runs.
+   safety model (gaji/methods/safety.py) trained on recorded dev runs.
 3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
    to the route its shape calls for (the text router, features.py/router.py, is now only this prior: a
-   comparison goes to the question tree, whose branches answer each side; other questions to the route the
-   safety file names), which reuses the cheap attempt's searches (a per-run search memo) and, when it finds
+   comparison or an intersection goes to the question tree, whose branches answer each side or constraint; a
+   bridge to the chain, which follows its hops), which reuses the cheap attempt's searches (a per-run search memo) and, when it finds
    nothing, leaves the cheap answer standing.
 
     effort  low | medium | high: how unsure an answer must be before it escalates (the file's thresholds)
@@ -30,6 +30,7 @@ from typing import Any
 
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
+from gaji.methods.auto.features import shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
 from gaji.methods.signals import node_signals
@@ -153,7 +154,7 @@ class Auto(Method):
         p = safety.p_right(signals)
         threshold = safety.threshold(self.opts.effort)
         stands = p >= threshold
-        shape = "compare" if compare and prior.features.get("names", 0.0) >= 2 else "other"
+        shape = shape_of(q, prior.features) if prior.features else shape_of(q)
         to = safety.escalate[shape]
         cascade: dict[str, Any] = {
             "signals": signals, "p_right": round(p, 4), "threshold": threshold, "effort": self.opts.effort,
