@@ -15,7 +15,8 @@ All come from the attempt already made (no further LLM call):
     kind_mismatch      the question asks when / how many and the answer holds no digit, or asks who / where and
                        the answer is only a number
     answer_words       log(1 + the answer's words): long answers are rarely right spans
-    compare            the question's comparison cue (the text router's feature; 0 on a tree's sub-question)
+    compare,           the question's shape (gaji.methods.auto.features.shape_of): two things compared, or two
+    intersection       constraints on one thing (both 0 for anything else, and on a tree's sub-question)
     ko                 the question is Korean
 
     >>> p = Passage(id="c1", doc_id="d1", text="The Battle of Guam (1944) ...")
@@ -36,7 +37,7 @@ from gaji.types import LLMCall, Node, Passage
 
 SIGNALS: tuple[str, ...] = ("lp_mean", "lp_min", "lp_first", "margin", "no_logprobs", "unknown", "wrong_shape",
                             "reasked", "grounded", "names_found", "score_gap", "kind_mismatch", "answer_words",
-                            "compare", "ko")
+                            "compare", "intersection", "ko")
 
 _SQUASH = re.compile(r"[\W_]+", re.U)
 _DIGIT = re.compile(r"\d")
@@ -109,9 +110,9 @@ def answer_confidence(calls: list[LLMCall]) -> dict[str, float]:
 
 
 def answer_signals(question: str, answer: str, calls: list[LLMCall], passages: list[Passage], lang: str,
-                   reasked: bool = False, compare: float = 0.0) -> dict[str, float]:
+                   reasked: bool = False, shape: str = "other") -> dict[str, float]:
     """The signals (SIGNALS order) of one answer to `question` from `passages`; `calls` are the node's LLM calls;
-    `compare`: the text router's comparison cue (gaji.methods.auto.features), 0 where no router read it."""
+    `shape`: the question's shape (gaji.methods.auto.features.shape_of), "other" where none was read."""
     conf = answer_confidence(calls)
     words = len(answer.split())
     s: dict[str, float] = {
@@ -128,14 +129,15 @@ def answer_signals(question: str, answer: str, calls: list[LLMCall], passages: l
         "score_gap": score_gap(passages),
         "kind_mismatch": kind_mismatch(question, answer, lang),
         "answer_words": round(math.log1p(words), 4),
-        "compare": float(compare),
+        "compare": float(shape == "compare"),
+        "intersection": float(shape == "intersection"),
         "ko": float(lang == "ko"),
     }
     return {k: s[k] for k in SIGNALS}
 
 
 def node_signals(node: Node, question: str, answer: str, passages: list[Passage], lang: str,
-                 compare: float = 0.0) -> dict[str, float]:
+                 shape: str = "other") -> dict[str, float]:
     """`answer_signals` for a node a reader answered (its calls, and whether it re-asked)."""
-    return answer_signals(question, answer, node.calls, passages, lang, reasked="reask" in node.data, compare=compare)
+    return answer_signals(question, answer, node.calls, passages, lang, reasked="reask" in node.data, shape=shape)
 

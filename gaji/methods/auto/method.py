@@ -51,7 +51,8 @@ SIGNAL_WORDS = {
     "names_found": ("the question's names found", "질문의 이름이 문단에 있음"),
     "score_gap": ("top passage stands out", "첫 문단이 두드러짐"),
     "kind_mismatch": ("answer of the wrong kind", "묻는 것과 다른 종류의 답"),
-    "answer_words": ("answer length", "답 길이"), "compare": ("comparison", "비교 질문"), "ko": ("Korean", "한국어"),
+    "answer_words": ("answer length", "답 길이"), "compare": ("comparison", "비교 질문"),
+    "intersection": ("two constraints", "두 조건 교집합"), "ko": ("Korean", "한국어"),
 }
 
 
@@ -149,12 +150,11 @@ class Auto(Method):
         root, q = trace.root, trace.question
         safety = shared_safety(self.opts.safety)
         passages = [trace.passages[i] for i in root.passage_ids if i in trace.passages]
-        compare = float(prior.features.get("compare", 0.0))
-        signals = node_signals(root, q, trace.answer, passages, ctx.lang, compare=compare)
+        shape = shape_of(q, prior.features) if prior.features else shape_of(q)
+        signals = node_signals(root, q, trace.answer, passages, ctx.lang, shape=shape)
         p = safety.p_right(signals)
         threshold = safety.threshold(self.opts.effort)
         stands = p >= threshold
-        shape = shape_of(q, prior.features) if prior.features else shape_of(q)
         to = safety.escalate[shape]
         cascade: dict[str, Any] = {
             "signals": signals, "p_right": round(p, 4), "threshold": threshold, "effort": self.opts.effort,
