@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -289,7 +290,7 @@ def live_report(run: Path) -> dict[str, Any]:
 
     def summary(rs: list[dict]) -> dict[str, Any]:
         n = len(rs)
-        walls = sorted(r["wall_s"] for r in rs)
+        walls = [r["wall_s"] for r in rs]
         return {"questions": n, "f1": round(100 * sum(r["f1"] for r in rs) / n, 1),
                 "first_rung_f1": round(100 * sum(r["first_f1"] for r in rs) / n, 1),
                 "tokens": round(sum(r["tokens"] for r in rs) / n), "calls": round(sum(r["calls"] for r in rs) / n, 2),
@@ -297,7 +298,7 @@ def live_report(run: Path) -> dict[str, Any]:
                 "escalated": sum(1 for r in rs if r["escalated"]),
                 "to": {t: sum(1 for r in rs if r["to"] == t) for t in ("chain", "tree")},
                 "kept_cheap": sum(1 for r in rs if r["kept_cheap"]),
-                "wall_s_p50": round(walls[(n - 1) // 2], 1)}
+                "wall_s_p50": round(statistics.median(walls), 1)}
 
     types = sorted({r["type"] for r in rows})
     return {"all": summary(rows), "by_type": {t: summary([r for r in rows if r["type"] == t]) for t in types}}
