@@ -163,6 +163,20 @@ def replay(exs: list[Example], p: np.ndarray, threshold: float, escalate: dict[s
     return {"f1": round(100 * f1 / n, 1), "tokens": round(tok / n, 1), "escalated": round(esc / n, 3)}
 
 
+def replay_at(exs: list[Example], p: np.ndarray, thresholds: np.ndarray, escalate: dict[str, str]) -> dict[str, float]:
+    """`replay` with a threshold per question (each at its language's)."""
+    f1 = tok = esc = 0.0
+    for e, pe, t in zip(exs, p, thresholds):
+        route = escalate[e.shape]
+        if pe < t and route in e.escalated:
+            rf1, rtok = e.escalated[route]
+            f1, tok, esc = f1 + rf1, tok + e.tokens + rtok, esc + 1
+        else:
+            f1, tok = f1 + e.f1, tok + e.tokens
+    n = max(1, len(exs))
+    return {"f1": round(100 * f1 / n, 1), "tokens": round(tok / n, 1), "escalated": round(esc / n, 3)}
+
+
 def choose_thresholds(exs: list[Example], p: np.ndarray, escalate: dict[str, str], budget: float,
                       low_share: float) -> dict[str, float]:
     """medium: the best held-out F1 within `budget` tokens per question; low: the best escalating at most half as
@@ -194,6 +208,16 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
     p = held_out_p(exs, signals, l2, folds)
     y = np.array([1 if e.right else 0 for e in exs])
     thresholds = choose_thresholds(exs, p, escalate, budget, low_share)
+    # per language: the same rules on that language's questions, with medium's budget scaled to what one retrieval
+    # costs there (`budget` is for English; a Korean prompt costs about 2.5 times as many tokens)
+    en_cost = float(np.mean([e.tokens for e in exs if not e.signals["ko"]] or [1.0]))
+    by_lang: dict[str, dict[str, float]] = {}
+    for lang in ("en", "ko"):
+        idx = [i for i, e in enumerate(exs) if bool(e.signals["ko"]) == (lang == "ko")]
+        if len(idx) >= 10:
+            sub = [exs[i] for i in idx]
+            scale = float(np.mean([e.tokens for e in sub])) / en_cost
+            by_lang[lang] = choose_thresholds(sub, p[idx], escalate, budget * scale, low_share)
     X = np.array([[e.signals[s] for s in signals] for e in exs])
     st = Standard.of(X)
     w, b = fit_logistic(st(X), y.astype(float), l2)
@@ -204,8 +228,10 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
         idx = [i for i, e in enumerate(exs) if e.set == s]
         sub, ps = [exs[i] for i in idx], p[idx]
         row: dict[str, Any] = {"auc": round(auc(ps, y[idx]), 3), "first_rung": replay(sub, ps, 0.0, escalate)}
-        for effort, t in thresholds.items():
-            row[effort] = replay(sub, ps, t, escalate)
+        for effort in thresholds:
+            # each question at its language's threshold
+            ts = np.array([by_lang.get("ko" if e.signals["ko"] else "en", thresholds)[effort] for e in sub])
+            row[effort] = replay_at(sub, ps, ts, escalate)
         for route in sorted({r for e in sub for r in e.escalated}):
             row[f"all_{route}"] = replay(sub, np.zeros(len(sub)), 1.01, {k: route for k in escalate})
         oracle_f1 = [max([e.f1] + [v[0] for v in e.escalated.values()]) for e in sub]
@@ -219,8 +245,10 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
                                       f"{low_share:.0%})",
                                "high": "best held-out F1 escalating at least twice medium's share"},
             "held_out": report}
+    meta["threshold_rule"]["per_language"] = ("the same rules on each language's questions; medium's budget scaled "
+                                              "by what one retrieval costs in that language against English")
     model = SafetyModel(signals, [float(v) for v in st.mean], [float(v) for v in st.scale],
-                        [float(v) for v in w], float(b), thresholds, dict(escalate), meta)
+                        [float(v) for v in w], float(b), thresholds, dict(escalate), meta, by_lang)
     return model, report
 
 
@@ -248,6 +276,8 @@ def report_markdown(model: SafetyModel, report: dict[str, Any], command: str) ->
              f"held-out AUC {report['auc_held_out']}.", "",
              f"Signals: {', '.join(model.signals)}. Thresholds: " +
              ", ".join(f"{k} {v:.3f}" for k, v in model.thresholds.items()) +
+             "".join(f"; {lang}: " + ", ".join(f"{k} {v:.3f}" for k, v in t.items())
+                     for lang, t in model.thresholds_by_lang.items()) +
              f". Escalation: {json.dumps(model.escalate)}.", "",
              "Held-out replay (P(right) from models that never saw the question; an escalated question takes its "
              "route's recorded F1 and tokens):", "",

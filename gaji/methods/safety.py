@@ -41,6 +41,9 @@ class SafetyModel:
     thresholds: dict[str, float]  # effort -> the P(right) at or above which the cheap answer stands
     escalate: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ESCALATE))  # shape -> route
     meta: dict[str, Any] = field(default_factory=dict)  # training data, split, held-out numbers
+    # per language ("ko", "en"): thresholds chosen on that language's dev questions (Korean answers cost and score
+    # differently); a language not here uses `thresholds`
+    thresholds_by_lang: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def p_right(self, signals: dict[str, float]) -> float:
         z = self.bias
@@ -48,13 +51,13 @@ class SafetyModel:
             z += w * (float(signals.get(name, 0.0)) - m) / (s or 1.0)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def threshold(self, effort: str) -> float:
+    def threshold(self, effort: str, lang: str = "") -> float:
         if effort not in self.thresholds:
             raise ConfigError(f"effort must be one of {', '.join(EFFORTS)}, not {effort!r}")
-        return self.thresholds[effort]
+        return self.thresholds_by_lang.get(lang, self.thresholds)[effort]
 
-    def stands(self, p: float, effort: str) -> bool:
-        return p >= self.threshold(effort)
+    def stands(self, p: float, effort: str, lang: str = "") -> bool:
+        return p >= self.threshold(effort, lang)
 
     def reasons(self, signals: dict[str, float], n: int = 3) -> list[tuple[str, float]]:
         """The signals that moved P(right) most, as (name, push on the log-odds), largest push first."""
@@ -66,8 +69,10 @@ class SafetyModel:
         return {"format": FORMAT, "signals": list(self.signals),
                 "mean": [round(v, 6) for v in self.mean], "scale": [round(v, 6) for v in self.scale],
                 "weights": [round(v, 6) for v in self.weights], "bias": round(self.bias, 6),
-                "thresholds": {k: round(v, 4) for k, v in self.thresholds.items()}, "escalate": self.escalate,
-                **self.meta}
+                "thresholds": {k: round(v, 4) for k, v in self.thresholds.items()},
+                "thresholds_by_lang": {lang: {k: round(v, 4) for k, v in t.items()}
+                                       for lang, t in self.thresholds_by_lang.items()},
+                "escalate": self.escalate, **self.meta}
 
     def save(self, path: str | Path) -> None:
         from gaji.io import atomic_write_json
@@ -86,6 +91,8 @@ class SafetyModel:
             weights, bias = [float(v) for v in obj["weights"]], float(obj["bias"])
             thresholds = {str(k): float(v) for k, v in obj["thresholds"].items()}
             escalate = {str(k): str(v) for k, v in (obj.get("escalate") or {}).items()}
+            by_lang = {str(lang): {str(k): float(v) for k, v in t.items()}
+                       for lang, t in (obj.get("thresholds_by_lang") or {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ConfigError(f"{p}: missing or malformed field {e}") from None
         unknown = [s for s in signals if s not in SIGNALS]
@@ -96,12 +103,16 @@ class SafetyModel:
         missing = [e for e in EFFORTS if e not in thresholds]
         if missing:
             raise ConfigError(f"{p}: field 'thresholds' has no value for effort(s) {missing}")
+        for lang, t in by_lang.items():
+            if [e for e in EFFORTS if e not in t]:
+                raise ConfigError(f"{p}: field 'thresholds_by_lang.{lang}' needs a value for each of "
+                                  f"{', '.join(EFFORTS)}")
         bad = {k: v for k, v in escalate.items() if k not in SHAPES or v not in ("chain", "tree")}
         if bad:
             raise ConfigError(f"{p}: field 'escalate' maps shapes {', '.join(SHAPES)} to chain or tree, not {bad}")
         meta = {k: v for k, v in obj.items() if k not in ("format", "signals", "mean", "scale", "weights", "bias",
-                                                          "thresholds", "escalate")}
-        return cls(signals, mean, scale, weights, bias, thresholds, {**DEFAULT_ESCALATE, **escalate}, meta)
+                                                          "thresholds", "thresholds_by_lang", "escalate")}
+        return cls(signals, mean, scale, weights, bias, thresholds, {**DEFAULT_ESCALATE, **escalate}, meta, by_lang)
 
 
 @functools.lru_cache(maxsize=8)

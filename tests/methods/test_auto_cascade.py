@@ -156,3 +156,14 @@ def test_the_shape_picks_where_an_unsafe_answer_escalates():
         == "intersection"
     assert shape_of("When was the director of Jaws born?") == "other"
     assert DEFAULT_ESCALATE == {"compare": "tree", "intersection": "tree", "other": "chain"}
+
+
+def test_a_language_may_have_its_own_thresholds(tmp_path):
+    m = SafetyModel(("grounded",), [0.0], [1.0], [1.0], 0.0, {"low": 0.1, "medium": 0.2, "high": 0.3},
+                    thresholds_by_lang={"ko": {"low": 0.4, "medium": 0.5, "high": 0.6}})
+    assert m.threshold("medium", "ko") == 0.5 and m.threshold("medium", "en") == 0.2 and m.threshold("high") == 0.3
+    path = tmp_path / "s.json"
+    m.save(path)
+    assert SafetyModel.load(path).thresholds_by_lang == m.thresholds_by_lang
+    k = Auto(safety=str(path)).run("괌 전투는 언제 끝났나요?", ctx(answering("1944년 8월 10일")))
+    assert k.root.data["cascade"]["threshold"] == 0.5

@@ -38,6 +38,7 @@ from gaji.methods.base import Method, RunContext
 from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.span import is_unknown
 from gaji.registry import METHODS
+from gaji.text.lang import detect_lang
 from gaji.types import Fact, Node, Stop, Trace
 
 NEEDS_INDEX = ("one", "chain", "tree")
@@ -153,7 +154,8 @@ class Auto(Method):
         shape = shape_of(q, prior.features) if prior.features else shape_of(q)
         signals = node_signals(root, q, trace.answer, passages, ctx.lang, shape=shape)
         p = safety.p_right(signals)
-        threshold = safety.threshold(self.opts.effort)
+        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
+        threshold = safety.threshold(self.opts.effort, lang)
         stands = p >= threshold
         to = safety.escalate[shape]
         cascade: dict[str, Any] = {

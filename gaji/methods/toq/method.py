@@ -418,7 +418,7 @@ class TreeOfQuestion:
         evidence = [self.trace.passages[i] for i in node.data.get("evidence", node.passage_ids) if i in self.trace.passages]
         signals = node_signals(node, question, node.answer, evidence, self.lang)
         p = safety.p_right(signals)
-        threshold = safety.threshold(self.opts.effort)
+        threshold = safety.threshold(self.opts.effort, self.lang)
         node.data["confidence"] = {"p_right": round(p, 4), "threshold": threshold, "stands": p >= threshold,
                                    "signals": signals}
         if p >= threshold:
