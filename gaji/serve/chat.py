@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gaji import recipes
 from gaji.conversation.turns import Turn
-from gaji.registry import METHODS, is_method_name, method_names
+from gaji.registry import METHODS, is_method_name, method_names, resolve_method
 from gaji.serve.citations import Source, answer_of_shown, render, sources_of
 from gaji.serve.errors import ApiError
 from gaji.serve.indexes import IndexSet
@@ -123,6 +123,26 @@ class ChatRequest(BaseModel):
         if self.n not in (None, 1):
             raise ApiError(400, "n: gaji gives one answer per request (n must be 1)", param="n")
         return [k for k in extra if k in SAMPLING and extra[k] is not None]
+
+
+# OpenAI's reasoning_effort -> auto's effort (how readily an unsure one-retrieval answer escalates)
+EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
+
+
+def apply_reasoning_effort(req: ChatRequest, method: str, options: dict[str, Any],
+                           ignored: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """`reasoning_effort` is honoured by auto (its `effort` option, unless the `gaji` options set one) and listed as
+    ignored for every other method; a value OpenAI does not define is a 400 naming the field."""
+    value = (req.model_extra or {}).get("reasoning_effort")
+    if value is None:
+        return options, ignored
+    if value not in EFFORTS:
+        raise ApiError(400, f"reasoning_effort: must be one of {', '.join(EFFORTS)}, not {value!r}",
+                       param="reasoning_effort")
+    if resolve_method(method)[0] != "auto":
+        return options, ignored
+    options.setdefault("effort", EFFORTS[value])
+    return options, [k for k in ignored if k != "reasoning_effort"]
 
 
 def message_text(m: ChatMessage, i: int) -> str:

@@ -84,3 +84,21 @@ def test_models_have_names_and_descriptions_in_both_languages(make_app, scripted
                            "description_ko": toq["gaji"]["description_ko"], "description_en": toq["gaji"]["description_en"]}
     names = [m["name"] for m in by_id.values()]
     assert len(set(names)) == len(names)  # a person can tell every model apart
+
+
+def test_reasoning_effort_is_auto_s_effort_and_ignored_elsewhere(make_app, scripted, live_server):
+    from gaji.serve.chat import ChatRequest, apply_reasoning_effort
+
+    with live_server(make_app(llm=scripted(), api_key=KEY)) as url:
+        c = client(url)
+        auto = c.chat.completions.create(model="gaji-auto", messages=Q, reasoning_effort="high")
+        oner = c.chat.completions.create(model="gaji-oner", messages=Q, reasoning_effort="high")
+        with pytest.raises(openai.BadRequestError) as e:
+            c.chat.completions.create(model="gaji-auto", messages=Q, extra_body={"reasoning_effort": "extreme"})
+    assert "reasoning_effort" not in auto.model_extra["gaji"].get("ignored", [])
+    assert "reasoning_effort" in oner.model_extra["gaji"]["ignored"]
+    assert e.value.body["param"] == "reasoning_effort"
+    req = ChatRequest(model="gaji-auto", messages=Q, reasoning_effort="minimal")
+    assert apply_reasoning_effort(req, "auto", {}, ["reasoning_effort"]) == ({"effort": "low"}, [])
+    assert apply_reasoning_effort(req, "auto", {"effort": "high"}, [])[0] == {"effort": "high"}  # gaji's own wins
+    assert apply_reasoning_effort(req, "oner", {}, ["reasoning_effort"]) == ({}, ["reasoning_effort"])

@@ -72,8 +72,9 @@ async def chat_completions(request: Request, service: Service, client: Client, a
     method, index = C.parse_model(req.model, default_model(request))
     question, history = C.conversation(req.messages)
     extra = req.gaji or C.GajiChatOptions()
+    options, ignored = C.apply_reasoning_effort(req, method, dict(extra.options), ignored)
     try:
-        ask = AskRequest(question=question, method=method, index=index, options=extra.options,
+        ask = AskRequest(question=question, method=method, index=index, options=options,
                          retriever=extra.retriever, lang=extra.lang, include_prompts=extra.include_prompts)
     except ValidationError as e:
         raise ApiError(400, "bad request: " + "; ".join(str(x.get("msg")) for x in e.errors()[:3])) from None
