@@ -28,6 +28,8 @@ EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 SHAPES: tuple[str, ...] = ("compare", "intersection", "other")
 # comparisons and intersections split into branches (the tree), bridges follow their hops (the chain)
 DEFAULT_ESCALATE = {"compare": "tree", "intersection": "tree", "other": "chain"}
+# signals that are 1 or 0 (a fact about the answer or the question, not a measure)
+FLAGS = frozenset({"no_logprobs", "unknown", "wrong_shape", "reasked", "kind_mismatch", "compare", "intersection", "ko"})
 EFFORT_WORDS = {"low": ("low", "낮음"), "medium": ("medium", "보통"), "high": ("high", "높음")}
 
 
@@ -60,9 +62,11 @@ class SafetyModel:
         return p >= self.threshold(effort, lang)
 
     def reasons(self, signals: dict[str, float], n: int = 3) -> list[tuple[str, float]]:
-        """The signals that moved P(right) most, as (name, push on the log-odds), largest push first."""
+        """The signals that moved P(right) most, as (name, push on the log-odds), largest push first. A yes/no
+        signal is named only when it holds ("comparison" for a comparison, not for every other question)."""
         push = [(name, w * (float(signals.get(name, 0.0)) - m) / (s or 1.0))
-                for name, m, s, w in zip(self.signals, self.mean, self.scale, self.weights)]
+                for name, m, s, w in zip(self.signals, self.mean, self.scale, self.weights)
+                if name not in FLAGS or signals.get(name)]
         return sorted((x for x in push if abs(x[1]) >= 0.05), key=lambda x: -abs(x[1]))[:n]
 
     def to_dict(self) -> dict[str, Any]:

@@ -106,6 +106,8 @@ class Auto(Method):
                                 [(x, 0.0) for x in d.get("cues") or []], bool(d.get("forced")))
             f.decision("route", "경로", route, decision.reason(lang))
         lines = f.lines + [x for x in own if x not in f.lines]
+        if c:  # the cascade's decision is the root's Stop, already said by the confidence line
+            return [x for x in lines if x not in stop_facts(node, lang)]
         return lines + [x for x in stop_facts(node, lang) if x not in lines]
 
     def route_method(self, route: str, router_methods: dict[str, dict[str, Any]], **extra: str) -> Method:
