@@ -5,6 +5,7 @@ append-only JSONL logs whose torn last line is repaired before the next append, 
 place before anything is appended to it."""
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import lzma
@@ -14,7 +15,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 # The process umask, read once at import (os.umask can only be read by setting it): a new file gets
 # 0o666 & ~umask, as open() would give it; mkstemp alone would leave it 0o600.
@@ -363,3 +364,17 @@ def iter_jsonl(path: str | Path, nfc: bool = True) -> Iterator[tuple[int, dict[s
         raise InputError("is a folder, not a file", str(path)) from None
     except OSError as e:
         raise InputError(f"cannot read ({e.strerror or e})", str(path)) from None
+
+
+def file_sha256(path: str | Path, progress: Callable[[int, int], None] | None = None) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB blocks; `progress(done, total)` after each block. The one file-hash
+    helper: datasets, the embedder's weights and the model files are all hashed with it."""
+    h = hashlib.sha256()
+    total, done = os.path.getsize(path), 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+            done += len(block)
+            if progress:
+                progress(done, total)
+    return h.hexdigest()

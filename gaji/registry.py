@@ -14,7 +14,6 @@ from typing import Any, Callable, Generic, TypeVar
 from gaji.coerce import check_range, coerce
 from gaji.errors import ConfigError
 from gaji.recipes import RECIPES, Knob, Recipe, knobs_for, parse_ref
-from gaji.types import Trace
 
 T = TypeVar("T")
 
@@ -152,16 +151,3 @@ def method_knobs(name: str) -> tuple[Knob, ...]:
     """The knobs (gaji/recipes.py) that apply to the method or recipe `name`."""
     cls = METHODS.get(resolve_method(name)[0])
     return knobs_for({f.name for f in dataclasses.fields(cls.Options)})
-
-
-def fill_display(trace: Trace) -> Trace:
-    """Describe the nodes that carry no description yet (a trace written before descriptions were
-    stored, or built by hand) with the method the trace names; nodes of an unknown method stay bare."""
-    missing = [n for n in trace.root.walk() if not n.display]
-    if missing and trace.method in METHODS:
-        from gaji.methods.describe import display
-
-        describe = METHODS.get(trace.method).describe
-        for n in missing:
-            n.display = display(describe, n, trace.lang)
-    return trace

@@ -134,3 +134,15 @@ class StallingServer:
                 c.close()
             except OSError:
                 pass
+
+
+def tiny_e5_encoder(tokenizer: Any, seed: int = 0) -> Any:
+    """A 2-layer, 32-wide E5 encoder with random weights over the real vocabulary of `tokenizer` (an
+    `E5Tokenizer`): fast stand-in for the trained models' tests. Needs torch (the extra `train`)."""
+    import torch
+
+    from gaji.index.e5_torch import E5Config, E5Encoder
+
+    torch.manual_seed(seed)
+    cfg = E5Config(hidden=32, layers=2, heads=4, ffn=64, vocab=len(tokenizer.pieces) + 35, max_positions=128, eps=1e-12)
+    return E5Encoder(cfg, tokenizer, {"variant": "original", "kind": "random-test"})

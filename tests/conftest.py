@@ -168,7 +168,7 @@ def postgres_url(postgres_server):
 def korean_font() -> str:
     """A Korean TTF for writing test PDFs; the test skips (saying why) without one."""
     pytest.importorskip("reportlab", reason="reportlab (the test extra) writes the test PDFs")
-    from gaji.bench.docgen import korean_font as find
+    from gaji.corpus.docgen import korean_font as find
 
     font = find()
     if font is None:

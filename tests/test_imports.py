@@ -22,6 +22,15 @@ its registry (a helper the plugin imports that looks something up in the registr
 
 A module's import of itself is ignored. The failure message names every strongly connected group of modules
 and one shortest cycle through it, each edge with the line that makes it.
+
+The same graph is also drawn between packages (gaji.index, gaji.eval, …; a top-level module such as
+gaji.registry is its own node), lazy imports included: two packages that import each other cannot be
+understood or moved apart either, even when no two of their modules form a loop. A registry's imports by
+name are left out there: the registry sits below its plugins (they import it to register), and it reaches
+them only through the names it lists.
+
+The lab (lab/gaji_lab, the distribution gaji-lab) depends on gaji and is never imported by it: any import of
+gaji_lab from gaji, even a lazy one or a literal `import_module("gaji_lab…")`, fails the test.
 """
 from __future__ import annotations
 
@@ -34,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "gaji"
 CLI = "gaji.cli"  # only this package may build parsers or import itself
 CLI_ONLY = ("argparse",)  # standard-library modules only the command line may import
+LAB = "gaji_lab"  # the lab beside the product: gaji never imports it
 
 
 @dataclass
@@ -270,7 +280,47 @@ def cli_violations(g: Graph, cli: str = CLI) -> list[str]:
     return out
 
 
+def package_of(name: str) -> str:
+    """The first-level package `name` belongs to (gaji.index.store -> gaji.index); a top-level module is its
+    own node (gaji.registry), and so is the root package."""
+    return ".".join(name.split(".")[:2])
+
+
+def package_graph(g: Graph, package: str = PACKAGE) -> Graph:
+    """The import graph between first-level packages: an edge P -> Q for every module edge from P to Q, except
+    a registry's imports by name (see the module docstring) and edges to the root package itself."""
+    names = {package_of(m) for m in g.modules}
+    pg = Graph({n: g.modules.get(n, Path(n)) for n in names}, edges={n: {} for n in names})
+    for source, targets in g.edges.items():
+        by_name = g.registries.get(source, set())
+        a = package_of(source)
+        for target, e in targets.items():
+            if e.how == "string" and any(t == target or t.startswith(target + ".") for t in by_name):
+                continue
+            b = package_of(target)
+            if a != b and b != package and b not in pg.edges[a]:
+                pg.edges[a][b] = Edge(b, e.line, f"{e.how}, {source} -> {target}")
+    return pg
+
+
+def lab_imports(g: Graph, lab: str = LAB) -> list[str]:
+    """Every place a module of the package imports the lab."""
+    return [f"{source} (line {line}) imports {name}" for source in sorted(g.external)
+            for name, line in g.external[source] if name == lab]
+
+
 # -- the package --------------------------------------------------------------------------------------------
+def test_the_product_never_imports_the_lab():
+    bad = lab_imports(build_graph())
+    assert not bad, "gaji must not import the lab (gaji_lab depends on gaji, not the other way):\n" + "\n".join(bad)
+
+
+def test_no_package_cycles():
+    pg = package_graph(build_graph())
+    groups = cycles(pg)
+    assert not groups, explain(pg, groups)
+
+
 def test_no_import_cycles():
     g = build_graph()
     groups = cycles(g)
@@ -348,3 +398,34 @@ def test_argparse_and_the_cli_package_outside_it_are_reported(tmp_path):
     assert cli_violations(g, "pkg.cli") == ["pkg.other (line 1) imports argparse",
                                             "pkg.tool (line 2) imports pkg.cli",
                                             "pkg.tool (line 2) imports pkg.cli.main"]
+
+
+def test_packages_that_import_each_other_are_a_cycle_even_without_a_module_loop(tmp_path):
+    root = _package(tmp_path, {
+        "pkg/a/__init__.py": "",
+        "pkg/a/one.py": "from pkg.b.two import f\n",
+        "pkg/a/three.py": "X = 3\n",
+        "pkg/b/__init__.py": "",
+        "pkg/b/two.py": "def f():\n    return 2\n",
+        "pkg/b/four.py": "def g():\n    from pkg.a.three import X\n    return X\n",  # lazy, still counted
+        "pkg/registry.py": "import importlib\nPLUGINS = ('pkg.c.plugin',)\n"
+                           "def load():\n    for m in PLUGINS:\n        importlib.import_module(m)\n",
+        "pkg/c/__init__.py": "",
+        "pkg/c/plugin.py": "from pkg.registry import load\n",
+    })
+    g = build_graph(root, "pkg")
+    assert cycles(g) == []  # no module loop
+    pg = package_graph(g, "pkg")
+    assert cycles(pg) == [["pkg.a", "pkg.b"]]
+    assert "pkg.c" not in pg.edges["pkg.registry"]  # a registry's by-name list is not a dependency
+    assert "pkg.a -> pkg.b -> pkg.a" in explain(pg, cycles(pg))
+
+
+def test_an_import_of_the_lab_is_reported(tmp_path):
+    root = _package(tmp_path, {
+        "pkg/ok.py": "import json\n",
+        "pkg/bad.py": "def f():\n    from gaji_lab.bench import runner\n    return runner\n",
+        "pkg/named.py": "import importlib\nimportlib.import_module('gaji_lab.cli')\n",
+    })
+    assert lab_imports(build_graph(root, "pkg")) == ["pkg.bad (line 2) imports gaji_lab",
+                                                     "pkg.named (line 2) imports gaji_lab"]

@@ -19,7 +19,7 @@ from gaji import recipes
 from gaji.cli.common import add_settings_flags, parse_kv, settings_from_args
 from gaji.errors import ConfigError
 from gaji.llm.streaming import AnswerDelta
-from gaji.registry import fill_display
+from gaji.methods.trace_display import fill_display
 from gaji.types import Trace, format_location
 
 CLI_CLIENT = "cli"  # the client name the history records for questions asked here

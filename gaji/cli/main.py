@@ -1,6 +1,9 @@
 """`gaji` command line. Every command lives in a module under gaji/cli/ with a `register(subparsers)` function
 that adds its parser(s) and sets `func(args) -> int`; COMMANDS below lists every such module. The command modules
-only read flags and print: the work is done by plain functions of the packages (gaji.bench, gaji.expand, …).
+only read flags and print: the work is done by plain functions of the packages (gaji.index, gaji.eval, …).
+
+The lab (lab/, the distribution gaji-lab: benchmarks, trainers, recording tools) adds its commands through the
+`gaji.commands` entry points; gaji itself never imports it.
 
 Errors a user can cause (GajiError) print `error: ...` and exit 2; never a traceback. `gaji index build|add|sync`
 exit 3 after a partial run: the good files were indexed and each refused file is listed with its reason.
@@ -13,6 +16,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from dataclasses import dataclass
+from importlib.metadata import entry_points
 
 from gaji import __version__
 from gaji.errors import GajiError
@@ -20,42 +25,69 @@ from gaji.messages import env_lang, error_text, lang_of, text
 
 # Every command module, in `gaji --help` order. A (group, members) pair is a command with sub-commands: the group
 # module's register() returns its sub-command list, and each member module adds its sub-command(s) to it, in order.
-COMMANDS: tuple[str | tuple[str, tuple[str, ...]], ...] = (
+# A Lab entry is where the lab's commands go; inside a group it is named after the group it extends.
+@dataclass(frozen=True)
+class Lab:
+    """The commands the lab (the separate distribution gaji-lab, package gaji_lab) adds at this place: the
+    register functions of its `gaji.commands` entry points named `name`. Without the lab, each of `commands`
+    is a placeholder that says how to install it and exits 2."""
+    name: str
+    commands: tuple[str, ...]
+
+
+COMMANDS: tuple[str | Lab | tuple[str, tuple[str | Lab, ...]], ...] = (
     "gaji.cli.demo_cmd",
     "gaji.cli.ask_cmd",
     "gaji.cli.index_cmd",
     "gaji.cli.methods_cmd",
     "gaji.cli.model_cmd",
     "gaji.cli.eval_cmd",
-    ("gaji.cli.bench_cmd", (
-        "gaji.cli.bench_retrieval",  # retrieval
-        "gaji.cli.bench_embed",  # embed
-        "gaji.cli.bench_runner",  # run, check, report
-        "gaji.cli.bench_sweep",  # sweep
-        "gaji.cli.bench_serve",  # serve
-        "gaji.cli.bench_injection",  # injection
-        "gaji.cli.bench_security",  # security
-        "gaji.cli.bench_scale",  # llm-server, dense-store, ray-embed, ray-expand
-        "gaji.cli.bench_toq_depth",  # toq-depth, toq-judge
-        "gaji.cli.bench_probes",  # evaluator, decomposer, verifier
-        "gaji.cli.bench_trim",  # trim
-        "gaji.cli.bench_documents",  # documents, crossdoc
-        "gaji.cli.bench_build",  # build, embed-workers
-        "gaji.cli.bench_bigdoc",  # bigdoc
-        "gaji.cli.bench_plot",  # plot
-        "gaji.cli.bench_chat",  # followups, ttft
-        "gaji.cli.bench_durability",  # crash, concurrency
-        "gaji.cli.bench_readers",  # fuzz-readers
-    )),
+    Lab("bench", ("bench",)),  # the benchmarks: retrieval, run, check, plot, …
     "gaji.cli.serve_cmd",
     "gaji.cli.history_cmd",
     "gaji.cli.keys_cmd",
     ("gaji.cli.expand_cmd", (  # run, show
-        "gaji.cli.expand_keywords",  # label, train-tagger, train, keywords, chunk-keywords, subset, bench
+        "gaji.cli.expand_keywords",  # keywords, chunk-keywords
+        Lab("expand", ("label", "train-tagger", "train", "subset", "bench")),  # teacher labels, training, Table 7
         "gaji.cli.expand_judge",  # judge
     )),
-    "gaji.cli.classifier_cmd",
+    Lab("classifier", ("classifier",)),  # training the classifiers and routers
 )
+
+ENTRY_POINTS = "gaji.commands"  # the entry-point group the lab declares its commands in (lab/pyproject.toml)
+LAB_INSTALL = "pip install -e ./lab"
+
+
+def lab_registrars(name: str) -> list:
+    """The register functions the installed lab declares under `name`, in entry-point order ([] without it)."""
+    return [ep.load() for ep in entry_points(group=ENTRY_POINTS) if ep.name == name]
+
+
+def _lab_missing(path: str) -> str:
+    return (f"`gaji {path}` is part of gaji's lab, which is not installed; from a clone of gaji: {LAB_INSTALL}\n"
+            f"`gaji {path}`은(는) 실험실(lab) 패키지의 명령입니다. 설치: {LAB_INSTALL}")
+
+
+def _add_lab(sub, lab: Lab, prefix: str) -> set[str]:
+    """Add the lab's commands, or a placeholder per command; returns the command paths that are placeholders."""
+    registrars = lab_registrars(lab.name)
+    for register in registrars:
+        register(sub)
+    if registrars:
+        return set()
+    missing = set()
+    for cmd in lab.commands:
+        path = f"{prefix}{cmd}"
+        p = sub.add_parser(cmd, help=f"(lab, not installed: {LAB_INSTALL})", add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(func=lambda _a, path=path: _print_missing(path))
+        missing.add(path)
+    return missing
+
+
+def _print_missing(path: str) -> int:
+    print(f"error: {_lab_missing(path)}", file=sys.stderr)
+    return 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,16 +97,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"gaji {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    missing: set[str] = set()
     for entry in COMMANDS:
+        if isinstance(entry, Lab):
+            missing |= _add_lab(sub, entry, "")
+            continue
         group, members = (entry, ()) if isinstance(entry, str) else entry
         gsub = importlib.import_module(group).register(sub)
         for name in members:
-            importlib.import_module(name).register(gsub)
+            if isinstance(name, Lab):
+                missing |= _add_lab(gsub, name, f"{name.name} ")
+            else:
+                importlib.import_module(name).register(gsub)
+    p.set_defaults(lab_missing=missing)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # a lab command without the lab: say how to install it before argparse sees the command's own flags
+    words = [a for a in argv[:2] if not a.startswith("-")]
+    for n in (2, 1):
+        if len(words) >= n and " ".join(words[:n]) in parser.get_default("lab_missing"):
+            return _print_missing(" ".join(words[:n]))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

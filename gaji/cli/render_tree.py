@@ -15,7 +15,7 @@ from __future__ import annotations
 from rich.text import Text
 from rich.tree import Tree
 
-from gaji.registry import fill_display
+from gaji.methods.trace_display import fill_display
 from gaji.types import Node, Trace
 
 _STATUS = {"ok": ("✓", "green"), "failed": ("✗", "red"), "skipped": ("–", "dim"), "running": ("…", "yellow"),

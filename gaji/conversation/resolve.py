@@ -105,7 +105,7 @@ def _flat(text: str) -> str:
 
 def content_words(question: str, lang: str) -> list[str]:
     """The follow-up's own words, references and question words left out, Korean particles stripped."""
-    from gaji.eval.metrics.answer import strip_ko_ending
+    from gaji.text.answers import strip_ko_ending
 
     text = question
     for ref in reversed(find_references(question, lang)):

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator
 
 from gaji.errors import ConfigError, InputError
 from gaji.eval.metrics.retrieval import GoldRef
-from gaji.io import iter_jsonl
+from gaji.io import file_sha256, iter_jsonl  # noqa: F401  (file_sha256: also this module's name for it)
 from gaji.text.lang import detect_lang
 from gaji.types import Document
 
@@ -193,13 +193,6 @@ def _name_of_file(p: Path) -> str:
                 return name
     return p.stem
 
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # -- loading -------------------------------------------------------------------

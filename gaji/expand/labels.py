@@ -8,7 +8,6 @@ of one query, and keyword metadata per chunk of an index (the +kwf retrievers' f
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -71,26 +70,6 @@ def label_queries(teacher, queries, out_path, parallel: int = 1, time_limit: flo
     stats["seconds"] = round(time.perf_counter() - t0, 1)
     return stats
 
-
-def teacher_queries(expansions: str | None = None, questions: str | None = None, max_queries: int | None = None,
-                    seed: int = 0) -> list[str]:
-    """The queries to label: the candidate questions of `expansions` and/or the questions of a question set (shared
-    name or JSONL), each once; at most `max_queries`, drawn with `seed`."""
-    from .bench import questions_for
-    from .index_hook import load_expansions
-
-    queries: list[str] = []
-    if expansions:
-        for e in load_expansions(expansions).values():
-            queries.extend(e.questions)
-    if questions:
-        queries.extend(q["question"] for q in questions_for(questions))
-    if not queries:
-        raise ConfigError("nothing to label: give --expansions and/or --questions")
-    queries = list(dict.fromkeys(queries))
-    if max_queries and len(queries) > max_queries:
-        queries = random.Random(seed).sample(queries, max_queries)
-    return queries
 
 
 def label_teacher(queries: Sequence[str], out: str | Path, *, llm: str | None = None, parallel: int | None = None,

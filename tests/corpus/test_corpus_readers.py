@@ -153,7 +153,7 @@ def test_limit(tmp_path):
 
 
 def test_folder_of_mixed_documents_lists_every_unreadable_file(tmp_path):
-    from gaji.bench.docgen import write_docx, write_xlsx
+    from gaji.corpus.docgen import write_docx, write_xlsx
 
     root = tmp_path / "docs"
     (root / "sub").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""The bomb corpus (gaji.bench.bombs, generated here, never stored): every hostile file ends in the refusal its
+"""The bomb corpus (gaji.corpus.bombs, generated here, never stored): every hostile file ends in the refusal its
 case names, inside the worker process under its limits: no read over the time limit, the worker's peak RSS
 under 1 GB, and the message names the limit (in Korean too)."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gaji.bench.bombs import CASES, DAMAGED, hwp_fixture
+from gaji.corpus.bombs import CASES, DAMAGED, hwp_fixture
 from gaji.corpus.formats import LimitExceeded, ReadLimits, Unreadable
 from gaji.corpus.formats.worker import IsolatedReader
 from gaji.corpus.readers import read_documents

@@ -69,13 +69,18 @@ def test_any_text_file(suffix, text):
     _read(suffix, data, False)
 
 
-# --- document files: mutated DOCX/PPTX/XLSX/HWPX/HTML/PDF/HWP seeds (gaji.bench.fuzz_readers) --------------------
+# --- document files: mutated DOCX/PPTX/XLSX/HWPX/HTML/PDF/HWP seeds (gaji_lab.bench.fuzz_readers) --------------------
 _SEEDS: dict = {}
+
+
+def _lab_fuzz():
+    """The seed writer and mutator are the lab's (`gaji bench fuzz-readers`); README command 2 installs the lab."""
+    return pytest.importorskip("gaji_lab.bench.fuzz_readers", reason="the lab is not installed: pip install -e ./lab")
 
 
 def _seeds() -> dict:
     if not _SEEDS:
-        from gaji.bench.fuzz_readers import make_seeds
+        make_seeds = _lab_fuzz().make_seeds
 
         folder = Path(tempfile.mkdtemp(prefix="gaji-fuzz-seeds-"))
         _SEEDS.update({k: (p.suffix, p.read_bytes()) for k, p in make_seeds(folder).items()})
@@ -87,7 +92,8 @@ def _seeds() -> dict:
 def test_mutated_documents_are_read_or_refused_with_a_reason(kind, seed):
     import random
 
-    from gaji.bench.fuzz_readers import mutate, read_outcome
+    fuzz = _lab_fuzz()
+    mutate, read_outcome = fuzz.mutate, fuzz.read_outcome
     from gaji.corpus.formats import ReadLimits
     from gaji.corpus.formats.worker import read_in_process
 

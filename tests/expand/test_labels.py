@@ -1,4 +1,4 @@
-"""Keyword labels (gaji/expand/labels.py): reading teacher labels, labelling resumably, the queries to label."""
+"""Keyword labels (gaji/expand/labels.py): reading teacher labels, labelling resumably, the keywords of a query."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import pytest
 
 from gaji.errors import ConfigError, InputError
 from gaji.expand.keywords import Morpheme, TaggedQuery
-from gaji.expand.labels import label_queries, query_keywords, read_tagged, teacher_queries
+from gaji.expand.labels import label_queries, query_keywords, read_tagged
 
 
 def _tagged(query: str) -> TaggedQuery:
@@ -57,17 +57,6 @@ def test_a_bad_labelled_query_names_file_and_line(tmp_path):
         read_tagged([p])
     assert (e.value.path, e.value.line) == (str(p), 2)
 
-
-def test_teacher_queries_from_expansions_once_each_and_drawn(tmp_path):
-    exp = tmp_path / "e.jsonl"
-    exp.write_text("".join(json.dumps({"chunk_id": f"c{i}", "title": "t", "questions": [f"q{i}?", "same?"]}) + "\n"
-                           for i in range(4)), encoding="utf-8")
-    qs = teacher_queries(expansions=str(exp))
-    assert qs == ["q0?", "same?", "q1?", "q2?", "q3?"]
-    drawn = teacher_queries(expansions=str(exp), max_queries=2, seed=3)
-    assert len(drawn) == 2 and set(drawn) <= set(qs) and drawn == teacher_queries(str(exp), None, 2, 3)
-    with pytest.raises(ConfigError, match="nothing to label"):
-        teacher_queries()
 
 
 def test_query_keywords_needs_a_tagger_or_a_teacher(monkeypatch):

@@ -5,7 +5,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="torch is the optional extra `train`")
 
 from gaji.errors import ConfigError  # noqa: E402
-from gaji.learn.encoder import E5Encoder, dequantize_q4_0  # noqa: E402
+from gaji.index.e5_torch import E5Encoder, dequantize_q4_0  # noqa: E402
 
 SENTENCES = [
     "서울은 대한민국의 수도이다.",

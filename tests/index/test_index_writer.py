@@ -161,7 +161,7 @@ def test_plan_refuses_to_give_a_chunk_id_to_another_document():
 def test_sync_follows_office_documents_edited_and_deleted(tmp_path):
     """Documents read from office files (several per file: one per slide) follow the file: an edited deck
     loses the slide it no longer has, a deleted file takes its documents along, a damaged one keeps them."""
-    from gaji.bench.docgen import write_docx, write_pptx
+    from gaji.corpus.docgen import write_docx, write_pptx
 
     notes = tmp_path / "문서함"
     notes.mkdir()

@@ -38,7 +38,7 @@ def test_options_made_in_code_are_checked_too():
 
 
 def test_a_cited_spreadsheet_passage_names_the_row_of_the_answer(tmp_path):
-    from gaji.bench.docgen import write_xlsx
+    from gaji.corpus.docgen import write_xlsx
     from gaji.index.build import build_index
     from gaji.llm.scripted import ScriptedLLM
     from gaji.llm.tracked import TrackedLLM

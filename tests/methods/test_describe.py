@@ -16,7 +16,7 @@ from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.describe import stop_facts
-from gaji.registry import fill_display
+from gaji.methods.trace_display import fill_display
 from gaji.registry import METHODS
 from gaji.testing import ListRetriever, any_llm
 from gaji.types import Fact, Node, Stop, Trace

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from test_serve_browser import browser, full_page_screenshot, pytestmark  # noqa: F401 - fixture and skips
 
-from gaji.bench.docgen import write_docx
+from gaji.corpus.docgen import write_docx
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 

@@ -63,7 +63,7 @@ def test_an_option_the_index_refuses_mid_run_is_400_not_502(client):
 
 
 def test_citations_of_a_document_folder_say_where(tmp_path):
-    from gaji.bench.docgen import write_pptx
+    from gaji.corpus.docgen import write_pptx
     from gaji.serve.app import ServeConfig, create_app
     from gaji.serve.indexes import IndexSet
 

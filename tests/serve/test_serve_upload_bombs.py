@@ -10,7 +10,7 @@ from importlib import resources
 import httpx
 import pytest
 
-from gaji.bench.bombs import CASES
+from gaji.corpus.bombs import CASES
 from gaji.config import Settings
 from gaji.corpus.formats import ReadLimits
 from gaji.llm.scripted import ScriptedLLM

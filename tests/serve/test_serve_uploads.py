@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gaji.bench.docgen import write_docx, write_hwpx, write_pdf, write_xlsx
+from gaji.corpus.docgen import write_docx, write_hwpx, write_pdf, write_xlsx
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 from gaji.serve.limits import base64_size, files_body_limit

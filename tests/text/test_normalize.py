@@ -117,7 +117,7 @@ def test_unpaired_surrogates_are_found_and_refused_at_the_boundaries(tmp_path):
 
 
 def test_document_formats_are_read_in_nfc_with_table_rows_kept_on_their_rows(tmp_path):
-    from gaji.bench.docgen import write_pptx, write_xlsx
+    from gaji.corpus.docgen import write_pptx, write_xlsx
     from gaji.corpus.readers import read_documents
 
     nfd = lambda s: unicodedata.normalize("NFD", s)  # noqa: E731

@@ -28,44 +28,18 @@ morphological analyser's errors on short spans; and it is insensitive to spacing
 """
 from __future__ import annotations
 
-import re
-import string
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
-_EN_PUNCT = str.maketrans("", "", string.punctuation)
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
+# the normalisers live with the other text tools; re-exported here, where the metrics are defined with them
+from gaji.text.answers import KO_ENDINGS, normalize_en, normalize_ko, strip_ko_ending  # noqa: F401
+from gaji.text.lang import has_hangul
+
 _YES_NO = ("yes", "no", "noanswer")
-
-# Particles (조사) and copula/ending forms stripped at the end of a Korean token.
-KO_ENDINGS: tuple[str, ...] = (
-    # case particles
-    "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로",
-    "으로서", "로서", "으로써", "로써", "와", "과", "이랑", "랑",
-    # topic / delimiters
-    "은", "는", "도", "만", "까지", "부터", "보다", "처럼", "마다", "조차", "밖에", "이나", "나",
-    "에는", "에서는", "으로는", "로는", "에도", "에서도", "와는", "과는", "이라는", "라는",
-    # copula and polite endings on answer spans
-    "이다", "입니다", "이었다", "였다", "이며", "이고", "이라고", "라고", "이요", "요", "이에요", "예요",
-)
-_ENDINGS_LONGEST_FIRST = tuple(sorted(set(KO_ENDINGS), key=len, reverse=True))
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
-
-
-def has_hangul(text: str) -> bool:
-    return bool(_HANGUL.search(text or ""))
 
 
 # -- English ------------------------------------------------------------------
-def normalize_en(text: str) -> str:
-    """SQuAD normalisation: lower, drop punctuation, drop articles, collapse whitespace."""
-    t = (text or "").lower().translate(_EN_PUNCT)
-    t = _ARTICLES.sub(" ", t)
-    return " ".join(t.split())
-
-
 def _f1_tokens(pred: list[str], gold: list[str]) -> float:
     common = Counter(pred) & Counter(gold)
     same = sum(common.values())
@@ -89,29 +63,6 @@ def f1_en(prediction: str, gold: str) -> float:
 
 
 # -- Korean -------------------------------------------------------------------
-def strip_ko_ending(token: str, max_strips: int = 2) -> str:
-    """Remove up to `max_strips` trailing particles/endings, longest match first, never all of it."""
-    for _ in range(max_strips):
-        for end in _ENDINGS_LONGEST_FIRST:
-            if len(token) > len(end) and token.endswith(end):
-                token = token[: -len(end)]
-                break
-        else:
-            break
-    return token
-
-
-def _drop_punct(text: str) -> str:
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "PS")
-
-
-def normalize_ko(text: str, keep_spaces: bool = False) -> str:
-    """Korean normalisation (see module docstring). Spaces are removed unless `keep_spaces`."""
-    t = _drop_punct(unicodedata.normalize("NFKC", text or "").lower())
-    tokens = [strip_ko_ending(tok) if has_hangul(tok) else tok for tok in t.split()]
-    return (" " if keep_spaces else "").join(tokens)
-
-
 def em_ko(prediction: str, gold: str) -> float:
     return float(normalize_ko(prediction) == normalize_ko(gold))
 

@@ -20,7 +20,7 @@ import re
 import threading
 from typing import Iterable
 
-from gaji.eval.metrics.answer import has_hangul
+from gaji.text.lang import has_hangul
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _kiwi = None

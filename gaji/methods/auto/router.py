@@ -11,7 +11,7 @@ Routes, from cheapest to dearest, and the recipe (gaji/recipes.py) each runs:
             by code)
 
 The model is multinomial logistic regression over standardised question features (features.py), trained by
-`gaji classifier train-auto` (gaji/learn/auto_router.py) on every recorded per-question result: the label of a
+`gaji classifier train-auto` (lab/gaji_lab/learn/auto_router.py) on every recorded per-question result: the label of a
 question is the cheapest route whose F1 is within epsilon of the best route's. The file records the features,
 the weights, the training split, the held-out numbers and, as provenance, the methods and options the routes ran
 when it was trained (`AutoRouter.recorded_methods`); the routes run their recipes (`methods`).

@@ -50,7 +50,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from gaji.eval.metrics.answer import normalize_en, normalize_ko
+from gaji.text.answers import normalize_en, normalize_ko
 from gaji.methods.toq.names_rule import lost_names, squash
 from gaji.methods.toq.prompts import is_unknown
 from gaji.methods.toq.tree import split_list_answer

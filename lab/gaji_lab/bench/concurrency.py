@@ -156,7 +156,7 @@ def reader_main(spec: dict[str, Any]) -> None:
 
 CHILD = """
 import json, sys
-import gaji.bench.concurrency as c
+import gaji_lab.bench.concurrency as c
 getattr(c, sys.argv[1])(json.loads(sys.argv[2]))
 """
 
@@ -235,7 +235,7 @@ def _final_check(index: Path, present: set[str], removed: set[str], url: str) ->
 def run_concurrency(work: str | Path, seconds: float = 30.0, writers: int = 3, readers: int = 2,
                     http_readers: int = 2, seed: int = 0, pause_s: float = 0.3) -> dict[str, Any]:
     """Writers, readers and a server on one BM25 index for `seconds`; then check that nothing is lost."""
-    from gaji.bench.serve import free_port, start_server, stop_server
+    from gaji_lab.bench.serve import free_port, start_server, stop_server
     from gaji.index.build import build_index
 
     work = Path(work)

@@ -5,7 +5,7 @@ Each method is its recorded reference run on a set (METHOD_RUNS: the configurati
 1.5B embedded model, hybrid retrieval unless the run says otherwise). A run is measured on the set's reference
 questions (those of its OneR run: the dev half's first 50, KoBLEX 50) that it has; a run that covers fewer (the
 chain's 20, the Table 2 trees' 20-30) is marked with its n. `auto` is drawn from benchmarks/auto/report.json:
-a replay estimate (gaji/learn/auto_router.py), drawn hollow and labelled as such; on the Korean set (komultihop,
+a replay estimate (lab/gaji_lab/learn/auto_router.py), drawn hollow and labelled as such; on the Korean set (komultihop,
 its report part) every point, auto's included, is a live run.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gaji.errors import InputError
-from gaji.learn.auto_router import KOMH, read_results
+from gaji_lab.learn.auto_router import KOMH, read_results
 
 SETS = ("hotpotqa", "2wikimultihopqa", "musique", "koblex", "komultihop")
 # method label -> set -> run directory (relative to the repository root), or several: one configuration recorded in

@@ -108,7 +108,7 @@ def do_write(spec: dict[str, Any]) -> None:
 
 CHILD = """
 import json, sys
-from gaji.bench.crash import child
+from gaji_lab.bench.crash import child
 child(json.loads(sys.argv[1]))
 """
 
@@ -315,7 +315,7 @@ class _Server:
     def upload_and_kill(self, docs: list[dict[str, str]], delay_s: float) -> bool:
         import httpx
 
-        from gaji.bench.serve import free_port, start_server
+        from gaji_lab.bench.serve import free_port, start_server
 
         if self.proc is None or self.proc.poll() is not None:
             self.port = free_port()

@@ -2,7 +2,7 @@
 
     gaji bench crossdoc --llm local --methods auto,oner,toq [--out benchmarks/crossdoc]
 
-A folder is written with the generators of gaji/bench/docgen.py: three pairs of files (HWPX → PDF, XLSX →
+A folder is written with the generators of gaji/corpus/docgen.py: three pairs of files (HWPX → PDF, XLSX →
 DOCX, PPTX → HTML), each pair holding the two halves of one question about an invented company, so that
 no model knows the answer beforehand, among ten filler documents of the same kinds (docgen's sample folder).
 The folder is indexed the way a user would (`build_index` on the folder, BM25 + vectors by default), and
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from gaji.bench.docgen import (korean_font, write_docx, write_hwpx, write_html, write_pdf, write_pptx,
+from gaji.corpus.docgen import (korean_font, write_docx, write_hwpx, write_html, write_pdf, write_pptx,
                                write_sample_folder, write_xlsx)
 
 
@@ -95,7 +95,7 @@ def write_folder(root: str | Path, fillers: int = 10) -> list[Path]:
 
 def answer_ok(answer: str, accepted: tuple[str, ...]) -> bool:
     """An accepted form is in the answer (Korean particles and copulas stripped, case and spaces ignored)."""
-    from gaji.eval.metrics.answer import normalize_ko
+    from gaji.text.answers import normalize_ko
 
     got = normalize_ko(answer)
     return any(want and want in got for want in map(normalize_ko, accepted))
@@ -128,7 +128,7 @@ def run(settings: Any, methods: list[str], work: str | Path = ".gaji/bench/cross
     import dataclasses
 
     from gaji.api import Gaji
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.results import save_result
     from gaji.index.build import build_index
 
     work = Path(work)

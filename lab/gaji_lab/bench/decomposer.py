@@ -21,7 +21,7 @@ import collections
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gaji.bench.probing import ProbeReport, map_calls
+from gaji_lab.bench.probing import ProbeReport, map_calls
 from gaji.errors import ConfigError, GajiError
 
 RIGHT = {"chain": "chained", "compare": "independent"}
@@ -50,7 +50,7 @@ class Split:
 
 def decompose_all(items: list[Any], decomposer: Any, concurrency: int = 2) -> list[Split]:
     """One decomposition per question with a known shape, in order; a failed call is a 'failed' Split."""
-    from gaji.learn.shape_router import expected_shape  # the datasets' type labels -> shapes (numpy: not at CLI start)
+    from gaji_lab.learn.shape_router import expected_shape  # the datasets' type labels -> shapes (numpy: not at CLI start)
     from gaji.types import Node
 
     jobs = [(it, shape) for it in items if (shape := expected_shape(it.type))]
@@ -123,9 +123,9 @@ def run_bench(data: str, settings: Any, *, offset: int = 50, limit: int = 60, ma
     """Decompose questions offset+1 … offset+limit of each comma-separated set in `data` with the LLM the settings
     name. decomposer: "paper" (Prompt B.2) or "routed" (the shape router, `router` a router file or "" for the
     shipped one, + one prompt per shape)."""
-    from gaji.bench.probing import with_llm
+    from gaji_lab.bench.probing import with_llm
     from gaji.eval.sets import load_dataset
-    from gaji.learn.shape_router import expected_shape
+    from gaji_lab.learn.shape_router import expected_shape
     from gaji.methods.toq.decomposer import QuestionDecomposer
 
     if offset < 0 or limit < 1 or max_children < 2:

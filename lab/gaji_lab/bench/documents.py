@@ -85,8 +85,8 @@ def _machine() -> dict[str, Any]:
 def run(folder: str | Path | None = None, files: int = 50, extra: list[str] | None = None, repeat: int = 3,
         dense: bool = False, work: str | Path = ".gaji/bench/documents", out: str | Path = "benchmarks/documents",
         command: str | None = None) -> dict[str, Any]:
-    from gaji.bench.docgen import korean_font, write_sample_folder
-    from gaji.bench.results import save_result
+    from gaji.corpus.docgen import korean_font, write_sample_folder
+    from gaji_lab.bench.results import save_result
     from gaji.corpus.readers import _walk_folder
     from gaji.index.build import build_index
 

@@ -22,7 +22,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gaji.bench.probing import ProbeReport, map_calls
+from gaji_lab.bench.probing import ProbeReport, map_calls
 from gaji.errors import ConfigError, GajiError
 
 TEMPLATE = {
@@ -143,7 +143,7 @@ def run_bench(data: str, settings: Any, *, offset: int = 50, limit: int = 40,
               concurrency: int | None = None) -> ProbeReport:
     """Judge the labelled responses of questions offset+1 … offset+limit of `data` with the evaluator on the LLM
     the settings name (`concurrency` calls at once; default: the LLM's parallel slots)."""
-    from gaji.bench.probing import with_llm
+    from gaji_lab.bench.probing import with_llm
     from gaji.eval.sets import load_dataset
     from gaji.methods.toq.evaluator import QueryEvaluator
 

@@ -215,7 +215,7 @@ class FollowupOptions:
 def run_followups(settings: Any, o: FollowupOptions, say: Any = print) -> dict[str, Any]:
     """Run the pairs (resuming <out>/followups-<llm>.jsonl), write the result pair, return the summary and meta."""
     from gaji.api import Gaji
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.results import save_result
     from gaji.eval.corpus_index import corpus_index
     from gaji.eval.datasets import load_dataset
     from gaji.eval.record import now_iso

@@ -8,7 +8,7 @@ A mutation flips, deletes, inserts or duplicates bytes, truncates, or, for zip f
 XML mutated the same way, or replaced by a deep or entity-laden one) and zips the package again, so the
 mutations reach the XML parsers and not only the zip reader. A read must give Documents or an `Unreadable`
 with a reason; anything else (another exception, a worker crash) is a failure. `run_bombs` reads each case of
-gaji.bench.bombs in a fresh worker and records the refusal, the time to it and the worker's peak RSS.
+gaji.corpus.bombs in a fresh worker and records the refusal, the time to it and the worker's peak RSS.
 
 Used by tests/corpus/test_readers_fuzz.py (briefly) and `gaji bench fuzz-readers` (gaji/cli/bench_readers.py).
 """
@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from gaji.bench.bombs import DAMAGED, deflated, minimal_pdf, write_zip
+from gaji.corpus.bombs import DAMAGED, deflated, minimal_pdf, write_zip
 
 __all__ = ["make_seeds", "mutate", "run_fuzz", "run_bombs", "markdown", "ZIP_KINDS"]
 
@@ -30,8 +30,8 @@ ZIP_KINDS = ("docx", "pptx", "xlsx", "hwpx")
 
 def make_seeds(folder: Path) -> dict[str, Path]:
     """One small valid file per format: DOCX, PPTX, XLSX, HWPX, HTML, PDF, HWP (when the fixture is here), TXT."""
-    from gaji.bench.bombs import hwp_fixture
-    from gaji.bench.docgen import write_docx, write_hwpx, write_pptx, write_xlsx
+    from gaji.corpus.bombs import hwp_fixture
+    from gaji.corpus.docgen import write_docx, write_hwpx, write_pptx, write_xlsx
 
     folder.mkdir(parents=True, exist_ok=True)
     items = [("h1", "1. 개요"), ("p", "이 문서는 예산 집행 현황을 정리한다."), ("table", [["부서", "예산"], ["연구소", "48억 원"]])]
@@ -179,7 +179,7 @@ def run_fuzz(folder: Path, *, seconds: float = 60.0, max_files: int | None = Non
 def run_bombs(folder: Path, *, names: list[str] | None = None, size_mb: int | None = None,
               progress: Any = None) -> list[dict[str, Any]]:
     """Each bomb case built and read in a fresh worker: its outcome, the time to it and the worker's peak RSS."""
-    from gaji.bench.bombs import cases
+    from gaji.corpus.bombs import cases
     from gaji.corpus.formats import LimitExceeded, ReadLimits, Unreadable
     from gaji.corpus.formats.worker import IsolatedReader
 

@@ -1,5 +1,5 @@
 """What the component probes (`gaji bench evaluator`, `decomposer`, `verifier`) share: one model for the
-probe's calls, the calls in parallel, and the <out>.md / <out>.json report. Their flags: gaji/cli/bench_probes.py."""
+probe's calls, the calls in parallel, and the <out>.md / <out>.json report. Their flags: lab/gaji_lab/cli/bench_probes.py."""
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -47,7 +47,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def _recall(idx, dense, qvecs, questions, doc_of: dict[int, str]) -> dict[str, Any]:
-    from gaji.bench.retrieval import ranked_doc_ids, recall_at
+    from gaji_lab.bench.retrieval import ranked_doc_ids, recall_at
 
     kmax = max(KS)
     rec: dict[int, list[float]] = {k: [] for k in KS}
@@ -70,7 +70,7 @@ def _recall(idx, dense, qvecs, questions, doc_of: dict[int, str]) -> dict[str, A
 
 def run_dense_store(index: str, questions: str, stores: list[str], milvus_url: str | None = None,
                     milvus_index: str = "FLAT", max_questions: int | None = None, work: str | None = None) -> dict:
-    from gaji.bench.retrieval import _questions
+    from gaji_lab.bench.retrieval import _questions
     from gaji.corpus.shared_data import dataset_paths
     from gaji.index.store import open_index
     from gaji.index.attach import attach_store

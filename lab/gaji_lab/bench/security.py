@@ -16,7 +16,7 @@ Areas (each row: what was sent, the status expected, the status got):
     injection  a document title that tries to close the prompt's <documents> fence stays inside it
 
 The same checks run in CI from tests/serve/test_security.py against a server on loopback; the command is
-registered by gaji/cli/bench_security.py.
+registered by lab/gaji_lab/cli/bench_security.py.
 """
 from __future__ import annotations
 
@@ -342,7 +342,7 @@ def _build_index(folder: Path) -> Path:
 def run_bench(url: str | None = None, index: str = "sec", areas: tuple[str, ...] = AREAS) -> list[Check]:
     """Run the checks of `areas` against `url` (key from GAJI_API_KEY), or -- without one -- against two servers
     started here on loopback over a small BM25 index with `--llm scripted`: one keyless, one with a key."""
-    from gaji.bench.serve import free_port, start_server, stop_server
+    from gaji_lab.bench.serve import free_port, start_server, stop_server
 
     if url:
         key = os.environ.get("GAJI_API_KEY") or None

@@ -155,9 +155,9 @@ def render(rows: list[Row], questions: int, meta: dict[str, Any]) -> str:
 
 def run_bench(data: str, settings: Any, budgets: Sequence[int], *, trims: Sequence[str] = PASSAGE_TRIMS,
               limit: int | None = None, say: Callable[[str], Any] = print):
-    """Retrieve each question's top-k once, score every cut; a ProbeReport (gaji/bench/probing.py)."""
+    """Retrieve each question's top-k once, score every cut; a ProbeReport (lab/gaji_lab/bench/probing.py)."""
     from gaji.api import Gaji
-    from gaji.bench.probing import ProbeReport
+    from gaji_lab.bench.probing import ProbeReport
     from gaji.eval.corpus_index import corpus_index
     from gaji.eval.runner import INDEX_CACHE
     from gaji.index.store import open_index

@@ -102,7 +102,7 @@ def run_ttft(settings: Any, methods: list[str], questions: list[str] | None = No
              out: str = "benchmarks/results/ttft", say: Any = print) -> dict[str, Any]:
     """Each question asked of each method with the answer streamed; writes the result pair, returns it."""
     from gaji.api import Gaji
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.results import save_result
     from gaji.eval.record import now_iso
 
     if not methods:

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from gaji.bench.probing import ProbeReport, map_calls
+from gaji_lab.bench.probing import ProbeReport, map_calls
 from gaji.errors import ConfigError, GajiError
 from gaji.eval.summary import latest_by_id, read_jsonl_tolerant
 from gaji.io import log_exists
@@ -172,7 +172,7 @@ def run_bench(run: str, settings: Any, *, limit: int = 20, offset: int = 0, topi
     """Judge questions offset+1 … offset+limit of the ConTReGen run directory `run`: the LLM step (i) on the LLM
     the settings name, and with `topic_gate` T also the E5 topic gate at cosine T alone and with the LLM;
     `gate_only` skips the LLM."""
-    from gaji.bench.probing import with_llm
+    from gaji_lab.bench.probing import with_llm
     from gaji.methods.contregen.topic_gate import make_gate
 
     if limit < 2:

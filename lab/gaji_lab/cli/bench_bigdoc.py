@@ -1,5 +1,5 @@
 """`gaji bench bigdoc`: one huge document vs the same text as many ~2 KB documents, end to end with vectors
-(gaji/bench/bigdoc.py); writes <out>/<tag>.json and .md and prints the table."""
+(lab/gaji_lab/bench/bigdoc.py); writes <out>/<tag>.json and .md and prints the table."""
 from __future__ import annotations
 
 import argparse
@@ -25,8 +25,8 @@ def register(bsub) -> None:
 
 
 def _cli(args: argparse.Namespace) -> int:
-    from gaji.bench.bigdoc import markdown, run_bigdoc
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.bigdoc import markdown, run_bigdoc
+    from gaji_lab.bench.results import save_result
     from gaji.errors import ConfigError
 
     if args.chars < 1 or args.piece_chars < 1 or args.rounds < 1:

@@ -1,5 +1,5 @@
-"""`gaji bench build | embed-workers`: how soon a build is searchable (gaji/bench/build_time.py) and embedding in one
-process versus worker processes (gaji/bench/embed_workers.py); each writes <out>/<stem>.json and .md and prints the
+"""`gaji bench build | embed-workers`: how soon a build is searchable (lab/gaji_lab/bench/build_time.py) and embedding in one
+process versus worker processes (lab/gaji_lab/bench/embed_workers.py); each writes <out>/<stem>.json and .md and prints the
 table."""
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def register(bsub) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from gaji.bench.build_time import markdown, run_build_bench
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.build_time import markdown, run_build_bench
+    from gaji_lab.bench.results import save_result
 
     res = run_build_bench(args.corpus, args.work, fill_seconds=args.fill_seconds, korean_analyzer=args.korean_analyzer)
     save_result(args.out, args.tag, res, markdown(res))
@@ -38,8 +38,8 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _embed_workers(args: argparse.Namespace) -> int:
-    from gaji.bench.embed_workers import markdown, run_embed_workers
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.embed_workers import markdown, run_embed_workers
+    from gaji_lab.bench.results import save_result
 
     res = run_embed_workers(args.corpus, args.limit, args.workers)
     save_result(args.out, args.tag, res, markdown(res))

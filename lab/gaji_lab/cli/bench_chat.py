@@ -1,5 +1,5 @@
-"""`gaji bench followups` (follow-up rewrites, answers with vs without them; gaji/bench/followups.py) and
-`gaji bench ttft` (time to the first answer token per method; gaji/bench/ttft.py)."""
+"""`gaji bench followups` (follow-up rewrites, answers with vs without them; lab/gaji_lab/bench/followups.py) and
+`gaji bench ttft` (time to the first answer token per method; lab/gaji_lab/bench/ttft.py)."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,7 @@ __all__ = ["register"]
 
 
 def register(bsub) -> None:
-    from gaji.bench.followups import PAIRS
+    from gaji_lab.bench.followups import PAIRS
 
     p = bsub.add_parser("followups", help="follow-up rewrite accuracy, and answers with vs without the rewrite")
     p.add_argument("--pairs", default=str(PAIRS), help="the follow-up pairs (default benchmarks/followups/followups.jsonl)")
@@ -42,7 +42,7 @@ def register(bsub) -> None:
 
 
 def _followups(args: argparse.Namespace) -> int:
-    from gaji.bench.followups import FollowupOptions, run_followups
+    from gaji_lab.bench.followups import FollowupOptions, run_followups
 
     opts = FollowupOptions(pairs=args.pairs, method=args.method, only=args.only, part=args.part, limit=args.limit,
                            oracle=args.oracle,
@@ -53,7 +53,7 @@ def _followups(args: argparse.Namespace) -> int:
 
 
 def _ttft(args: argparse.Namespace) -> int:
-    from gaji.bench.ttft import run_ttft
+    from gaji_lab.bench.ttft import run_ttft
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     run_ttft(settings_from_args(args), methods, args.question, args.out, say=lambda m: print(m, flush=True))

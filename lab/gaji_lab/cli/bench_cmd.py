@@ -1,5 +1,5 @@
 """`gaji bench …`: benchmarks are commands. The sub-commands (retrieval, run, check, …) are added by the
-gaji/cli/bench_*.py modules listed in gaji/cli/main.py; the benchmarks themselves are in gaji/bench/."""
+gaji_lab/cli/bench_*.py modules listed in gaji_lab/cli/commands.py; the benchmarks themselves are in lab/gaji_lab/bench/."""
 from __future__ import annotations
 
 __all__ = ["register"]

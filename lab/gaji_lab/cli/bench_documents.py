@@ -1,5 +1,5 @@
-"""`gaji bench documents`: parse speed per document format and folder indexing time (gaji/bench/documents.py);
-`gaji bench crossdoc`: Korean two-hop questions across two files of different formats (gaji/bench/crossdoc.py)."""
+"""`gaji bench documents`: parse speed per document format and folder indexing time (lab/gaji_lab/bench/documents.py);
+`gaji bench crossdoc`: Korean two-hop questions across two files of different formats (lab/gaji_lab/bench/crossdoc.py)."""
 from __future__ import annotations
 
 import argparse
@@ -32,7 +32,7 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.documents import run
+    from gaji_lab.bench.documents import run
 
     res = run(folder=args.folder, files=args.files, extra=args.extra, repeat=args.repeat, dense=args.dense,
               work=args.work, out=args.out, command="gaji " + " ".join(sys.argv[1:]))
@@ -41,7 +41,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _crossdoc(args: argparse.Namespace) -> int:
-    from gaji.bench.crossdoc import run
+    from gaji_lab.bench.crossdoc import run
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     res = run(settings_from_args(args), methods, work=args.work, out=args.out, dense=args.dense,

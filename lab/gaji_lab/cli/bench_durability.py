@@ -1,5 +1,5 @@
 """`gaji bench crash | concurrency`: the index under kill -9 and under concurrent writers, readers and a
-server (gaji/bench/crash.py, gaji/bench/concurrency.py); each writes <out>/<stem>.json and .md and prints
+server (lab/gaji_lab/bench/crash.py, lab/gaji_lab/bench/concurrency.py); each writes <out>/<stem>.json and .md and prints
 the result. Exit 1 when an invariant failed or anything acknowledged was lost."""
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ def register(bsub) -> None:
 
 
 def _crash(args: argparse.Namespace) -> int:
-    from gaji.bench.crash import markdown, run_crash
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.crash import markdown, run_crash
+    from gaji_lab.bench.results import save_result
 
     def show(t, kills: int) -> None:
         mark = "killed" if t.killed else "finished"
@@ -50,8 +50,8 @@ def _crash(args: argparse.Namespace) -> int:
 
 
 def _concurrency(args: argparse.Namespace) -> int:
-    from gaji.bench.concurrency import markdown, passed, run_concurrency
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.concurrency import markdown, passed, run_concurrency
+    from gaji_lab.bench.results import save_result
 
     with tempfile.TemporaryDirectory(prefix="gaji-concurrency-") as tmp:
         res = run_concurrency(args.work or tmp, seconds=args.seconds, writers=args.writers, readers=args.readers,

@@ -1,4 +1,4 @@
-"""`gaji bench embed`: the E5 engines side by side in one run (gaji/bench/embed.py)."""
+"""`gaji bench embed`: the E5 engines side by side in one run (lab/gaji_lab/bench/embed.py)."""
 from __future__ import annotations
 
 import argparse
@@ -24,7 +24,7 @@ def register(bsub) -> None:
 
 
 def _cli(args: argparse.Namespace) -> int:
-    from gaji.bench.embed import run
+    from gaji_lab.bench.embed import run
 
     res = run(
         embedders=split_names(args.embedders),

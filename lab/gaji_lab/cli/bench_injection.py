@@ -1,10 +1,10 @@
-"""`gaji bench injection`: do instructions planted in retrieved documents hijack answers? (gaji/bench/injection.py)"""
+"""`gaji bench injection`: do instructions planted in retrieved documents hijack answers? (lab/gaji_lab/bench/injection.py)"""
 from __future__ import annotations
 
 import argparse
 import sys
 
-from gaji.bench.injection import DEFAULT_DOCS, DEFAULT_QUESTIONS
+from gaji_lab.bench.injection import DEFAULT_DOCS, DEFAULT_QUESTIONS
 from gaji.cli.common import add_settings_flags, settings_from_args
 
 __all__ = ["register"]
@@ -22,7 +22,7 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.injection import report, run_bench
+    from gaji_lab.bench.injection import report, run_bench
     from gaji.io import atomic_write_json
 
     settings = settings_from_args(args)

@@ -1,4 +1,4 @@
-"""`gaji bench plot`: the cost–quality plot from the recorded results (gaji/bench/cost_quality.py)."""
+"""`gaji bench plot`: the cost–quality plot from the recorded results (lab/gaji_lab/bench/cost_quality.py)."""
 from __future__ import annotations
 
 import argparse
@@ -17,7 +17,7 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.cost_quality import plot, points, table
+    from gaji_lab.bench.cost_quality import plot, points, table
     from gaji.io import atomic_write_text
 
     pts = points(args.root)

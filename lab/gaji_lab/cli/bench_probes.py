@@ -1,4 +1,4 @@
-"""`gaji bench evaluator | decomposer | verifier`: the component probes (gaji/bench/evaluator.py, decomposer.py,
+"""`gaji bench evaluator | decomposer | verifier`: the component probes (lab/gaji_lab/bench/evaluator.py, decomposer.py,
 verifier.py), which share their flags: --concurrency, --out and the LLM settings (no index: probes do not retrieve).
 """
 from __future__ import annotations
@@ -50,8 +50,8 @@ def register(bsub) -> None:
 
 
 def _evaluator(args: argparse.Namespace) -> int:
-    from gaji.bench import evaluator
-    from gaji.bench.probing import report
+    from gaji_lab.bench import evaluator
+    from gaji_lab.bench.probing import report
 
     report(args.out, evaluator.run_bench(args.data, settings_from_args(args), offset=args.offset, limit=args.limit,
                                          concurrency=args.concurrency))
@@ -59,8 +59,8 @@ def _evaluator(args: argparse.Namespace) -> int:
 
 
 def _decomposer(args: argparse.Namespace) -> int:
-    from gaji.bench import decomposer
-    from gaji.bench.probing import report
+    from gaji_lab.bench import decomposer
+    from gaji_lab.bench.probing import report
 
     report(args.out, decomposer.run_bench(args.data, settings_from_args(args), offset=args.offset, limit=args.limit,
                                           max_children=args.max_children, decomposer=args.decomposer,
@@ -69,8 +69,8 @@ def _decomposer(args: argparse.Namespace) -> int:
 
 
 def _verifier(args: argparse.Namespace) -> int:
-    from gaji.bench import verifier
-    from gaji.bench.probing import report
+    from gaji_lab.bench import verifier
+    from gaji_lab.bench.probing import report
 
     report(args.out, verifier.run_bench(args.run, settings_from_args(args), limit=args.limit, offset=args.offset,
                                         topic_gate=args.topic_gate, gate_only=args.gate_only,

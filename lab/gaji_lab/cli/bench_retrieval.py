@@ -1,10 +1,10 @@
-"""`gaji bench retrieval`: recall@k, latency and indexing speed of bm25 / dense / hybrid (gaji/bench/retrieval.py)."""
+"""`gaji bench retrieval`: recall@k, latency and indexing speed of bm25 / dense / hybrid (lab/gaji_lab/bench/retrieval.py)."""
 from __future__ import annotations
 
 import argparse
 import sys
 
-from gaji.bench.retrieval import DEFAULT_SETS
+from gaji_lab.bench.retrieval import DEFAULT_SETS
 from gaji.cli.common import split_names
 
 __all__ = ["register"]
@@ -32,7 +32,7 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.retrieval import run
+    from gaji_lab.bench.retrieval import run
 
     res = run(
         sets=split_names(args.sets),

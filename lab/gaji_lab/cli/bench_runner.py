@@ -1,4 +1,4 @@
-"""`gaji bench run | check | report`: the recorded benchmarks (gaji/bench/runner.py, benchmarks/configs/*.yaml)."""
+"""`gaji bench run | check | report`: the recorded benchmarks (lab/gaji_lab/bench/runner.py, benchmarks/configs/*.yaml)."""
 from __future__ import annotations
 
 import argparse
@@ -30,7 +30,7 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.runner import drift_table, record_run, run_benchmark
+    from gaji_lab.bench.runner import drift_table, record_run, run_benchmark
 
     run = run_benchmark(args.config, args.out, cache=args.cache, progress=not args.quiet, fresh=args.fresh)
     cfg = run.config
@@ -52,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from gaji.bench.runner import check_benchmarks
+    from gaji_lab.bench.runner import check_benchmarks
 
     res = check_benchmarks(args.max_minutes, cache=args.cache, progress=not args.quiet)
     if not res.cheap:
@@ -66,7 +66,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from gaji.bench.runner import regenerate_report
+    from gaji_lab.bench.runner import regenerate_report
 
     print(f"updated {regenerate_report(args.file)}")
     return 0

@@ -1,5 +1,5 @@
 """`gaji bench llm-server | dense-store | ray-embed | ray-expand`: the scale-out benchmarks
-(gaji/bench/llm_server.py, scale.py, ray_expand.py); each writes <out>/<stem>.json and .md and prints the table."""
+(lab/gaji_lab/bench/llm_server.py, scale.py, ray_expand.py); each writes <out>/<stem>.json and .md and prints the table."""
 from __future__ import annotations
 
 import argparse
@@ -56,8 +56,8 @@ def register(bsub) -> None:
 
 
 def _llm_server(args: argparse.Namespace) -> int:
-    from gaji.bench.llm_server import markdown, run
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.llm_server import markdown, run
+    from gaji_lab.bench.results import save_result
 
     res = run(targets=split_names(args.targets), llm=args.llm, base_url=args.base_url, model=args.model,
               label=args.label, calls=args.calls, concurrency=args.concurrency, slots=args.slots,
@@ -67,8 +67,8 @@ def _llm_server(args: argparse.Namespace) -> int:
 
 
 def _dense_store(args: argparse.Namespace) -> int:
-    from gaji.bench.results import save_result
-    from gaji.bench.scale import dense_markdown, run_dense_store
+    from gaji_lab.bench.results import save_result
+    from gaji_lab.bench.scale import dense_markdown, run_dense_store
 
     res = run_dense_store(args.index, args.questions, split_names(args.stores), milvus_url=args.milvus_url,
                           milvus_index=args.milvus_index, max_questions=args.max_questions, work=args.work)
@@ -77,8 +77,8 @@ def _dense_store(args: argparse.Namespace) -> int:
 
 
 def _ray_embed(args: argparse.Namespace) -> int:
-    from gaji.bench.results import save_result
-    from gaji.bench.scale import ray_markdown, run_ray_embed
+    from gaji_lab.bench.results import save_result
+    from gaji_lab.bench.scale import ray_markdown, run_ray_embed
 
     res = run_ray_embed(args.corpus, args.limit, args.workers, args.ray)
     save_result(args.out, "ray-embed", res, ray_markdown(res))
@@ -86,8 +86,8 @@ def _ray_embed(args: argparse.Namespace) -> int:
 
 
 def _ray_expand(args: argparse.Namespace) -> int:
-    from gaji.bench.ray_expand import markdown, run_ray_expand
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.ray_expand import markdown, run_ray_expand
+    from gaji_lab.bench.results import save_result
 
     res = run_ray_expand(args.corpus, args.limit, args.workers, args.llm, args.ray)
     save_result(args.out, args.label, res, markdown(res))

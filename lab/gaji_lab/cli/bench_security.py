@@ -1,5 +1,5 @@
 """`gaji bench security`: attack a live `gaji serve` (CSRF, DNS rebinding, traversal, keys, limits, injection
-titles) and print a table (gaji/bench/security.py)."""
+titles) and print a table (lab/gaji_lab/bench/security.py)."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +9,7 @@ __all__ = ["register"]
 
 
 def register(bsub) -> None:
-    from gaji.bench.security import AREAS
+    from gaji_lab.bench.security import AREAS
 
     p = bsub.add_parser("security", help="attack a live gaji serve: CSRF, DNS rebinding, traversal, keys, limits, "
                                          "prompt-injection titles")
@@ -23,7 +23,7 @@ def register(bsub) -> None:
 def _run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from gaji.bench.security import AREAS, format_table, run_bench
+    from gaji_lab.bench.security import AREAS, format_table, run_bench
     from gaji.io import atomic_write_json
 
     checks = run_bench(args.url, args.index, tuple(args.area or AREAS))

@@ -1,4 +1,4 @@
-"""`gaji bench serve`: load-test `gaji serve` with N concurrent clients on loopback (gaji/bench/serve.py)."""
+"""`gaji bench serve`: load-test `gaji serve` with N concurrent clients on loopback (lab/gaji_lab/bench/serve.py)."""
 from __future__ import annotations
 
 import argparse
@@ -27,7 +27,7 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.serve import passed, report, run_bench
+    from gaji_lab.bench.serve import passed, report, run_bench
 
     res = run_bench(args.url, clients=args.clients, duration=args.duration, method=args.method, index=args.index,
                     questions=args.question, stream=args.stream, timeout=args.timeout, llm=args.llm,

@@ -1,4 +1,4 @@
-"""`gaji bench sweep`: one method over a question set once per value of one option (gaji/bench/methods.py)."""
+"""`gaji bench sweep`: one method over a question set once per value of one option (lab/gaji_lab/bench/methods.py)."""
 from __future__ import annotations
 
 import argparse
@@ -27,7 +27,7 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.methods import parse_param, sweep, table
+    from gaji_lab.bench.methods import parse_param, sweep, table
 
     s = settings_from_args(args)
     if s.sources.get("cache") == "default":

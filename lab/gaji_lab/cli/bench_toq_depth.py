@@ -1,6 +1,6 @@
-"""`gaji bench toq-depth`: the ToQ paper's Tables 4 and 5 from runs of `--method toq` (gaji/bench/toq_depth.py);
+"""`gaji bench toq-depth`: the ToQ paper's Tables 4 and 5 from runs of `--method toq` (lab/gaji_lab/bench/toq_depth.py);
 `gaji bench toq-judge`: how often the per-document relevance judge called a gold paragraph relevant
-(gaji/bench/toq_judge.py)."""
+(lab/gaji_lab/bench/toq_judge.py)."""
 from __future__ import annotations
 
 import argparse
@@ -22,7 +22,7 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.toq_depth import depth_report
+    from gaji_lab.bench.toq_depth import depth_report
 
     rep = depth_report(args.run, args.depth_run)
     print(rep.markdown)
@@ -32,7 +32,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _judge(args: argparse.Namespace) -> int:
-    from gaji.bench.toq_judge import report
+    from gaji_lab.bench.toq_judge import report
 
     print(report(args.runs), end="")
     return 0

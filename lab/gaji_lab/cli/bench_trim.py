@@ -1,4 +1,4 @@
-"""`gaji bench trim`: how much of the evidence passages keep when cut to a character budget (gaji/bench/trim.py).
+"""`gaji bench trim`: how much of the evidence passages keep when cut to a character budget (lab/gaji_lab/bench/trim.py).
 No model: retrieval only."""
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ def register(bsub) -> None:
 
 
 def _cli(args: argparse.Namespace) -> int:
-    from gaji.bench.probing import report
-    from gaji.bench.trim import run_bench
+    from gaji_lab.bench.probing import report
+    from gaji_lab.bench.trim import run_bench
     from gaji.errors import ConfigError
 
     try:

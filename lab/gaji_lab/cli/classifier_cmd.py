@@ -1,6 +1,6 @@
 """`gaji classifier make-data | train | table4`: the chain sufficiency classifier of paper 003;
-`gaji classifier train-router`: ToQ's decomposer shape router (gaji/learn/shape_router.py).
-`gaji classifier train-auto`: the adaptive method's router, from recorded results (gaji/learn/auto_router.py).
+`gaji classifier train-router`: ToQ's decomposer shape router (lab/gaji_lab/learn/shape_router.py).
+`gaji classifier train-auto`: the adaptive method's router, from recorded results (lab/gaji_lab/learn/auto_router.py).
 
     gaji classifier make-data --data hotpotqa,2wikimultihopqa,musique,bamboogle --report 50 \\
         --out runs/classifier/data --llm local:small --n 2 --max-minutes 20     (resumable)
@@ -82,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="what is embedded: the question with its names masked (default) or the question as asked")
     s.add_argument("--written", default="shipped", metavar="FILE|shipped|none",
                    help="written training questions added to the datasets' ({\"question\", \"shape\"} per line; "
-                        "default: the shipped Korean set gaji/learn/data/shape_router_ko.jsonl; none: datasets only)")
+                        "default: the shipped Korean set lab/gaji_lab/learn/data/shape_router_ko.jsonl; none: datasets only)")
     s.set_defaults(func=cmd_train_router)
     a = csub.add_parser("train-auto", help="train the adaptive method's router (auto) on the recorded per-question "
                         "results, with a cross-validated replay report")
@@ -115,7 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_train_auto(args: argparse.Namespace) -> int:
     from gaji.io import atomic_write_json, atomic_write_text
-    from gaji.learn.auto_router import EPSILON, report_document, train_auto_router
+    from gaji_lab.learn.auto_router import EPSILON, report_document, train_auto_router
     from gaji.methods.auto.router import DEFAULT_PATH
 
     eps = EPSILON if args.epsilon is None else args.epsilon
@@ -181,7 +181,7 @@ def _say(msg: str) -> None:
 def cmd_make_data(args: argparse.Namespace) -> int:
     from gaji.api import Gaji
     from gaji.eval.sets import load_dataset
-    from gaji.learn.synth import ChainSampler, SynthConfig, make_data, make_split
+    from gaji_lab.learn.synth import ChainSampler, SynthConfig, make_data, make_split
     from gaji.llm.base import Request
     from gaji.llm.tracked import TrackedLLM
 
@@ -238,7 +238,7 @@ def cmd_make_data(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from gaji.learn.classifier import TrainConfig, train_from_dir
+    from gaji_lab.learn.classifier import TrainConfig, train_from_dir
 
     cfg = TrainConfig(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, max_tokens=args.max_tokens,
                       heldout=args.heldout, freeze_layers=args.freeze, seed=args.seed, threads=args.threads,
@@ -261,7 +261,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_table4(args: argparse.Namespace) -> int:
-    from gaji.learn.table4 import markdown, write_table4
+    from gaji_lab.learn.table4 import markdown, write_table4
 
     runs: dict[str, dict[str, str]] = {}
     for spec in args.run:
@@ -278,7 +278,7 @@ def cmd_table4(args: argparse.Namespace) -> int:
 
 def cmd_train_router(args: argparse.Namespace) -> int:
     from gaji.index.dense import get_embedder
-    from gaji.learn.shape_router import KO_TRAIN_FILE, train_router
+    from gaji_lab.learn.shape_router import KO_TRAIN_FILE, train_router
     from gaji.methods.toq.router import DEFAULT_PATH
 
     written = {"shipped": KO_TRAIN_FILE, "none": None}.get(args.written, args.written)

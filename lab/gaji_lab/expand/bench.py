@@ -29,7 +29,7 @@ KS = (1, 3, 5, 10)
 
 def parse_cases(spec: str) -> list[str]:
     """"1-7" | "1,6" | "case1,case6" | "plain,1-7" -> ["plain", "case1", ...]."""
-    from .compose import check_case
+    from gaji.expand.compose import check_case
 
     out: list[str] = []
     for part in spec.split(","):
@@ -69,6 +69,26 @@ def questions_for(name_or_path: str, max_questions: int | None = None) -> list[d
         if max_questions and len(out) >= max_questions:
             break
     return out
+
+
+def teacher_queries(expansions: str | None = None, questions: str | None = None, max_queries: int | None = None,
+                    seed: int = 0) -> list[str]:
+    """The queries to label: the candidate questions of `expansions` and/or the questions of a question set (shared
+    name or JSONL), each once; at most `max_queries`, drawn with `seed`."""
+    from gaji.expand.index_hook import load_expansions
+
+    queries: list[str] = []
+    if expansions:
+        for e in load_expansions(expansions).values():
+            queries.extend(e.questions)
+    if questions:
+        queries.extend(q["question"] for q in questions_for(questions))
+    if not queries:
+        raise ConfigError("nothing to label: give --expansions and/or --questions")
+    queries = list(dict.fromkeys(queries))
+    if max_queries and len(queries) > max_queries:
+        queries = random.Random(seed).sample(queries, max_queries)
+    return queries
 
 
 def subset_corpus(name: str, out_dir: str | Path, distractors: int, seed: int = 0,
@@ -157,7 +177,7 @@ def run_bench(
     from gaji.index.build import build_index
     from gaji.index.store import open_index
 
-    from .index_hook import expansion_step, load_expansions
+    from gaji.expand.index_hook import expansion_step, load_expansions
 
     qs = questions_for(questions, max_questions)
     if not qs:
@@ -262,8 +282,8 @@ def _restrict(src: Path, qs: list[dict], exps: dict, work: Path) -> tuple[Path, 
 
 def _chunk_keywords(idx, tagger: str) -> dict[str, Any]:
     """The chunk-keywords file of a case index (the +kwf filter's metadata), made with `tagger` if missing."""
-    from .kwfilter import keywords_path, read_chunk_keywords, write_chunk_keywords
-    from .retriever import load_tagger_cached
+    from gaji.expand.kwfilter import keywords_path, read_chunk_keywords, write_chunk_keywords
+    from gaji.expand.retriever import load_tagger_cached
 
     path = keywords_path(idx.path)
     head = path.read_text(encoding="utf-8").split("\n", 1)[0] if path.exists() else ""
@@ -283,7 +303,7 @@ def _stale(idx, exps: dict) -> bool:
 
 
 def markdown(res: dict[str, Any]) -> str:
-    from .compose import CASE_HELP
+    from gaji.expand.compose import CASE_HELP
 
     lines = [f"**{res['label']}** ({res['questions']} questions, expansions: {res.get('expansion_model')}, "
              f"{res['expanded']} expanded chunks)", ""]

@@ -32,15 +32,15 @@ class TaggerTraining:
 def train_tagger_model(labels: Sequence[str], out: str, opts: TaggerTraining, log: Log | None = None) -> dict:
     """Train the tagger on the labelled queries of the JSONL files `labels` (a `dev_fraction` held out), save it in
     `out` with report.json; returns the training report."""
-    from gaji.learn.encoder import require_torch
+    from gaji.index.e5_torch import require_torch
 
     require_torch()
     import torch
 
     from gaji.io import atomic_write_json
 
-    from .labels import read_tagged
-    from .tagger import KeywordTagger, train_tagger
+    from gaji.expand.labels import read_tagged
+    from gaji.expand.tagger import KeywordTagger, train_tagger
 
     torch.set_num_threads(max(1, opts.threads))
     data = read_tagged(labels)
@@ -76,7 +76,7 @@ def train_multitask_model(corpus: Sequence[str], expansions: str, labels: Sequen
     with the LLM on the held-out chunks (and queries), save it in `out` with report.json; with `predictions_out`
     also write the held-out chunks' generated titles/questions as expansion records. Returns the report (with
     up to 5 examples, which report.json leaves out)."""
-    from gaji.learn.encoder import require_torch
+    from gaji.index.e5_torch import require_torch
 
     require_torch()
     import torch
@@ -87,10 +87,10 @@ def train_multitask_model(corpus: Sequence[str], expansions: str, labels: Sequen
     from gaji.io import atomic_write_json
     from gaji.text.lang import detect_lang
 
-    from .index_hook import load_expansions
-    from .labels import read_tagged
-    from .multitask import ChunkExample, ChunkKnowledgeModel, train_multitask
-    from .tagger import evaluate_tagger
+    from gaji.expand.index_hook import load_expansions
+    from gaji.expand.labels import read_tagged
+    from gaji.expand.multitask import ChunkExample, ChunkKnowledgeModel, train_multitask
+    from gaji.expand.tagger import evaluate_tagger
 
     torch.set_num_threads(max(1, opts.threads))
     exps = load_expansions(expansions)
@@ -135,14 +135,14 @@ def train_multitask_model(corpus: Sequence[str], expansions: str, labels: Sequen
                      for ex, t, q in list(zip(dev, titles, qsets))[:5]],
     }
     if qdev:
-        from .tagger import KeywordTagger
+        from gaji.expand.tagger import KeywordTagger
 
         shim = KeywordTagger(model.encoder, model.bio_head, model.layers)  # the shared encoder + BIO head
         report["keywords_vs_llm"] = evaluate_tagger(shim, qdev)
     if predictions_out:  # held-out outputs as expansion records, e.g. for `gaji expand judge --reference`
         from gaji.io import atomic_write_text
 
-        from .generator import Expansion
+        from gaji.expand.generator import Expansion
 
         atomic_write_text(predictions_out, "".join(
             json.dumps(Expansion(cid, t, list(q), lang=lang, model="multitask").to_dict(), ensure_ascii=False) + "\n"
@@ -154,7 +154,7 @@ def train_multitask_model(corpus: Sequence[str], expansions: str, labels: Sequen
 
 def _vs_llm(dev, titles, qsets) -> dict[str, dict]:
     """The multi-task model's titles and question sets against the LLM's (ROUGE-L / chrF) on held-out chunks."""
-    from .multitask import SEP, evaluate_generation
+    from gaji.expand.multitask import SEP, evaluate_generation
 
     return {"title_vs_llm": evaluate_generation(titles, [ex.title for ex in dev]),
             "questions_vs_llm": evaluate_generation([SEP.join(q) for q in qsets],

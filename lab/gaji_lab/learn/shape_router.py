@@ -145,7 +145,7 @@ def choose_l2(X: np.ndarray, y: np.ndarray, grid: Sequence[float] = L2_GRID, fol
               lr: float = 1.0, seed: int = 0) -> tuple[float, dict[str, float]]:
     """The L2 strength with the best mean balanced accuracy over `folds`-fold cross-validation on the
     training rows only (ties: the stronger regulariser), and the score of every candidate."""
-    from gaji.learn.classifier import class_weights, logreg_fit
+    from gaji_lab.learn.classifier import class_weights, logreg_fit
 
     fold = np.random.default_rng(seed).permutation(len(y)) % folds
     scores: dict[str, float] = {}
@@ -170,7 +170,7 @@ def train_router(embed: Callable[[list[str]], np.ndarray], embedder_id: str, l2:
     """Fit on TRAIN plus `written_file` (class-balanced logistic regression; l2=None: chosen by
     cross-validation on the training rows; written_file=None: datasets only), score
     HELD_OUT, REPORTED, WRITTEN and WRITTEN_KO_TEST, record all in meta."""
-    from gaji.learn.classifier import class_weights, logreg_fit
+    from gaji_lab.learn.classifier import class_weights, logreg_fit
 
     extra = written_train(written_file) if written_file is not None else []
     if extra:

@@ -6,7 +6,7 @@ import dataclasses
 import re
 
 
-from gaji.bench.crossdoc import CASES, answer_ok, file_of, run, write_case_files
+from gaji_lab.bench.crossdoc import CASES, answer_ok, file_of, run, write_case_files
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM, request_text
 

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from gaji.bench.embed import _text_flops, flops_per_passage
+from gaji_lab.bench.embed import _text_flops, flops_per_passage
 from gaji.cli.main import main
 
 HOTPOT = [

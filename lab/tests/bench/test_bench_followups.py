@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from gaji.api import Gaji
-from gaji.bench.followups import PAIRS, Pair, load_pairs, render, rewrite_is_right, run_pair, similarity, strict_ok, summarize
-from gaji.bench.ttft import measure
-from gaji.bench.ttft import summarize as ttft_summary
+from gaji_lab.bench.followups import PAIRS, Pair, load_pairs, render, rewrite_is_right, run_pair, similarity, strict_ok, summarize
+from gaji_lab.bench.ttft import measure
+from gaji_lab.bench.ttft import summarize as ttft_summary
 from gaji.config import Settings
 from gaji.llm.base import Request
 from gaji.llm.scripted import ScriptedLLM
@@ -77,7 +77,7 @@ def test_ttft_measures_the_first_piece_before_the_end():
 
 
 def test_dev_and_report_parts_split_the_pairs_by_number():
-    from gaji.bench.followups import in_part, load_pairs, PAIRS
+    from gaji_lab.bench.followups import in_part, load_pairs, PAIRS
 
     ids = [p.id for p in load_pairs(PAIRS)]
     dev = [i for i in ids if in_part(i, "dev")]

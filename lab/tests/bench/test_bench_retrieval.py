@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from gaji.bench.retrieval import recall_at
+from gaji_lab.bench.retrieval import recall_at
 from gaji.cli.main import main
 
 CORPUS = [
@@ -58,7 +58,7 @@ def test_bench_retrieval_on_tiny_data(tmp_path, capsys, retrievers, tune):
 def test_baseline_comparison_shows_recall_and_embedding_rates_side_by_side(tmp_path):
     import json as _json
 
-    from gaji.bench.retrieval import _load_baseline, compare_with, markdown
+    from gaji_lab.bench.retrieval import _load_baseline, compare_with, markdown
     from gaji.errors import ConfigError
 
     now = {"date": "now", "command": "x", "machine": {"cpus": 2},

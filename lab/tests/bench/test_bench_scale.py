@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 import time
 
-from gaji.bench.llm_server import load, markdown
+from gaji_lab.bench.llm_server import load, markdown
 from gaji.llm.scripted import ScriptedLLM
 
 

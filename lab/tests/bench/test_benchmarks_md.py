@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BENCH = REPO / "BENCHMARKS.md"
 WORKLOG = re.compile(r"\b(issue|session)s? #?\d+", re.IGNORECASE)
 

@@ -1,11 +1,11 @@
-"""`gaji bench bigdoc` (gaji.bench.bigdoc): the pieces cover the text, and a tiny run reports every stage with
+"""`gaji bench bigdoc` (gaji_lab.bench.bigdoc): the pieces cover the text, and a tiny run reports every stage with
 linear chunk and window counts (the timings themselves are the benchmark's, not asserted here)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from gaji.bench.bigdoc import STAGES, markdown, run_bigdoc, split_pieces
+from gaji_lab.bench.bigdoc import STAGES, markdown, run_bigdoc, split_pieces
 from gaji.corpus.shared_data import find_data_dir
 from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 

@@ -1,9 +1,9 @@
-"""`gaji bench build` (gaji.bench.build_time): a real `gaji index build` process, timed to BM25-searchable."""
+"""`gaji bench build` (gaji_lab.bench.build_time): a real `gaji index build` process, timed to BM25-searchable."""
 from __future__ import annotations
 
 import json
 
-from gaji.bench.build_time import markdown, run_build_bench
+from gaji_lab.bench.build_time import markdown, run_build_bench
 
 
 def test_a_small_build_is_timed_to_bm25_searchable(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gaji.bench.concurrency import markdown, passed, run_concurrency
+from gaji_lab.bench.concurrency import markdown, passed, run_concurrency
 
 pytestmark = pytest.mark.slow
 

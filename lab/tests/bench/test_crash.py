@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gaji.bench.crash import check, fingerprint, markdown, run_crash
+from gaji_lab.bench.crash import check, fingerprint, markdown, run_crash
 from gaji.cli.main import main
 
 pytestmark = pytest.mark.slow

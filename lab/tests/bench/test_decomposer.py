@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from gaji.bench.decomposer import Split, decompose_all, render, score
-from gaji.learn.shape_router import expected_shape
+from gaji_lab.bench.decomposer import Split, decompose_all, render, score
+from gaji_lab.learn.shape_router import expected_shape
 from gaji.eval.datasets import EvalItem
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM

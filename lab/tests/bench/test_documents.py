@@ -1,5 +1,5 @@
 """`gaji bench documents` on a few generated files: every format is timed and the folder indexes."""
-from gaji.bench.documents import run
+from gaji_lab.bench.documents import run
 
 
 def test_documents_bench_small(tmp_path):

@@ -1,11 +1,11 @@
-"""`gaji bench embed-workers` (gaji.bench.embed_workers): one process and worker processes on the same passages."""
+"""`gaji bench embed-workers` (gaji_lab.bench.embed_workers): one process and worker processes on the same passages."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from gaji.bench.embed_workers import markdown, run_embed_workers
+from gaji_lab.bench.embed_workers import markdown, run_embed_workers
 from gaji.index.dense import E5Embedder, get_embedder
 
 TEXTS = ["The Battle of Guam was fought in 1944.", "김치는 배추를 소금에 절여 만든다.",

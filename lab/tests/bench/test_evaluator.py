@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from gaji.bench.evaluator import Probe, Verdict, build_probes, run_probes, score
+from gaji_lab.bench.evaluator import Probe, Verdict, build_probes, run_probes, score
 from gaji.eval.datasets import EvalItem
 from gaji.eval.metrics.retrieval import GoldRef
 from gaji.llm.scripted import ScriptedLLM

@@ -1,11 +1,11 @@
-"""`gaji bench fuzz-readers` (gaji.bench.fuzz_readers): bombs read in the worker with their outcome, time and
+"""`gaji bench fuzz-readers` (gaji_lab.bench.fuzz_readers): bombs read in the worker with their outcome, time and
 peak RSS recorded; the mutational fuzz counts outcomes per format; the table and JSON are written."""
 from __future__ import annotations
 
 import json
 import random
 
-from gaji.bench.fuzz_readers import ZIP_KINDS, make_seeds, mutate
+from gaji_lab.bench.fuzz_readers import ZIP_KINDS, make_seeds, mutate
 from gaji.cli.main import main
 
 

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from gaji.api import Gaji
-from gaji.bench.methods import parse_param, sweep, table
+from gaji_lab.bench.methods import parse_param, sweep, table
 from gaji.cli.main import main
 from gaji.config import load_settings
 from gaji.errors import ConfigError

@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from benchfakes import write_questions
-from gaji.bench.runner import (
+from gaji_lab.bench.runner import (
     BEGIN,
     END,
     all_configs,
@@ -198,7 +198,7 @@ def test_config_llm_settings_are_checked_and_reach_the_run(tmp_path, monkeypatch
             load_config(p)
 
     import gaji.eval.runner as eval_runner
-    from gaji.bench.runner import run_config
+    from gaji_lab.bench.runner import run_config
 
     seen = {}
 

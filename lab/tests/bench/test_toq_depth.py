@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gaji.bench.toq_depth import DepthTable, TreeOutcome, load_outcomes, render
+from gaji_lab.bench.toq_depth import DepthTable, TreeOutcome, load_outcomes, render
 from gaji.errors import ConfigError
 
 

@@ -1,11 +1,11 @@
-"""`gaji bench toq-judge` (gaji/bench/toq_judge.py): the judge's gold recall and token share from recorded trees."""
+"""`gaji bench toq-judge` (lab/gaji_lab/bench/toq_judge.py): the judge's gold recall and token share from recorded trees."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from gaji.bench.toq_judge import count, report
+from gaji_lab.bench.toq_judge import count, report
 from gaji.cli.main import main
 from gaji.errors import InputError
 

@@ -2,7 +2,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gaji.bench.trim import Cut, Evidence, Question, cuts, render, score
+from gaji_lab.bench.trim import Cut, Evidence, Question, cuts, render, score
 from gaji.errors import ConfigError
 
 LONG = ("세종은 조선의 왕이다. " * 30) + "훈민정음은 1446년에 반포되었다. " + ("경복궁은 서울에 있다. " * 30)
@@ -45,7 +45,7 @@ def test_cuts_are_checked_and_rendered():
 @pytest.mark.data
 def test_the_korean_dev_part_gives_every_step_its_sub_answer_and_paragraph():
     from gaji.eval import komultihop as km
-    from gaji.bench.trim import questions_of
+    from gaji_lab.bench.trim import questions_of
 
     try:
         km.korquad_path()

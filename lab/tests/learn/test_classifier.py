@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="torch is the optional extra `train`")
 
 from gaji.errors import ConfigError  # noqa: E402
-from gaji.learn.classifier import (  # noqa: E402
+from gaji_lab.learn.classifier import (  # noqa: E402
     SUFFICIENT,
     INSUFFICIENT,
     TrainConfig,
@@ -133,7 +133,7 @@ def test_load_and_read_errors(tmp_path):
 def test_train_cli_and_chain_stop_with_the_saved_model(tiny_encoder, tmp_path, monkeypatch, capsys):
     """`gaji classifier train` end to end (tiny encoder instead of the 118M one), then the chain method
     loads the saved model from its directory and asks it after every step."""
-    import gaji.learn.classifier as C
+    import gaji_lab.learn.classifier as C
     from gaji.cli.main import main
     from gaji.llm.scripted import ScriptedLLM
     from gaji.llm.tracked import TrackedLLM

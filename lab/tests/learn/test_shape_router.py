@@ -9,7 +9,7 @@ from gaji.errors import ConfigError, InputError
 from gaji.eval.datasets import EvalItem
 import pytest
 
-from gaji.learn.shape_router import (HELD_OUT, KO_TRAIN_FILE, REPORTED, TRAIN, WRITTEN, WRITTEN_KO_TEST, choose_l2,
+from gaji_lab.learn.shape_router import (HELD_OUT, KO_TRAIN_FILE, REPORTED, TRAIN, WRITTEN, WRITTEN_KO_TEST, choose_l2,
                                      labelled, train_router, written_train)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from gaji.errors import ConfigError
 from gaji.eval.datasets import EvalItem
-from gaji.learn.synth import (
+from gaji_lab.learn.synth import (
     INSUFFICIENT,
     SUFFICIENT,
     ChainSampler,

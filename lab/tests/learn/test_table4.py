@@ -1,7 +1,7 @@
 """Table 4 over chain runs: chain lengths and early stops read from the runs' traces."""
 import json
 
-from gaji.learn.table4 import markdown, read_chain_ends, table4
+from gaji_lab.learn.table4 import markdown, read_chain_ends, table4
 
 
 def write_run(d, rows, traces=True):

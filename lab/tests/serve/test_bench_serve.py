@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from gaji.bench.serve import load_test
+from gaji_lab.bench.serve import load_test
 
 EN_Q = "Which battle occurred first, the Battle of Manila or the Battle of Guam?"
 

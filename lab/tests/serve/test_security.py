@@ -1,5 +1,5 @@
 """The server under attack, as `gaji bench security` runs it: two live servers on loopback (one keyless, one
-with a key) over a real BM25 index, and every check of gaji.bench.security -- CSRF (text/plain, form and
+with a key) over a real BM25 index, and every check of gaji_lab.bench.security -- CSRF (text/plain, form and
 untyped posts, foreign Origins), DNS rebinding (foreign Host), path traversal (static files, index names,
 upload ids), keys (missing, wrong, other length; constant-time compare), size limits and prompt-injection
 titles -- plus the guard's parts on their own."""
@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 from fastapi.testclient import TestClient
 
-from gaji.bench.security import AREAS, Target, format_table, run_checks
+from gaji_lab.bench.security import AREAS, Target, format_table, run_checks
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 from gaji.serve.guard import HostPolicy, RequestGuardMiddleware, is_json_type, same_origin, split_host

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gaji.bench.injection import load_jsonl, run_injection
+from gaji_lab.bench.injection import load_jsonl, run_injection
 from servefakes import NDJSON
 from gaji.llm.scripted import ScriptedLLM
 from gaji.methods.common import DATA_NOTE

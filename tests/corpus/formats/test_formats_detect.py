@@ -2,7 +2,7 @@ import shutil
 
 import pytest
 
-from gaji.bench.docgen import write_docx, write_xlsx
+from gaji.corpus.docgen import write_docx, write_xlsx
 from gaji.corpus.formats import FORMATS, Unreadable, detect
 from gaji.corpus.formats.detect import sniff
 from gaji.corpus.readers import read_documents

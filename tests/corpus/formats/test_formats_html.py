@@ -1,4 +1,4 @@
-from gaji.bench.docgen import write_html
+from gaji.corpus.docgen import write_html
 from gaji.corpus.formats import FORMATS, read_file
 from gaji.corpus.formats.html import read_html
 

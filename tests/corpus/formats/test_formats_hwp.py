@@ -3,7 +3,7 @@ import struct
 
 import pytest
 
-from gaji.bench.docgen import write_hwpx
+from gaji.corpus.docgen import write_hwpx
 from gaji.corpus.formats import FORMATS, Unreadable, detect, read_file
 from gaji.corpus.readers import read_documents
 from gaji.errors import InputError

@@ -1,5 +1,5 @@
 """DOCX, PPTX and XLSX written by the tests and read back."""
-from gaji.bench.docgen import write_docx, write_pptx, write_xlsx
+from gaji.corpus.docgen import write_docx, write_pptx, write_xlsx
 from gaji.corpus.chunking import ChunkingConfig, chunk_document
 from gaji.corpus.formats import FORMATS, read_file
 

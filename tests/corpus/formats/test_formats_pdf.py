@@ -1,6 +1,6 @@
 import pytest
 
-from gaji.bench.docgen import write_pdf
+from gaji.corpus.docgen import write_pdf
 from gaji.corpus.formats import FORMATS, Unreadable, read_file
 from gaji.corpus.readers import read_documents
 from gaji.errors import InputError

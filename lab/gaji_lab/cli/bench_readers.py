@@ -1,5 +1,5 @@
 """`gaji bench fuzz-readers`: the bomb corpus read through the worker (each file refused within its limits), then
-a mutational fuzz of the document readers for a while (gaji/bench/fuzz_readers.py). Writes <out>/fuzz-readers.json
+a mutational fuzz of the document readers for a while (lab/gaji_lab/bench/fuzz_readers.py). Writes <out>/fuzz-readers.json
 and .md and prints the table. Exit 1 when a bomb ended otherwise than its case expects or a mutant failed."""
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def register(bsub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from gaji.bench.fuzz_readers import markdown, run_bombs, run_fuzz
-    from gaji.bench.results import save_result
+    from gaji_lab.bench.fuzz_readers import markdown, run_bombs, run_fuzz
+    from gaji_lab.bench.results import save_result
     from gaji.errors import ConfigError
 
     if args.seconds < 0 or args.bomb_mb < 1:

@@ -6,7 +6,7 @@ XML, a zip whose headers lie, truncated PDF and HWP. Each case says which refusa
         path = case.build(folder)           # the file, written into `folder`
         case.expect                         # refusal keys (gaji.corpus.formats.limits.MESSAGES) it must end in
 
-Used by tests/corpus/test_readers_bombs.py and `gaji bench fuzz-readers` (gaji/bench/fuzz_readers.py). The zip
+Used by tests/corpus/test_readers_bombs.py and `gaji bench fuzz-readers` (lab/gaji_lab/bench/fuzz_readers.py). The zip
 bombs stream their members, so writing one takes seconds and little memory whatever it expands to.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gaji.bench.docgen import write_docx, write_hwpx, write_pptx, write_xlsx
+from gaji.corpus.docgen import write_docx, write_hwpx, write_pptx, write_xlsx
 
 __all__ = ["Case", "CASES", "cases", "minimal_pdf", "rezip", "write_zip", "deflated", "deflated_repeat", "DAMAGED"]
 
