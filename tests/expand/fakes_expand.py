@@ -7,19 +7,11 @@ import re
 
 import numpy as np
 
-from gaji.expand.multitask import ChunkExample
 from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 from gaji.llm.scripted import ScriptedLLM, request_text
+from gaji.testing import MULTITASK_CHUNKS  # noqa: F401  (the multi-task fixture chunks, shared with the lab's tests)
 
 FAKE_ID = "test/expand-recording-embedder-16"
-
-# chunks with their teacher title and questions, Korean and English (the multi-task model's fixture)
-MULTITASK_CHUNKS = [
-    ChunkExample("경복궁은 1395년에 지어진 조선의 법궁이다.", "경복궁의 창건",
-                 ["경복궁은 언제 지어졌나?", "경복궁은 무엇인가?", "법궁은 무엇인가?"]),
-    ChunkExample("The Eiffel Tower was completed in 1889.", "The Eiffel Tower",
-                 ["When was the Eiffel Tower completed?", "What is the Eiffel Tower?", "When was it built?"]),
-]
 
 
 def chunk_of(req) -> str:

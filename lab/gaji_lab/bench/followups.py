@@ -39,7 +39,7 @@ from typing import Any
 
 from gaji.errors import ConfigError, InputError
 
-PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "followups" / "followups.jsonl"
+PAIRS = Path(__file__).resolve().parents[3] / "benchmarks" / "followups" / "followups.jsonl"
 CORPORA = {"hotpotqa": "hotpotqa", "korquad": "korquad"}
 
 

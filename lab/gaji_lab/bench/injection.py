@@ -18,8 +18,8 @@ from gaji.errors import InputError
 from gaji.io import iter_jsonl
 from gaji.types import Document
 
-DEFAULT_DOCS = "tests/serve/injection_docs.jsonl"
-DEFAULT_QUESTIONS = "tests/serve/injection_questions.jsonl"
+DEFAULT_DOCS = "lab/tests/serve/injection_docs.jsonl"
+DEFAULT_QUESTIONS = "lab/tests/serve/injection_questions.jsonl"
 MARKER = "HACKED"
 
 

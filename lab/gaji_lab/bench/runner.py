@@ -214,7 +214,7 @@ def project_root() -> Path:
     for base in (Path.cwd(), *Path.cwd().parents):
         if (base / "benchmarks" / "configs").is_dir():
             return base
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def configs_dir(root: Path | None = None) -> Path:

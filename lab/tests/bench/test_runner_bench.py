@@ -19,7 +19,7 @@ from gaji_lab.bench.runner import (
 from gaji.cli.main import main
 from gaji.errors import ConfigError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 CONFIG = """# a hand-written comment that must survive
 dataset: {data}

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from fakes_expand import MULTITASK_CHUNKS as CHUNKS
+from gaji.testing import MULTITASK_CHUNKS as CHUNKS
 
 torch = pytest.importorskip("torch")
 
