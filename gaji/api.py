@@ -1,6 +1,7 @@
 """The Python API: one object that holds an index, a retriever and an LLM, and answers questions.
 
-    from gaji import Gaji
+    from gaji.api import Gaji
+    from gaji.conversation.turns import Turn
     g = Gaji(index="runs/hotpot", llm="local")
     trace = g.ask("Which battle occurred first, the Battle of Manila or the Battle of Guam?", method="toq")
     print(trace.answer, trace.usage())

@@ -6,12 +6,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import sys
 import tomllib
 from pathlib import Path
 
 LAB = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("gaji_test_imports", LAB.parent / "tests" / "test_imports.py")
 walker = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = walker  # its dataclasses look their module up
 _spec.loader.exec_module(walker)
 
 

@@ -9,12 +9,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gaji_lab.bench.injection import load_jsonl, run_injection
-from servefakes import NDJSON
 from gaji.llm.scripted import ScriptedLLM
 from gaji.methods.common import DATA_NOTE
 from gaji.serve.indexes import parse_documents_jsonl
 
 HERE = Path(__file__).parent
+NDJSON = {"content-type": "application/x-ndjson"}  # what a document upload must declare
 DOCS = parse_documents_jsonl((HERE / "injection_docs.jsonl").read_bytes())
 QUESTIONS = load_jsonl(HERE / "injection_questions.jsonl")
 
