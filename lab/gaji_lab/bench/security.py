@@ -15,7 +15,7 @@ Areas (each row: what was sent, the status expected, the status got):
                413, an over-long question 400
     injection  a document title that tries to close the prompt's <documents> fence stays inside it
 
-The same checks run in CI from tests/serve/test_security.py against a server on loopback; the command is
+The same checks run in CI from lab/tests/serve/test_security.py against a server on loopback; the command is
 registered by lab/gaji_lab/cli/bench_security.py.
 """
 from __future__ import annotations
