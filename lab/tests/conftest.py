@@ -12,6 +12,11 @@ from pathlib import Path
 
 import pytest
 
+try:
+    import gaji_lab  # noqa: F401
+except ImportError as e:  # say what to do instead of one import error per test file
+    raise ImportError("the lab's tests (lab/tests) need gaji-lab: pip install -e ./lab") from e
+
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
