@@ -96,7 +96,7 @@ def register(sub) -> None:
     sc.add_argument("--limit", type=count(1), help="score at most N more questions per run (resume later)")
     sc.add_argument("--concurrency", type=count(1, 256),
                     help="questions scored at once (default: the judge's parallel slots)")
-    sc.add_argument("--passages", type=count(1, MAX_K), default=5,
+    sc.add_argument("--passages", type=count(0, MAX_K), default=5,
                     help="retrieved passages shown to the judge (default 5, as `gaji eval --toq-eval`; 0 = question "
                     "and answer only, as the evaluator sees them inside a ToQ tree)")
     sc.add_argument("--quiet", action="store_true", help="no progress lines")

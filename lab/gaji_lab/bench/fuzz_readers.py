@@ -10,7 +10,7 @@ mutations reach the XML parsers and not only the zip reader. A read must give Do
 with a reason; anything else (another exception, a worker crash) is a failure. `run_bombs` reads each case of
 gaji.corpus.bombs in a fresh worker and records the refusal, the time to it and the worker's peak RSS.
 
-Used by tests/corpus/test_readers_fuzz.py (briefly) and `gaji bench fuzz-readers` (gaji/cli/bench_readers.py).
+Used by tests/corpus/test_readers_fuzz.py (briefly) and `gaji bench fuzz-readers` (lab/gaji_lab/cli/bench_readers.py).
 """
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ def cmd_train_auto(args: argparse.Namespace) -> int:
 def cmd_train_cascade(args: argparse.Namespace) -> int:
     from gaji.errors import ConfigError
     from gaji.io import atomic_write_text
-    from gaji.learn.cascade import parse_sets, report_markdown, train_cascade
+    from gaji_lab.learn.cascade import parse_sets, report_markdown, train_cascade
     from gaji.methods.safety import DEFAULT_ESCALATE, DEFAULT_PATH, SHAPES
 
     escalate = {}
@@ -167,7 +167,7 @@ def cmd_train_cascade(args: argparse.Namespace) -> int:
 def cmd_cascade_report(args: argparse.Namespace) -> int:
     import json
 
-    from gaji.learn.cascade import live_report
+    from gaji_lab.learn.cascade import live_report
 
     for run in args.runs:
         print(json.dumps({"run": run, **live_report(Path(run))}, ensure_ascii=False, indent=1))

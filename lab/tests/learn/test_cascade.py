@@ -6,7 +6,7 @@ import json
 import pytest
 
 from gaji.errors import ConfigError
-from gaji.learn.cascade import auc, parse_sets, report_markdown, train_cascade
+from gaji_lab.learn.cascade import auc, parse_sets, report_markdown, train_cascade
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
@@ -74,7 +74,7 @@ def test_auc_and_set_specs():
 
 
 def test_live_report_reads_what_auto_did(tmp_path, monkeypatch):
-    from gaji.learn.cascade import live_report
+    from gaji_lab.learn.cascade import live_report
     from gaji.methods.auto.method import Auto
 
     path = tmp_path / "safety.json"
