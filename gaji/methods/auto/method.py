@@ -228,7 +228,7 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     p, t = c.get("p_right", 0.0), c.get("threshold", 0.0)
     rel = ">=" if p >= t else "<"
     why = ", ".join(f"{SIGNAL_WORDS.get(n, (n, n))[1 if ko else 0]} {'+' if v > 0 else '-'}"
-                    for n, v in c.get("reasons") or [])
+                    for n, v in (c.get("reasons") or [])[:2])
     if c.get("decision") == "stand":
         what = "답을 그대로 냄" if ko else "the answer stands"
     else:
@@ -237,7 +237,7 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     head = f"{'맞을 확률' if ko else 'P(right)'} {p:.2f} {rel} {t:.2f} ({'노력' if ko else 'effort'} {effort}): {what}"
     tail = f" ({why})" if why else ""
     if c.get("no_logprobs"):
-        tail += " — 모델이 확률을 주지 않아 다른 신호로 판단" if ko else " — the model gave no log-probabilities: judged by the other signals"
+        tail += "; 확률 정보 없이 판단" if ko else "; no log-probabilities"
     if c.get("kept_cheap"):
-        tail += "; 확대한 경로가 답을 못 찾아 첫 답을 유지" if ko else "; the escalation found nothing, the first answer stands"
+        tail += "; 확대한 경로가 답을 못 찾아 첫 답 유지" if ko else "; escalation found nothing: first answer kept"
     return head + tail

@@ -64,7 +64,7 @@ def read_run(run: Path) -> tuple[dict[str, dict], dict[str, dict]]:
     res, tr = run / "results.jsonl", run / "traces.jsonl"
     if not res.exists():
         raise ConfigError(f"{run}: no results.jsonl (a run directory from `gaji eval`)")
-    return _latest(res), (_latest(tr) if tr.exists() else {})
+    return _latest(res), _latest(tr)  # traces.jsonl, or its .xz (gaji.io reads either)
 
 
 def examples_of(set_name: str, first_rung: Path, escalations: dict[str, Path]) -> list[Example]:

@@ -27,7 +27,7 @@ def test_parse_param():
 
 def test_sweep_runs_once_per_value(tmp_path):
     data = tmp_path / "qs.jsonl"
-    rows = [{"id": "q1", "question": "Which battle was first, Guam or Manila?", "answers": ["Battle of Guam"],
+    rows = [{"id": "q1", "question": "Which battle was first, the Battle of Guam or the Battle of Manila?", "answers": ["Battle of Guam"],
              "supporting": [{"doc_id": "guam", "title": "Battle of Guam", "text": "x"}]},
             {"id": "q2", "question": "When was the Battle of Manila?", "answers": ["1945"],
              "supporting": [{"doc_id": "manila", "title": "Battle of Manila", "text": "x"}]}]
