@@ -151,16 +151,7 @@ def replay(exs: list[Example], p: np.ndarray, threshold: float, escalate: dict[s
     """What the cascade would have scored and spent at `threshold`: an escalated question takes its route's recorded
     F1 and costs the cheap attempt's tokens plus the route's; a question without a recording of its route keeps
     the cheap answer and is counted as not escalated."""
-    f1 = tok = esc = 0.0
-    for e, pe in zip(exs, p):
-        route = escalate[e.shape]
-        if pe < threshold and route in e.escalated:
-            rf1, rtok = e.escalated[route]
-            f1, tok, esc = f1 + rf1, tok + e.tokens + rtok, esc + 1
-        else:
-            f1, tok = f1 + e.f1, tok + e.tokens
-    n = max(1, len(exs))
-    return {"f1": round(100 * f1 / n, 1), "tokens": round(tok / n, 1), "escalated": round(esc / n, 3)}
+    return replay_at(exs, p, np.full(len(exs), threshold), escalate)
 
 
 def replay_at(exs: list[Example], p: np.ndarray, thresholds: np.ndarray, escalate: dict[str, str]) -> dict[str, float]:
