@@ -334,13 +334,7 @@ def build_index(
                      checkpoint_rows, korean_analyzer, embedder, extension, dense_store, strict=strict)
         idx = _published(b)
         if idx is None:
-            state = BuildState.begin(b.work, b.fingerprint)
-            b.stats["resumed"] = state.resumed
-            ChunkStore.write(b.work, b.chunks)
-            write_records(b.work, b.inputs.records)
-            with FileBars(progress, b.report) as prog:
-                _lexical_step(b, state, prog)
-            idx = _publish(b, extension)
+            idx = _write_and_publish(b, extension, progress)
         else:  # this build was published already: only its vectors are left to fill
             shutil.rmtree(b.work, ignore_errors=True)
     note_build_refusals(out, b.inputs.sources, b.inputs.report)  # the files it could not read (gaji.index.refusals)
@@ -350,6 +344,17 @@ def build_index(
         idx = open_index(out)
         idx.read_report = report
     return idx
+
+
+def _write_and_publish(b: Any, extension: BuildExtension | None, progress: bool) -> Index:
+    """The build's chunks and records written, BM25 indexed (resuming a stopped build), then published."""
+    state = BuildState.begin(b.work, b.fingerprint)
+    b.stats["resumed"] = state.resumed
+    ChunkStore.write(b.work, b.chunks)
+    write_records(b.work, b.inputs.records)
+    with FileBars(progress, b.report) as prog:
+        _lexical_step(b, state, prog)
+    return _publish(b, extension)
 
 
 def note_build_refusals(out: Path, sources: list[str], report: Any) -> None:

@@ -59,9 +59,12 @@ def read_in_process(path: Path, rel: str, limits: ReadLimits) -> FileOutcome:
 
 
 def _peak_rss_kb() -> int:
+    """This process's own peak RSS. /proc's VmHWM belongs to the memory the process has now; getrusage's
+    ru_maxrss survives exec and so starts at the RSS of the parent that forked the worker (a test session that
+    loaded a model reads as a 1.3 GB worker), so it is only the fallback where /proc is missing."""
     import resource
 
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return _vm_hwm_kb(os.getpid()) or int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def _vm_hwm_kb(pid: int) -> int:
