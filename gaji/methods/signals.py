@@ -32,6 +32,7 @@ import re
 
 from gaji.methods.reask import wrong_shape
 from gaji.methods.span import is_unknown
+from gaji.methods.toq.names_rule import squash
 from gaji.text.skeleton import names
 from gaji.types import LLMCall, Node, Passage
 
@@ -39,18 +40,12 @@ SIGNALS: tuple[str, ...] = ("lp_mean", "lp_min", "lp_first", "margin", "no_logpr
                             "reasked", "grounded", "names_found", "score_gap", "kind_mismatch", "answer_words",
                             "compare", "intersection", "ko")
 
-_SQUASH = re.compile(r"[\W_]+", re.U)
 _DIGIT = re.compile(r"\d")
 _ONLY_NUMBER = re.compile(r"^[\d\s.,:/~\-년월일세기%]+$")
 _WHEN_EN = re.compile(r"\bwhen\b|\bwhat (?:year|date)\b|\bhow (?:many|much|long|old)\b", re.I)
 _WHEN_KO = re.compile(r"언제|몇|연도|년도|얼마")
 _WHO_EN = re.compile(r"^\s*(?:who|where)\b|\bwhich (?:person|city|country)\b", re.I)
 _WHO_KO = re.compile(r"누구|누가|어디|인물")
-
-
-def squash(text: str) -> str:
-    """Lower-cased, without spaces and punctuation: "Battle of Guam," -> "battleofguam"."""
-    return _SQUASH.sub("", text.lower())
 
 
 def bigrams(text: str) -> set[str]:
