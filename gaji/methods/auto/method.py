@@ -153,7 +153,7 @@ class Auto(Method):
         root, q = trace.root, trace.question
         safety = shared_safety(self.opts.safety)
         passages = [trace.passages[i] for i in root.passage_ids if i in trace.passages]
-        shape = shape_of(q, prior.features) if prior.features else shape_of(q)
+        shape = shape_of(q, prior.features or None)
         signals = node_signals(root, q, trace.answer, passages, ctx.lang, shape=shape)
         p = safety.p_right(signals)
         lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
@@ -164,7 +164,6 @@ class Auto(Method):
             "signals": signals, "p_right": round(p, 4), "threshold": threshold, "effort": self.opts.effort,
             "decision": "stand" if stands else "escalate", "shape": shape, "to": None if stands else to,
             "reasons": [[name, round(v, 3)] for name, v in safety.reasons(signals)],
-            "no_logprobs": bool(signals.get("no_logprobs")),
         }
         root.data["cascade"] = cascade
         root.stop = Stop(stands, reason=cascade_reason(cascade, ctx.lang), by="cascade", score=round(p, 4))
@@ -236,7 +235,7 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
         what = f"{to}(으)로 확대" if ko else f"escalated to {to}"
     head = f"{'맞을 확률' if ko else 'P(right)'} {p:.2f} {rel} {t:.2f} ({'노력' if ko else 'effort'} {effort}): {what}"
     tail = f" ({why})" if why else ""
-    if c.get("no_logprobs"):
+    if (c.get("signals") or {}).get("no_logprobs"):
         tail += "; 확률 정보 없이 판단" if ko else "; no log-probabilities"
     if c.get("kept_cheap"):
         tail += "; 확대한 경로가 답을 못 찾아 첫 답 유지" if ko else "; escalation found nothing: first answer kept"
