@@ -181,7 +181,7 @@ def choose_thresholds(exs: list[Example], p: np.ndarray, escalate: dict[str, str
         return max(cands)[2] if cands else 0.0
 
     medium = best(lambda r: r["tokens"] <= budget)
-    share = replay(exs, p, medium, escalate)["escalated"]
+    share = dict(rows)[medium]["escalated"]  # medium's row of the grid, not replayed again
     low = best(lambda r: r["escalated"] <= min(low_share, share / 2))
     high = best(lambda r: r["escalated"] >= min(1.0, max(2 * share, share + 0.05)))
     return {"low": min(low, medium), "medium": medium, "high": max(high, medium)}
