@@ -1,12 +1,11 @@
 """The message table: both languages of every entry, slots, messages kept for later, and the CLI speaking Korean."""
 from __future__ import annotations
 
-import shutil
-import struct
 from pathlib import Path
 
 import pytest
 
+from gaji.corpus.docgen import lock_hwp
 from gaji import messages
 from gaji.errors import InputError
 from gaji.message_table import TABLE
@@ -83,16 +82,7 @@ def test_method_and_option_names_for_people():
 
 
 def _password_hwp(dst: Path) -> Path:
-    import olefile
-
-    src = Path(__file__).parent / "corpus" / "formats" / "fixtures" / "gaji_report.hwp"
-    shutil.copyfile(src, dst)
-    with olefile.OleFileIO(str(dst), write_mode=True) as ole:
-        fh = bytearray(ole.openstream("FileHeader").read())
-        (flags,) = struct.unpack_from("<I", fh, 36)
-        struct.pack_into("<I", fh, 36, flags | 0x2)
-        ole.write_stream("FileHeader", bytes(fh))
-    return dst
+    return lock_hwp(Path(__file__).parent / "corpus" / "formats" / "fixtures" / "gaji_report.hwp", dst)
 
 
 @pytest.mark.parametrize("locale,expect", [("ko_KR.UTF-8", "암호가 걸린 한글(HWP) 문서입니다"),

@@ -17,7 +17,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 __all__ = [
-    "Item", "korean_font", "write_docx", "write_pptx", "write_xlsx", "write_hwpx", "write_html", "write_pdf",
+    "lock_hwp", "Item", "korean_font", "write_docx", "write_pptx", "write_xlsx", "write_hwpx", "write_html", "write_pdf",
     "write_sample_folder", "FONT_CANDIDATES",
 ]
 
@@ -258,3 +258,19 @@ def write_sample_folder(folder: str | Path, n_files: int = 50, *, pdf: bool = Tr
         shutil.copyfile(e, dst)
         out.append(dst)
     return out
+
+
+def lock_hwp(src: str | Path, dst: str | Path) -> Path:
+    """A copy of an HWP 5 file with the FileHeader's "password" bit set (what Hancom writes for 문서 암호): a file
+    every reader must refuse by name."""
+    import struct
+
+    import olefile
+
+    shutil.copyfile(src, dst)
+    with olefile.OleFileIO(str(dst), write_mode=True) as ole:
+        fh = bytearray(ole.openstream("FileHeader").read())
+        (flags,) = struct.unpack_from("<I", fh, 36)
+        struct.pack_into("<I", fh, 36, flags | 0x2)
+        ole.write_stream("FileHeader", bytes(fh))
+    return Path(dst)

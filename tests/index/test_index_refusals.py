@@ -3,9 +3,9 @@ the files it reads, the reason keeps its table message (so it can be shown in Ko
 from __future__ import annotations
 
 import shutil
-import struct
 from pathlib import Path
 
+from gaji.corpus.docgen import lock_hwp
 from gaji.index.build import build_index
 from gaji.index.refusals import Refusal, forget_refusals, note_refusals, read_refusals
 from gaji.index.writer import sync_source
@@ -15,15 +15,7 @@ HWP = Path(__file__).resolve().parents[1] / "corpus" / "formats" / "fixtures" / 
 
 
 def locked_hwp(dst: Path) -> Path:
-    import olefile
-
-    shutil.copyfile(HWP, dst)
-    with olefile.OleFileIO(str(dst), write_mode=True) as ole:
-        fh = bytearray(ole.openstream("FileHeader").read())
-        (flags,) = struct.unpack_from("<I", fh, 36)
-        struct.pack_into("<I", fh, 36, flags | 0x2)
-        ole.write_stream("FileHeader", bytes(fh))
-    return dst
+    return lock_hwp(HWP, dst)
 
 
 def test_notes_are_kept_replaced_and_forgotten(tmp_path):

@@ -4,12 +4,12 @@ folder, and a cited passage in its document. Also the conversations list and sto
 from __future__ import annotations
 
 import shutil
-import struct
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from gaji.corpus.docgen import lock_hwp
 from gaji.corpus.docgen import write_docx, write_xlsx
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
@@ -23,15 +23,7 @@ HWP_FIXTURE = Path(__file__).resolve().parents[1] / "corpus" / "formats" / "fixt
 
 
 def password_hwp(dst: Path) -> Path:
-    import olefile
-
-    shutil.copyfile(HWP_FIXTURE, dst)
-    with olefile.OleFileIO(str(dst), write_mode=True) as ole:
-        fh = bytearray(ole.openstream("FileHeader").read())
-        (flags,) = struct.unpack_from("<I", fh, 36)
-        struct.pack_into("<I", fh, 36, flags | 0x2)
-        ole.write_stream("FileHeader", bytes(fh))
-    return dst
+    return lock_hwp(HWP_FIXTURE, dst)
 
 
 def office_folder(root: Path) -> Path:

@@ -3,6 +3,7 @@ distinctive phrase finds that file first, and citations say where (PDF page, sli
 import json
 import shutil
 
+from gaji.corpus.docgen import lock_hwp
 from gaji.corpus.docgen import write_docx, write_hwpx, write_html, write_pdf, write_pptx, write_xlsx
 from gaji.cli.main import main
 from gaji.index.store import open_index
@@ -66,21 +67,6 @@ def test_folder_of_every_format_indexes_and_cites(tmp_path, fixtures, korean_fon
     assert "(보고서.pdf · p. 2)" in capsys.readouterr().out
 
 
-def _set_password_flag(src, dst):
-    """A copy of an HWP file with the FileHeader's "password" bit set (what Hancom writes for 문서 암호)."""
-    import shutil
-    import struct
-
-    import olefile
-
-    shutil.copyfile(src, dst)
-    with olefile.OleFileIO(str(dst), write_mode=True) as ole:
-        fh = bytearray(ole.openstream("FileHeader").read())
-        (flags,) = struct.unpack_from("<I", fh, 36)
-        struct.pack_into("<I", fh, 36, flags | 0x2)
-        ole.write_stream("FileHeader", bytes(fh))
-
-
 def test_a_folder_with_bad_files_indexes_the_good_ones_and_names_the_others(tmp_path, fixtures, capsys):
     root = tmp_path / "docs"
     root.mkdir()
@@ -88,7 +74,7 @@ def test_a_folder_with_bad_files_indexes_the_good_ones_and_names_the_others(tmp_
     (root / "메모.md").write_text("# 메모\n\n두 번째 좋은 파일이다.", encoding="utf-8")
     (root / "깨진.xlsx").write_bytes(b"PK\x03\x04 broken")
     (root / "빈.txt").write_bytes(b"")
-    _set_password_flag(fixtures / "gaji_report.hwp", root / "암호.hwp")
+    lock_hwp(fixtures / "gaji_report.hwp", root / "암호.hwp")
     out = tmp_path / "idx"
     assert main(["index", "build", str(root), "--out", str(out), "--no-dense", "--no-progress"]) == 3
     err = capsys.readouterr().err

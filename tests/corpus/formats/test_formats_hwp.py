@@ -1,9 +1,6 @@
-import shutil
-import struct
-
 import pytest
 
-from gaji.corpus.docgen import write_hwpx
+from gaji.corpus.docgen import lock_hwp, write_hwpx
 from gaji.corpus.formats import FORMATS, Unreadable, detect, read_file
 from gaji.corpus.readers import read_documents
 from gaji.errors import InputError
@@ -45,20 +42,9 @@ def test_sample_with_header_footnote_and_pictures(fixtures):
     assert "\u1112\u119e\u11ab글 워드 프로세서" in "\n".join(d.text for d in docs)
 
 
-def _set_password_flag(src, dst):
-    import olefile
-
-    shutil.copyfile(src, dst)
-    with olefile.OleFileIO(str(dst), write_mode=True) as ole:
-        fh = bytearray(ole.openstream("FileHeader").read())
-        (flags,) = struct.unpack_from("<I", fh, 36)
-        struct.pack_into("<I", fh, 36, flags | 0x2)
-        ole.write_stream("FileHeader", bytes(fh))
-
-
 def test_password_protected_hwp_is_refused(fixtures, tmp_path):
     p = tmp_path / "암호.hwp"
-    _set_password_flag(fixtures / "gaji_report.hwp", p)
+    lock_hwp(fixtures / "gaji_report.hwp", p)
     with pytest.raises(InputError, match="password-protected HWP document") as e:
         read_documents([p])
     assert e.value.path.endswith("암호.hwp")
