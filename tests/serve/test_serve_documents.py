@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gaji.corpus.docgen import lock_hwp
-from gaji.corpus.docgen import write_docx, write_xlsx
+from gaji.corpus.docgen import lock_hwp, write_docx, write_xlsx
 from gaji.config import Settings
 from gaji.llm.scripted import ScriptedLLM
 from gaji.messages import Msg

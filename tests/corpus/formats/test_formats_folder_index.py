@@ -3,8 +3,7 @@ distinctive phrase finds that file first, and citations say where (PDF page, sli
 import json
 import shutil
 
-from gaji.corpus.docgen import lock_hwp
-from gaji.corpus.docgen import write_docx, write_hwpx, write_html, write_pdf, write_pptx, write_xlsx
+from gaji.corpus.docgen import lock_hwp, write_docx, write_hwpx, write_html, write_pdf, write_pptx, write_xlsx
 from gaji.cli.main import main
 from gaji.index.store import open_index
 
