@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Any
+from typing import Any, Callable
 
 from gaji.config import Settings, load_settings
 from gaji.conversation.turns import Turn
@@ -127,10 +127,12 @@ class Gaji:
         parallel: bool = True,
         history: list[Turn] | None = None,
         on_answer: AnswerSink | None = None,
+        time_left: Callable[[], float | None] | None = None,
     ) -> Trace:
         """Answer `question` with `method`. `history`: the conversation's earlier turns; a follow-up is first
         rewritten into a standalone question (a "rewrite" node, first under the root). `on_answer`: the
-        answer's text as the method writes it (gaji/llm/streaming.py)."""
+        answer's text as the method writes it (gaji/llm/streaming.py). `time_left`: seconds before the caller gives
+        up (a server request's limit), for methods that can stop early with an answer in hand."""
         m = self.make_method(method or self.settings.method, options)
         # methods with an optional retriever (chain: closed book without an index) get one when there is an index
         r = self.retriever(retriever) if m.wants_retriever() else None
@@ -143,6 +145,7 @@ class Gaji:
             on_event=on_event,
             parallel=parallel,
             on_answer=on_answer,
+            time_left=time_left,
         )
         if not history:
             return m.run(question, ctx)

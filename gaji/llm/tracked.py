@@ -25,7 +25,7 @@ import json
 import re
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from gaji.deadline import Deadline, deadline_scope
 from gaji.errors import LLMError
@@ -48,12 +48,20 @@ class TrackedLLM:
         self.keep_prompts = keep_prompts
         self.deadline_s = deadline_s if deadline_s is not None else getattr(backend, "deadline_s", None)
         self.answer_stream: "AnswerStream | None" = None
+        self.before_call: Callable[[], None] | None = None  # raises to stop a run before its next call
         self._lock = threading.Lock()
 
     def streaming(self, answer_stream: "AnswerStream") -> "TrackedLLM":
         """This TrackedLLM (same backend, same lock) streaming the calls `answer_stream` wants."""
         view = copy.copy(self)
         view.answer_stream = answer_stream
+        return view
+
+    def checked(self, before_call: Callable[[], None]) -> "TrackedLLM":
+        """This TrackedLLM (same backend, same lock) running `before_call` before every call: a caller's own limit
+        (auto's escalation stops short of the run's time limit) raises there, before a call starts."""
+        view = copy.copy(self)
+        view.before_call = before_call
         return view
 
     @property
@@ -76,6 +84,8 @@ class TrackedLLM:
     def call(self, node: Node, purpose: str, request: Request, on_text: TextSink | None = None) -> Result:
         """One call with its retries, all within one deadline (`deadline_s`, or an enclosing sooner one): a
         server that hangs costs the deadline once, not once per attempt. `on_text`: the text as it comes."""
+        if self.before_call is not None:
+            self.before_call()
         with deadline_scope(self.deadline_s) as deadline:
             return self._call(node, purpose, request, deadline, on_text)
 

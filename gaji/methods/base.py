@@ -59,6 +59,9 @@ class RunContext:
     # searches already made in this run, by (query, k): a method that looks again at what an earlier step of the
     # same run searched (auto's escalation after its one retrieval) is served from here. None: no memo
     search_memo: dict[tuple[str, int], list[Passage]] | None = None
+    # seconds the run may still take before its caller gives up (a server request's time limit); None: no limit.
+    # A method that can stop early with an answer in hand (auto's escalation) reads it
+    time_left: Callable[[], float | None] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def retrieve(self, node: Node, query: str, k: int) -> list[Passage]:

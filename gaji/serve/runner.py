@@ -192,7 +192,7 @@ def run_question(base: Gaji, q: Question, token: CancelToken, on_event: EventSin
         settings.lang = q.lang
     g = Gaji(llm=CancellableLLM(base.backend, token), retriever=recorder, settings=settings)
     return g.ask(q.question, method=q.method, options=q.options, on_event=on_event, history=q.history,
-                 on_answer=on_answer)
+                 on_answer=on_answer, time_left=token.remaining)
 
 
 class Runner:

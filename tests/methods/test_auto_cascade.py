@@ -166,3 +166,72 @@ def test_a_language_may_have_its_own_thresholds(tmp_path):
     assert SafetyModel.load(path).thresholds_by_lang == m.thresholds_by_lang
     k = Auto(safety=str(path)).run("괌 전투는 언제 끝났나요?", ctx(answering("1944년 8월 10일")))
     assert k.root.data["cascade"]["threshold"] == 0.5
+
+
+class Clock:
+    """A run's time left that each LLM call uses up (`per_call` seconds), as a server request's limit would."""
+
+    def __init__(self, left: float, per_call: float):
+        self.left, self.per_call = left, per_call
+
+    def __call__(self) -> float:
+        return self.left
+
+    def llm(self, inner: ScriptedLLM) -> ScriptedLLM:
+        reply = inner.default
+
+        def timed(req):
+            self.left -= self.per_call
+            return reply(req)
+
+        inner.default = timed
+        return inner
+
+
+def test_an_escalation_stops_short_of_the_time_limit_and_the_cheap_answer_is_returned(tmp_path):
+    clock = Clock(left=100.0, per_call=30.0)
+    c = ctx(clock.llm(answering("Midway")))
+    c.time_left = clock
+    t = Auto(safety=safety_file(tmp_path)).run(COMPARE, c)
+    cas = t.root.data["cascade"]
+    assert cas["decision"] == "escalate" and cas["out_of_time"] and cas["kept_cheap"]
+    assert t.answer == "Midway" and t.status == "ok"
+    assert 2 <= len(t.calls()) <= 4  # the cheap call, then the tree until less than the reserve was left
+    assert clock.left > -30.0  # no call started with less than the reserve left
+    assert "time limit near: first answer kept" in t.root.stop.reason
+    assert not any(n.status == "running" for n in t.root.walk())
+    k = ctx(Clock(100.0, 30.0).llm(answering("미드웨이")))
+    # no limit: the same Korean question escalates and finishes: the same Korean question escalates and finishes
+    assert "out_of_time" not in Auto(safety=safety_file(tmp_path)).run("괌 전투는 언제 끝났나요?", k).root.data["cascade"]
+
+
+def test_no_escalation_starts_without_room_for_it(tmp_path):
+    clock = Clock(left=6.0, per_call=1.0)
+    c = ctx(clock.llm(answering("Midway")))
+    c.time_left = clock
+    t = Auto(safety=safety_file(tmp_path)).run(BRIDGE, c)
+    cas = t.root.data["cascade"]
+    assert cas["decision"] == "escalate" and cas["out_of_time"] and not t.root.children
+    assert len(t.calls()) == 1 and t.answer == "Midway"
+    ko_clock = Clock(left=6.0, per_call=1.0)
+    k = ctx(ko_clock.llm(answering("미드웨이")))
+    k.time_left = ko_clock
+    shown = {f.label: f.text for f in Auto(safety=safety_file(tmp_path)).run("괌 전투는 언제 끝났나요?", k).root.display}
+    assert "시간 제한이 가까워 첫 답 유지" in shown["확신도"]
+
+
+def test_the_budget_scales_with_what_the_cheap_call_took():
+    from gaji.methods.auto.method import RESERVE_CALLS, RESERVE_MIN_S, START_CALLS, EscalationBudget, OutOfTime
+    from gaji.types import LLMCall, Node
+
+    root = Node(question="q")
+    root.calls.append(LLMCall(model="m", purpose="answer", wall_ms=20_000.0))
+    left = [200.0]
+    c = RunContext(llm=None, time_left=lambda: left[0])
+    b = EscalationBudget.of(c, root)
+    assert b.reserve_s == RESERVE_MIN_S + RESERVE_CALLS * 20 and b.start_s == b.reserve_s + START_CALLS * 20
+    assert b.can_start()
+    left[0] = b.reserve_s - 1
+    with pytest.raises(OutOfTime):
+        b.check()
+    assert EscalationBudget.of(RunContext(llm=None), root) is None  # no limit, no budget

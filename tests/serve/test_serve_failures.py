@@ -120,3 +120,28 @@ def test_retriever_passages_with_markup_stay_data(make_app):
         r = c.post("/api/ask", json={"question": EN_Q})
         assert r.json()["trace"]["passages"]["x"]["text"].startswith("<script>")
         assert "'unsafe-inline'" not in r.headers["content-security-policy"]
+
+
+def test_auto_answers_with_its_first_answer_rather_than_run_out_of_time(make_app, scripted, tmp_path):
+    """A question auto would escalate, on a server whose time limit leaves no room for the escalation: the request
+    gets the one-retrieval answer in time (the run's time left reaches auto), not a 504."""
+    from gaji.methods.safety import SafetyModel
+
+    path = tmp_path / "never-safe.json"  # P(right) 0.007 for every answer: always escalate
+    SafetyModel(("grounded",), [0.0], [1.0], [0.0], -5.0, {"low": 0.5, "medium": 0.5, "high": 0.5}).save(path)
+    seen = []
+
+    def first_fast_then_slow(_req):
+        seen.append(time.monotonic())
+        if len(seen) > 1:
+            time.sleep(1.0)
+        return "Battle of Guam"
+
+    app = make_app(scripted(_extra=[(r".", first_fast_then_slow)]), timeout_s=3.0)
+    with TestClient(app) as c:
+        r = c.post("/api/ask", json={"question": EN_Q, "method": "auto", "options": {"safety": str(path)}})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        cascade = body["trace"]["root"]["data"]["cascade"]
+        assert cascade["decision"] == "escalate" and cascade["out_of_time"] and body["answer"] == "Battle of Guam"
+        assert len(seen) == 1

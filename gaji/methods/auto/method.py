@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
@@ -172,13 +172,38 @@ class Auto(Method):
             return
         cheap = (trace.answer, list(trace.citations), trace.explanation)
         cascade["first_answer"] = trace.answer  # what one retrieval said: kept for the record and for comparison
+        budget = EscalationBudget.of(ctx, root)
+        if budget is not None and not budget.can_start():
+            self.keep_cheap(trace, ctx, cheap, cascade, out_of_time=True)
+            return
         ctx.emit(root)
-        self.run_escalation(trace, ctx, self.route_method(to, router_methods))
+        esc_ctx = ctx if budget is None else dataclasses.replace(ctx, llm=ctx.llm.checked(budget.check))
+        try:
+            self.run_escalation(trace, esc_ctx, self.route_method(to, router_methods))
+        except OutOfTime:
+            self.keep_cheap(trace, ctx, cheap, cascade, out_of_time=True)
+            return
         if not trace.answer or is_unknown(trace.answer):
-            trace.answer, trace.citations, trace.explanation = cheap[0], cheap[1], cheap[2]
-            cascade["kept_cheap"] = True
+            self.keep_cheap(trace, ctx, cheap, cascade)
+            return
         root.answer = trace.answer
         ctx.emit(root)
+
+    def keep_cheap(self, trace: Trace, ctx: RunContext, cheap: tuple, cascade: dict[str, Any],
+                   out_of_time: bool = False) -> None:
+        """The one-retrieval answer is the answer: the escalation found nothing, or the run's time limit came too
+        near to start or finish it (the answer in hand beats a timed-out request)."""
+        trace.answer, trace.citations, trace.explanation = cheap[0], cheap[1], cheap[2]
+        cascade["kept_cheap"] = True
+        if out_of_time:
+            cascade["out_of_time"] = True
+            for n in trace.root.walk():
+                if n is not trace.root and n.status == "running":
+                    n.status = "stopped"
+        trace.root.answer = trace.answer
+        trace.root.stop = Stop(False, reason=cascade_reason(cascade, ctx.lang), by="cascade",
+                               score=cascade.get("p_right"))
+        ctx.emit(trace.root)
 
     def run_route(self, trace: Trace, ctx: RunContext, method: Method) -> None:
         """Run the routed method on the trace itself: its root is the trace's root (which also holds the decision),
@@ -237,6 +262,51 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     tail = f" ({why})" if why else ""
     if (c.get("signals") or {}).get("no_logprobs"):
         tail += "; 확률 정보 없이 판단" if ko else "; no log-probabilities"
-    if c.get("kept_cheap"):
+    if c.get("out_of_time"):
+        tail += "; 시간 제한이 가까워 첫 답 유지" if ko else "; time limit near: first answer kept"
+    elif c.get("kept_cheap"):
         tail += "; 확대한 경로가 답을 못 찾아 첫 답 유지" if ko else "; escalation found nothing: first answer kept"
     return head + tail
+
+
+class OutOfTime(BaseException):
+    """The escalation would overrun the run's time limit. A BaseException, like the server's Cancelled, so that no
+    method's `except Exception` inside the escalation swallows it: the run unwinds to auto, which keeps the cheap
+    answer."""
+
+
+@dataclass
+class EscalationBudget:
+    """When an escalation may start and must stop, from the run's time left (RunContext.time_left).
+
+    One LLM call cannot be cut short once started, so the escalation stops before a call when less than
+    `reserve_s` is left, and starts only with at least `start_s` left. Both scale with what the cheap call took on
+    this machine (a busy 2-core box is several times slower than an idle one)."""
+
+    time_left: Callable[[], float | None]
+    reserve_s: float
+    start_s: float
+
+    @classmethod
+    def of(cls, ctx: RunContext, root: Node) -> "EscalationBudget | None":
+        if ctx.time_left is None or ctx.time_left() is None:
+            return None
+        call_s = max((c.wall_ms for c in root.calls), default=0.0) / 1000.0
+        reserve = RESERVE_MIN_S + RESERVE_CALLS * call_s
+        return cls(ctx.time_left, reserve, reserve + START_CALLS * call_s)
+
+    def left(self) -> float:
+        v = self.time_left()
+        return float("inf") if v is None else v
+
+    def can_start(self) -> bool:
+        return self.left() >= self.start_s
+
+    def check(self) -> None:
+        if self.left() < self.reserve_s:
+            raise OutOfTime(f"{self.left():.1f} s left, {self.reserve_s:.1f} s kept in reserve")
+
+
+RESERVE_MIN_S = 5.0  # seconds always kept for returning the answer
+RESERVE_CALLS = 2.0  # ... plus this many cheap calls' time: a call started now must end before the limit
+START_CALLS = 3.0  # an escalation starts only with room for this many more calls beyond the reserve
