@@ -2,8 +2,9 @@
 user's effort sets the threshold below which the question escalates.
 
 The file (`auto/data/cascade.json`, written by the lab's `gaji classifier train-cascade`) holds the signals' names,
-their standardisation, the weights, one threshold per effort, the route each question shape escalates to, and
-the training data, split and held-out numbers it was chosen on.
+their standardisation, the weights, one threshold per effort, the route each question shape escalates to, the
+shapes that start on a deeper route in a language (`start`), and the training data, split and held-out numbers it
+was chosen on.
 
     model = shared_safety()
     p = model.p_right(signals)                # 0..1
@@ -26,6 +27,9 @@ EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 # how the question is built (gaji.methods.auto.features.shape_of): two things compared, two constraints on one
 # thing, or anything else (a bridge, a single hop)
 SHAPES: tuple[str, ...] = ("compare", "intersection", "other")
+# where a question can go beyond one retrieval: the step chain (recipe chain-steps), the search chain (chain-ircot),
+# the question tree (tree)
+ESCALATIONS: tuple[str, ...] = ("steps", "chain", "tree")
 # comparisons and intersections split into branches (the tree), bridges follow their hops (the chain)
 DEFAULT_ESCALATE = {"compare": "tree", "intersection": "tree", "other": "chain"}
 # signals that are 1 or 0 (a fact about the answer or the question, not a measure)
@@ -46,6 +50,16 @@ class SafetyModel:
     # per language ("ko", "en"): thresholds chosen on that language's dev questions (Korean answers cost and score
     # differently); a language not here uses `thresholds`
     thresholds_by_lang: dict[str, dict[str, float]] = field(default_factory=dict)
+    # per language, the shapes that skip the one retrieval and start on a deeper route at effort medium and high
+    # ({"en": {"compare": "steps"}}: on the dev data that route beat one retrieval on nearly every such question,
+    # so a first look would only add its cost). Effort low always starts with one retrieval
+    start: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def start_route(self, shape: str, lang: str, effort: str) -> str | None:
+        """The route a question of `shape` in `lang` starts on, or None: one retrieval first."""
+        if effort == "low":
+            return None
+        return self.start.get(lang, {}).get(shape)
 
     def p_right(self, signals: dict[str, float]) -> float:
         z = self.bias
@@ -76,7 +90,7 @@ class SafetyModel:
                 "thresholds": {k: round(v, 4) for k, v in self.thresholds.items()},
                 "thresholds_by_lang": {lang: {k: round(v, 4) for k, v in t.items()}
                                        for lang, t in self.thresholds_by_lang.items()},
-                "escalate": self.escalate, **self.meta}
+                "escalate": self.escalate, **({"start": self.start} if self.start else {}), **self.meta}
 
     def save(self, path: str | Path) -> None:
         from gaji.io import atomic_write_json
@@ -97,6 +111,7 @@ class SafetyModel:
             escalate = {str(k): str(v) for k, v in (obj.get("escalate") or {}).items()}
             by_lang = {str(lang): {str(k): float(v) for k, v in t.items()}
                        for lang, t in (obj.get("thresholds_by_lang") or {}).items()}
+            start = {str(lang): {str(k): str(v) for k, v in t.items()} for lang, t in (obj.get("start") or {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ConfigError(f"{p}: missing or malformed field {e}") from None
         unknown = [s for s in signals if s not in SIGNALS]
@@ -111,12 +126,19 @@ class SafetyModel:
             if [e for e in EFFORTS if e not in t]:
                 raise ConfigError(f"{p}: field 'thresholds_by_lang.{lang}' needs a value for each of "
                                   f"{', '.join(EFFORTS)}")
-        bad = {k: v for k, v in escalate.items() if k not in SHAPES or v not in ("chain", "tree")}
+        bad = {k: v for k, v in escalate.items() if k not in SHAPES or v not in ESCALATIONS}
         if bad:
-            raise ConfigError(f"{p}: field 'escalate' maps shapes {', '.join(SHAPES)} to chain or tree, not {bad}")
+            raise ConfigError(f"{p}: field 'escalate' maps shapes {', '.join(SHAPES)} to one of "
+                              f"{', '.join(ESCALATIONS)}, not {bad}")
+        bad = {f"{lang}.{k}": v for lang, t in start.items() for k, v in t.items()
+               if k not in SHAPES or v not in ESCALATIONS}
+        if bad:
+            raise ConfigError(f"{p}: field 'start' maps a language's shapes {', '.join(SHAPES)} to one of "
+                              f"{', '.join(ESCALATIONS)}, not {bad}")
         meta = {k: v for k, v in obj.items() if k not in ("format", "signals", "mean", "scale", "weights", "bias",
-                                                          "thresholds", "thresholds_by_lang", "escalate")}
-        return cls(signals, mean, scale, weights, bias, thresholds, {**DEFAULT_ESCALATE, **escalate}, meta, by_lang)
+                                                          "thresholds", "thresholds_by_lang", "escalate", "start")}
+        return cls(signals, mean, scale, weights, bias, thresholds, {**DEFAULT_ESCALATE, **escalate}, meta, by_lang,
+                   start)
 
 
 @functools.lru_cache(maxsize=8)

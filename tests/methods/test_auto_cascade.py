@@ -235,3 +235,47 @@ def test_the_budget_scales_with_what_the_cheap_call_took():
     with pytest.raises(OutOfTime):
         b.check()
     assert EscalationBudget.of(RunContext(llm=None), root) is None  # no limit, no budget
+
+
+def start_file(tmp_path, start, escalate=None) -> str:
+    m = SafetyModel(("grounded",), [0.0], [1.0], [10.0], -5.0, {"low": 0.2, "medium": 0.5, "high": 0.8},
+                    escalate or {"compare": "tree", "other": "steps"}, start=start)
+    path = tmp_path / "start.json"
+    m.save(path)
+    return str(path)
+
+
+def test_a_shape_the_model_starts_deeper_skips_the_one_retrieval_in_its_language(tmp_path):
+    path = start_file(tmp_path, {"en": {"compare": "steps"}})
+    assert SafetyModel.load(path).start == {"en": {"compare": "steps"}}
+    t = Auto(safety=path).run(COMPARE, ctx(answering("Battle of Guam")))
+    c = t.root.data["cascade"]
+    assert c["decision"] == "start" and c["to"] == "steps" and c["shape"] == "compare"
+    assert t.root.data["route_method"]["method"] == "chain" and t.root.data["route_method"]["options"]["max_length"] == 6
+    assert t.answer and not any(call.purpose == "answer" and call.confidence for call in t.calls())
+    assert all(n.data["routed_to"] == "chain" for n in t.root.walk())
+    shown = {f.label: f.text for f in t.root.display}
+    assert shown["cascade"] == "started deeper" and shown["confidence"] == "a comparison: started on the step chain (effort medium)"
+    # effort low, and another language, start with one retrieval
+    low = Auto(safety=path, effort="low").run(COMPARE, ctx(answering("Battle of Guam")))
+    assert low.root.data["cascade"]["decision"] in ("stand", "escalate") and low.root.calls
+    ko = Auto(safety=path).run("괌 전투와 마닐라 전투 중 어느 것이 먼저 일어났나?", ctx(answering("괌 전투")))
+    assert ko.root.data["cascade"]["decision"] != "start"
+
+
+def test_an_unsafe_bridge_can_escalate_to_the_step_chain(tmp_path):
+    t = Auto(safety=start_file(tmp_path, {})).run(BRIDGE, ctx(answering("Midway")))
+    c = t.root.data["cascade"]
+    assert c["decision"] == "escalate" and c["to"] == "steps"
+    (sub,) = t.root.children
+    assert sub.data["routed_to"] == "chain" and "escalated to the step chain" in t.root.stop.reason
+    assert Auto(route="steps").run(BRIDGE, ctx(answering("Midway"))).root.data["route_method"]["method"] == "chain"
+
+
+def test_a_bad_start_or_escalation_route_is_a_clear_error(tmp_path):
+    path = start_file(tmp_path, {"en": {"compare": "forest"}})
+    with pytest.raises(ConfigError, match=r"field 'start' .*not \{'en.compare': 'forest'\}"):
+        SafetyModel.load(path)
+    path = start_file(tmp_path, {}, escalate={"other": "walk"})
+    with pytest.raises(ConfigError, match=r"field 'escalate' .*steps, chain, tree, not \{'other': 'walk'\}"):
+        SafetyModel.load(path)

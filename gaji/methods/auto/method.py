@@ -28,6 +28,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
 from gaji.methods.auto.features import shape_of
@@ -41,7 +42,9 @@ from gaji.registry import METHODS
 from gaji.text.lang import detect_lang
 from gaji.types import Fact, Node, Stop, Trace
 
-NEEDS_INDEX = ("one", "chain", "tree")
+NEEDS_INDEX = ("one", "chain", "tree", "steps")
+# rungs the cascade can start on or escalate to beyond the text router's routes (gaji/recipes.py)
+CASCADE_RECIPES = {"steps": "chain-steps"}
 # how a signal reads in the trace's reasons, in English and Korean
 SIGNAL_WORDS = {
     "lp_mean": ("model's certainty", "모델 확신도"), "lp_min": ("least certain token", "가장 불확실한 토큰"),
@@ -74,8 +77,9 @@ class Auto(Method):
         k: int = 0  # passages per retrieval for the route's method (0 = the method's own default)
 
         def __post_init__(self) -> None:
-            if self.route and self.route not in ROUTES:
-                raise ConfigError(f"option route of method 'auto' must be one of {', '.join(ROUTES)}, not {self.route!r}")
+            if self.route and self.route not in ROUTES + tuple(CASCADE_RECIPES):
+                raise ConfigError(f"option route of method 'auto' must be one of "
+                                  f"{', '.join(ROUTES + tuple(CASCADE_RECIPES))}, not {self.route!r}")
             if self.effort not in EFFORTS:
                 raise ConfigError(f"option effort of method 'auto' must be one of {', '.join(EFFORTS)}, "
                                   f"not {self.effort!r}")
@@ -99,7 +103,8 @@ class Auto(Method):
         c = node.data.get("cascade")
         if c:
             f.tag("cascade", "단계", c.get("decision"), word(lang, *CASCADE_WORDS[c["decision"]]))
-            f.decision("confidence", "확신도", c.get("p_right") is not None, cascade_reason(c, lang))
+            f.decision("confidence", "확신도", c.get("p_right") is not None or c.get("decision") == "start",
+                       cascade_reason(c, lang))
         elif route in ROUTE_WORDS:
             f.tag("route", "경로", route, ROUTE_WORDS[route][1 if lang == "ko" else 0])
             decision = Decision(route, d.get("probs") or {}, d.get("features") or {},
@@ -111,7 +116,11 @@ class Auto(Method):
         return lines + [x for x in stop_facts(node, lang) if x not in lines]
 
     def route_method(self, route: str, router_methods: dict[str, dict[str, Any]], **extra: str) -> Method:
-        spec = router_methods[route]
+        if route in router_methods:
+            spec = router_methods[route]
+        else:
+            r = recipes.get(CASCADE_RECIPES[route])
+            spec = {"method": r.method, "options": dict(r.options)}
         cls = METHODS.get(spec["method"])
         raw = {k: str(v) for k, v in (spec.get("options") or {}).items()}
         raw.update(extra)
@@ -128,7 +137,7 @@ class Auto(Method):
         router = shared_auto_router(self.opts.router)
         allowed = ROUTES if ctx.retriever is not None else tuple(r for r in ROUTES if r not in NEEDS_INDEX)
         if self.opts.route:
-            if self.opts.route not in allowed:
+            if self.opts.route in NEEDS_INDEX and ctx.retriever is None:
                 raise ConfigError(f"route {self.opts.route!r} of method 'auto' needs an index: pass --index DIR")
             decision = Decision(self.opts.route, {}, {}, forced=True)
         else:
@@ -141,11 +150,34 @@ class Auto(Method):
             self.run_route(trace, ctx, method)
             return
         ctx = dataclasses.replace(ctx, search_memo={} if ctx.search_memo is None else ctx.search_memo)
+        if self.start_deeper(trace, ctx, decision, router.methods):
+            return
         first = self.route_method("one", router.methods, logprobs="true")
         root.data["route_method"] = {"method": first.name, "options": dataclasses.asdict(first.opts)}
         ctx.emit(root)
         self.run_route(trace, ctx, first)
         self.look_and_decide(trace, ctx, decision, router.methods)
+
+    def start_deeper(self, trace: Trace, ctx: RunContext, prior: Decision,
+                     router_methods: dict[str, dict[str, Any]]) -> bool:
+        """A question of a shape the safety model starts deeper in its language (English comparisons: the step
+        chain) skips the one retrieval: on the dev data the deeper route beat it on such questions, so a first look
+        would only add its cost and time. Returns whether it did."""
+        q = trace.question
+        safety = shared_safety(self.opts.safety)
+        shape = shape_of(q, prior.features or None)
+        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
+        to = safety.start_route(shape, lang, self.opts.effort)
+        if to is None:
+            return False
+        cascade = {"decision": "start", "shape": shape, "to": to, "effort": self.opts.effort}
+        trace.root.data["cascade"] = cascade
+        trace.root.stop = Stop(False, reason=cascade_reason(cascade, ctx.lang), by="cascade")
+        method = self.route_method(to, router_methods)
+        trace.root.data["route_method"] = {"method": method.name, "options": dataclasses.asdict(method.opts)}
+        ctx.emit(trace.root)
+        self.run_route(trace, ctx, method)
+        return True
 
     def look_and_decide(self, trace: Trace, ctx: RunContext, prior: Decision,
                         router_methods: dict[str, dict[str, Any]]) -> None:
@@ -241,7 +273,10 @@ class Auto(Method):
 
 
 CASCADE_WORDS = {"stand": ("answered with one retrieval", "한 번 검색으로 답함"),
-                 "escalate": ("escalated", "더 찾아봄")}
+                 "escalate": ("escalated", "더 찾아봄"),
+                 "start": ("started deeper", "처음부터 깊게 찾음")}
+SHAPE_WORDS = {"compare": ("a comparison", "비교 질문"), "intersection": ("two conditions", "두 조건 질문"),
+               "other": ("a chain of facts", "사실이 이어지는 질문")}
 
 
 def cascade_reason(c: dict[str, Any], lang: str) -> str:
@@ -249,6 +284,11 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     model's certainty +)"."""
     ko = lang == "ko"
     effort = EFFORT_WORDS.get(c.get("effort", ""), (c.get("effort", ""),) * 2)[1 if ko else 0]
+    if c.get("decision") == "start":
+        shape = SHAPE_WORDS.get(c.get("shape") or "", ("", ""))[1 if ko else 0]
+        to = ROUTE_WORDS.get(c.get("to") or "", ("", ""))[1 if ko else 0]
+        return (f"{shape}: {to}(으)로 바로 시작 (노력 {effort})" if ko
+                else f"{shape}: started on {to} (effort {effort})")
     p, t = c.get("p_right", 0.0), c.get("threshold", 0.0)
     rel = ">=" if p >= t else "<"
     why = ", ".join(f"{SIGNAL_WORDS.get(n, (n, n))[1 if ko else 0]} {'+' if v > 0 else '-'}"

@@ -59,7 +59,8 @@ _CUES = {
     "p_compare": ("comparison shape", "비교 형태"),
 }
 ROUTE_WORDS = {"closed": ("closed book", "검색 없이"), "one": ("one retrieval", "한 번 검색"),
-               "chain": ("a chain", "연쇄 검색"), "tree": ("the tree", "질문 트리")}
+               "chain": ("a chain", "연쇄 검색"), "tree": ("the tree", "질문 트리"),
+               "steps": ("the step chain", "짧은 연쇄 검색")}
 
 
 # routes whose probabilities are this close are a tie, and a tie goes to the cheaper route: when the router cannot

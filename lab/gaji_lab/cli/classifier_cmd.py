@@ -97,7 +97,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a dev set: its first-rung run (gaji eval --method oner -o logprobs=true ...) and the "
                         "recorded runs of the routes it can escalate to, on the same questions (repeatable)")
     c.add_argument("--escalate", default="compare=tree,intersection=tree,other=chain", metavar="SHAPE=ROUTE,...",
-                   help="the route each question shape escalates to (compare, intersection, other -> chain | tree)")
+                   help="the route each question shape escalates to (compare, intersection, other -> steps | chain | "
+                        "tree)")
+    c.add_argument("--start", action="append", default=[], metavar="LANG:SHAPE=ROUTE",
+                   help="a language's question shape that skips the one retrieval and starts on ROUTE at effort "
+                        "medium and high, e.g. en:compare=steps (repeatable)")
     c.add_argument("--budget", type=float, default=3000.0, help="effort medium: best F1 within this many mean "
                    "tokens per question (default 3000)")
     c.add_argument("--low-share", type=float, default=0.1, help="effort low: best F1 escalating at most this share")
@@ -139,22 +143,31 @@ def cmd_train_cascade(args: argparse.Namespace) -> int:
     from gaji.errors import ConfigError
     from gaji.io import atomic_write_text
     from gaji_lab.learn.cascade import parse_sets, report_markdown, train_cascade
-    from gaji.methods.safety import DEFAULT_ESCALATE, DEFAULT_PATH, SHAPES
+    from gaji.methods.safety import DEFAULT_ESCALATE, DEFAULT_PATH, ESCALATIONS, SHAPES
 
     escalate = {}
     for part in filter(None, (x.strip() for x in args.escalate.split(","))):
         shape, _, route = part.partition("=")
-        if shape not in SHAPES or route not in ("chain", "tree"):
+        if shape not in SHAPES or route not in ESCALATIONS:
             raise ConfigError(f"--escalate {args.escalate!r}: {part!r} must be SHAPE=ROUTE with SHAPE in "
-                              f"{', '.join(SHAPES)} and ROUTE chain or tree")
+                              f"{', '.join(SHAPES)} and ROUTE one of {', '.join(ESCALATIONS)}")
         escalate[shape] = route
+    start: dict[str, dict[str, str]] = {}
+    for spec in args.start:
+        lang, _, rest = spec.partition(":")
+        shape, _, route = rest.partition("=")
+        if lang not in ("en", "ko") or shape not in SHAPES or route not in ESCALATIONS:
+            raise ConfigError(f"--start {spec!r} must be LANG:SHAPE=ROUTE with LANG en or ko, SHAPE in "
+                              f"{', '.join(SHAPES)} and ROUTE one of {', '.join(ESCALATIONS)}")
+        start.setdefault(lang, {})[shape] = route
     if args.folds < 2 or args.budget <= 0 or not 0 <= args.low_share <= 1 or args.l2 < 0:
         raise ConfigError("--folds must be at least 2, --budget above 0, --low-share within 0-1, --l2 at least 0")
     model, report = train_cascade(parse_sets(args.set), {**DEFAULT_ESCALATE, **escalate}, l2=args.l2,
-                                  folds=args.folds, budget=args.budget, low_share=args.low_share)
+                                  folds=args.folds, budget=args.budget, low_share=args.low_share, start=start)
     out = Path(args.out) if args.out else DEFAULT_PATH
     model.save(out)
     command = "gaji classifier train-cascade " + " ".join(f"--set {s}" for s in args.set) + \
+        "".join(f" --start {x}" for x in args.start) + \
         f" --escalate {args.escalate} --budget {args.budget:g} --low-share {args.low_share:g} --l2 {args.l2:g}"
     rep = Path(args.report)
     rep.mkdir(parents=True, exist_ok=True)

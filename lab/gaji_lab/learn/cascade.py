@@ -30,7 +30,7 @@ import numpy as np
 from gaji.errors import ConfigError
 from gaji.io import read_jsonl_tolerant
 from gaji.methods.auto.features import question_features, shape_of
-from gaji.methods.safety import DEFAULT_ESCALATE, FORMAT, SafetyModel
+from gaji.methods.safety import DEFAULT_ESCALATE, ESCALATIONS, FORMAT, SafetyModel
 from gaji.methods.signals import SIGNALS, node_signals
 from gaji.text.lang import detect_lang
 from gaji.types import Trace
@@ -52,6 +52,10 @@ class Example:
     @property
     def right(self) -> bool:
         return self.f1 >= RIGHT
+
+    @property
+    def lang(self) -> str:
+        return "ko" if self.signals.get("ko") else "en"
 
 
 def _latest(path: Path) -> dict[str, dict]:
@@ -147,19 +151,26 @@ def held_out_p(exs: list[Example], signals: tuple[str, ...], l2: float, folds: i
     return p
 
 
-def replay(exs: list[Example], p: np.ndarray, threshold: float, escalate: dict[str, str]) -> dict[str, float]:
+def replay(exs: list[Example], p: np.ndarray, threshold: float, escalate: dict[str, str],
+           start: dict[str, dict[str, str]] | None = None) -> dict[str, float]:
     """What the cascade would have scored and spent at `threshold`: an escalated question takes its route's recorded
     F1 and costs the cheap attempt's tokens plus the route's; a question without a recording of its route keeps
-    the cheap answer and is counted as not escalated."""
-    return replay_at(exs, p, np.full(len(exs), threshold), escalate)
+    the cheap answer and is counted as not escalated. A question whose language and shape `start` sends deeper
+    takes that route's F1 and tokens alone (no cheap attempt), and counts as escalated."""
+    return replay_at(exs, p, np.full(len(exs), threshold), escalate, start)
 
 
-def replay_at(exs: list[Example], p: np.ndarray, thresholds: np.ndarray, escalate: dict[str, str]) -> dict[str, float]:
+def replay_at(exs: list[Example], p: np.ndarray, thresholds: np.ndarray, escalate: dict[str, str],
+              start: dict[str, dict[str, str]] | None = None) -> dict[str, float]:
     """`replay` with a threshold per question (each at its language's)."""
     f1 = tok = esc = 0.0
     for e, pe, t in zip(exs, p, thresholds):
         route = escalate[e.shape]
-        if pe < t and route in e.escalated:
+        first = (start or {}).get(e.lang, {}).get(e.shape)
+        if first is not None and first in e.escalated:
+            rf1, rtok = e.escalated[first]
+            f1, tok, esc = f1 + rf1, tok + rtok, esc + 1
+        elif pe < t and route in e.escalated:
             rf1, rtok = e.escalated[route]
             f1, tok, esc = f1 + rf1, tok + e.tokens + rtok, esc + 1
         else:
@@ -169,28 +180,33 @@ def replay_at(exs: list[Example], p: np.ndarray, thresholds: np.ndarray, escalat
 
 
 def choose_thresholds(exs: list[Example], p: np.ndarray, escalate: dict[str, str], budget: float,
-                      low_share: float) -> dict[str, float]:
+                      low_share: float, start: dict[str, dict[str, str]] | None = None) -> dict[str, float]:
     """medium: the best held-out F1 within `budget` tokens per question; low: the best escalating at most half as
     many questions as medium (and at most `low_share`); high: the best escalating at least twice as many (so the
-    knob always spends more going up, whether or not that buys F1 on the dev data)."""
+    knob always spends more going up, whether or not that buys F1 on the dev data). Medium and high are replayed
+    with the shapes `start` sends deeper; low starts every question with one retrieval."""
     grid = sorted({0.0, 1.0, *np.round(p, 4).tolist()})
-    rows = [(t, replay(exs, p, t, escalate)) for t in grid]
+    rows = [(t, replay(exs, p, t, escalate, start)) for t in grid]
+    flat = [(t, replay(exs, p, t, escalate)) for t in grid] if start else rows
 
-    def best(ok) -> float:
-        cands = [(r["f1"], -r["tokens"], t) for t, r in rows if ok(r)]
+    def best(ok, among=rows) -> float:
+        cands = [(r["f1"], -r["tokens"], t) for t, r in among if ok(r)]
         return max(cands)[2] if cands else 0.0
 
     medium = best(lambda r: r["tokens"] <= budget)
     share = dict(rows)[medium]["escalated"]  # medium's row of the grid, not replayed again
-    low = best(lambda r: r["escalated"] <= min(low_share, share / 2))
+    low = best(lambda r: r["escalated"] <= min(low_share, share / 2), flat)
     high = best(lambda r: r["escalated"] >= min(1.0, max(2 * share, share + 0.05)))
     return {"low": min(low, medium), "medium": medium, "high": max(high, medium)}
 
 
 def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[str, str], *, l2: float = 0.3,
                   folds: int = 5, budget: float = 3000.0, low_share: float = 0.1,
-                  signals: tuple[str, ...] = SIGNALS) -> tuple[SafetyModel, dict[str, Any]]:
-    """The safety model and its report from `sets`: name -> (first-rung run, {route: escalation run})."""
+                  signals: tuple[str, ...] = SIGNALS,
+                  start: dict[str, dict[str, str]] | None = None) -> tuple[SafetyModel, dict[str, Any]]:
+    """The safety model and its report from `sets`: name -> (first-rung run, {route: escalation run}). `start`:
+    per language, the shapes that skip the one retrieval and start on a deeper route (effort medium and high)."""
+    start = start or {}
     escalate = {**DEFAULT_ESCALATE, **escalate}
     exs: list[Example] = []
     for name, (first, esc) in sets.items():
@@ -198,7 +214,7 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
     signals = tuple(s for s in signals if len({e.signals[s] for e in exs}) > 1)  # a constant signal says nothing
     p = held_out_p(exs, signals, l2, folds)
     y = np.array([1 if e.right else 0 for e in exs])
-    thresholds = choose_thresholds(exs, p, escalate, budget, low_share)
+    thresholds = choose_thresholds(exs, p, escalate, budget, low_share, start)
     # per language: the same rules on that language's questions, with medium's budget scaled to what one retrieval
     # costs there (`budget` is for English; a Korean prompt costs about 2.5 times as many tokens)
     en_cost = float(np.mean([e.tokens for e in exs if not e.signals["ko"]] or [1.0]))
@@ -208,7 +224,7 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
         if len(idx) >= 10:
             sub = [exs[i] for i in idx]
             scale = float(np.mean([e.tokens for e in sub])) / en_cost
-            by_lang[lang] = choose_thresholds(sub, p[idx], escalate, budget * scale, low_share)
+            by_lang[lang] = choose_thresholds(sub, p[idx], escalate, budget * scale, low_share, start)
     X = np.array([[e.signals[s] for s in signals] for e in exs])
     st = Standard.of(X)
     w, b = fit_logistic(st(X), y.astype(float), l2)
@@ -222,7 +238,7 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
         for effort in thresholds:
             # each question at its language's threshold
             ts = np.array([by_lang.get("ko" if e.signals["ko"] else "en", thresholds)[effort] for e in sub])
-            row[effort] = replay_at(sub, ps, ts, escalate)
+            row[effort] = replay_at(sub, ps, ts, escalate, None if effort == "low" else start)
         for route in sorted({r for e in sub for r in e.escalated}):
             row[f"all_{route}"] = replay(sub, np.zeros(len(sub)), 1.01, {k: route for k in escalate})
         oracle_f1 = [max([e.f1] + [v[0] for v in e.escalated.values()]) for e in sub]
@@ -238,8 +254,11 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
             "held_out": report}
     meta["threshold_rule"]["per_language"] = ("the same rules on each language's questions; medium's budget scaled "
                                               "by what one retrieval costs in that language against English")
+    if start:
+        meta["threshold_rule"]["start"] = ("effort medium and high start these languages' shapes on the named "
+                                           "route; low starts every question with one retrieval")
     model = SafetyModel(signals, [float(v) for v in st.mean], [float(v) for v in st.scale],
-                        [float(v) for v in w], float(b), thresholds, dict(escalate), meta, by_lang)
+                        [float(v) for v in w], float(b), thresholds, dict(escalate), meta, by_lang, dict(start))
     return model, report
 
 
@@ -254,8 +273,8 @@ def parse_sets(specs: list[str]) -> dict[str, tuple[Path, dict[str, Path]]]:
         esc = {}
         for x in parts[1:]:
             route, _, run = x.partition("=")
-            if route not in ("chain", "tree") or not run:
-                raise ConfigError(f"--set {spec!r}: {x!r} must be chain=RUN or tree=RUN")
+            if route not in ESCALATIONS or not run:
+                raise ConfigError(f"--set {spec!r}: {x!r} must be ROUTE=RUN with ROUTE one of {', '.join(ESCALATIONS)}")
             esc[route] = Path(run)
         out[name] = (Path(first), esc)
     return out
@@ -269,7 +288,8 @@ def report_markdown(model: SafetyModel, report: dict[str, Any], command: str) ->
              ", ".join(f"{k} {v:.3f}" for k, v in model.thresholds.items()) +
              "".join(f"; {lang}: " + ", ".join(f"{k} {v:.3f}" for k, v in t.items())
                      for lang, t in model.thresholds_by_lang.items()) +
-             f". Escalation: {json.dumps(model.escalate)}.", "",
+             f". Escalation: {json.dumps(model.escalate)}." +
+             (f" Started deeper at effort medium and high: {json.dumps(model.start)}." if model.start else ""), "",
              "Held-out replay (P(right) from models that never saw the question; an escalated question takes its "
              "route's recorded F1 and tokens):", "",
              "| set | AUC | first rung F1 / tokens | low | medium | high | every question escalated | oracle F1 |",

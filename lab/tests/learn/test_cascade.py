@@ -61,13 +61,31 @@ def test_the_model_learns_from_traces_and_the_thresholds_follow_the_rules(tmp_pa
     assert "| towns |" in report_markdown(model, report, "gaji classifier train-cascade ...")
 
 
+def test_a_started_shape_takes_its_route_alone_at_medium_and_high_not_at_low(tmp_path):
+    first, tree = write_runs(tmp_path)
+    steps = tmp_path / "steps"
+    steps.mkdir()
+    (steps / "results.jsonl").write_text("".join(
+        json.dumps({"id": f"q{i}", "status": "ok", "metrics": {"f1": 0.75, "tokens": 2000}}) + "\n" for i in range(40)))
+    model, report = train_cascade({"towns": (first, {"tree": tree, "steps": steps})},
+                                  {"compare": "tree", "intersection": "tree", "other": "tree"},
+                                  budget=3000, low_share=0.1, folds=4, start={"en": {"other": "steps"}})
+    row = report["by_set"]["towns"]
+    # every English "other" question starts on the step chain: its F1 and tokens, without the cheap attempt's
+    assert row["medium"] == {"f1": 75.0, "tokens": 2000.0, "escalated": 1.0} == row["high"]
+    assert row["low"]["tokens"] < 2000 and row["first_rung"]["f1"] == 50.0  # low starts with one retrieval
+    assert model.start == {"en": {"other": "steps"}} and model.start_route("other", "en", "medium") == "steps"
+    assert model.start_route("other", "en", "low") is None and model.start_route("other", "ko", "high") is None
+    assert "Started deeper" in report_markdown(model, report, "gaji classifier train-cascade ...")
+
+
 def test_auc_and_set_specs():
     import numpy as np
 
     assert auc(np.array([0.9, 0.8, 0.1]), np.array([1, 1, 0])) == 1.0
     assert auc(np.array([0.5, 0.5]), np.array([1, 0])) == 0.5
     assert parse_sets(["hp=a,tree=b,chain=c"])["hp"][1].keys() == {"tree", "chain"}
-    with pytest.raises(ConfigError, match="chain=RUN or tree=RUN"):
+    with pytest.raises(ConfigError, match="ROUTE=RUN with ROUTE one of steps, chain, tree"):
         parse_sets(["hp=a,forest=b"])
     with pytest.raises(ConfigError, match="no results.jsonl"):
         train_cascade({"x": (__import__("pathlib").Path("/nonexistent"), {})}, {"compare": "tree", "other": "tree"})
