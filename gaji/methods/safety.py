@@ -54,6 +54,13 @@ class SafetyModel:
     # ({"en": {"compare": "steps"}}: on the dev data that route beat one retrieval on nearly every such question,
     # so a first look would only add its cost). Effort low always starts with one retrieval
     start: dict[str, dict[str, str]] = field(default_factory=dict)
+    # per language, shapes that escalate elsewhere than `escalate` says ({"ko": {"other": "steps"}}: a Korean search
+    # chain costs about 20,000 tokens, the step chain a quarter of that)
+    escalate_by_lang: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def escalation(self, shape: str, lang: str) -> str:
+        """The route an unsafe answer to a question of `shape` in `lang` escalates to."""
+        return self.escalate_by_lang.get(lang, {}).get(shape) or self.escalate[shape]
 
     def start_route(self, shape: str, lang: str, effort: str) -> str | None:
         """The route a question of `shape` in `lang` starts on, or None: one retrieval first."""
@@ -90,7 +97,8 @@ class SafetyModel:
                 "thresholds": {k: round(v, 4) for k, v in self.thresholds.items()},
                 "thresholds_by_lang": {lang: {k: round(v, 4) for k, v in t.items()}
                                        for lang, t in self.thresholds_by_lang.items()},
-                "escalate": self.escalate, **({"start": self.start} if self.start else {}), **self.meta}
+                "escalate": self.escalate, **({"escalate_by_lang": self.escalate_by_lang} if self.escalate_by_lang else {}),
+                **({"start": self.start} if self.start else {}), **self.meta}
 
     def save(self, path: str | Path) -> None:
         from gaji.io import atomic_write_json
@@ -112,6 +120,8 @@ class SafetyModel:
             by_lang = {str(lang): {str(k): float(v) for k, v in t.items()}
                        for lang, t in (obj.get("thresholds_by_lang") or {}).items()}
             start = {str(lang): {str(k): str(v) for k, v in t.items()} for lang, t in (obj.get("start") or {}).items()}
+            esc_lang = {str(lang): {str(k): str(v) for k, v in t.items()}
+                        for lang, t in (obj.get("escalate_by_lang") or {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ConfigError(f"{p}: missing or malformed field {e}") from None
         unknown = [s for s in signals if s not in SIGNALS]
@@ -130,15 +140,17 @@ class SafetyModel:
         if bad:
             raise ConfigError(f"{p}: field 'escalate' maps shapes {', '.join(SHAPES)} to one of "
                               f"{', '.join(ESCALATIONS)}, not {bad}")
-        bad = {f"{lang}.{k}": v for lang, t in start.items() for k, v in t.items()
-               if k not in SHAPES or v not in ESCALATIONS}
-        if bad:
-            raise ConfigError(f"{p}: field 'start' maps a language's shapes {', '.join(SHAPES)} to one of "
-                              f"{', '.join(ESCALATIONS)}, not {bad}")
+        for name, by_lang_routes in (("start", start), ("escalate_by_lang", esc_lang)):
+            bad = {f"{lang}.{k}": v for lang, t in by_lang_routes.items() for k, v in t.items()
+                   if k not in SHAPES or v not in ESCALATIONS}
+            if bad:
+                raise ConfigError(f"{p}: field '{name}' maps a language's shapes {', '.join(SHAPES)} to one of "
+                                  f"{', '.join(ESCALATIONS)}, not {bad}")
         meta = {k: v for k, v in obj.items() if k not in ("format", "signals", "mean", "scale", "weights", "bias",
-                                                          "thresholds", "thresholds_by_lang", "escalate", "start")}
+                                                          "thresholds", "thresholds_by_lang", "escalate", "start",
+                                                          "escalate_by_lang")}
         return cls(signals, mean, scale, weights, bias, thresholds, {**DEFAULT_ESCALATE, **escalate}, meta, by_lang,
-                   start)
+                   start, esc_lang)
 
 
 @functools.lru_cache(maxsize=8)

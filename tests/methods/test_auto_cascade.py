@@ -279,3 +279,16 @@ def test_a_bad_start_or_escalation_route_is_a_clear_error(tmp_path):
     path = start_file(tmp_path, {}, escalate={"other": "walk"})
     with pytest.raises(ConfigError, match=r"field 'escalate' .*steps, chain, tree, not \{'other': 'walk'\}"):
         SafetyModel.load(path)
+
+
+def test_a_language_may_escalate_a_shape_elsewhere(tmp_path):
+    m = SafetyModel(("grounded",), [0.0], [1.0], [10.0], -5.0, {"low": 0.2, "medium": 0.5, "high": 0.8},
+                    {"compare": "tree", "other": "chain"}, escalate_by_lang={"ko": {"other": "steps"}})
+    assert m.escalation("other", "ko") == "steps" and m.escalation("other", "en") == "chain"
+    path = tmp_path / "lang.json"
+    m.save(path)
+    assert SafetyModel.load(path).escalate_by_lang == {"ko": {"other": "steps"}}
+    k = Auto(safety=str(path)).run("괌 전투는 언제 끝났나요?", ctx(answering("미드웨이")))
+    assert k.root.data["cascade"]["to"] == "steps" and k.root.children[0].data["routed_to"] == "chain"
+    e = Auto(safety=str(path)).run(BRIDGE, ctx(answering("Midway")))
+    assert e.root.data["cascade"]["to"] == "chain" and e.root.children[0].data["routed_to"] == "ircot"

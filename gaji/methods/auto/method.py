@@ -191,7 +191,7 @@ class Auto(Method):
         lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
         threshold = safety.threshold(self.opts.effort, lang)
         stands = p >= threshold
-        to = safety.escalate[shape]
+        to = safety.escalation(shape, lang)
         cascade: dict[str, Any] = {
             "signals": signals, "p_right": round(p, 4), "threshold": threshold, "effort": self.opts.effort,
             "decision": "stand" if stands else "escalate", "shape": shape, "to": None if stands else to,

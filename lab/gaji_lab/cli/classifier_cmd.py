@@ -98,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "recorded runs of the routes it can escalate to, on the same questions (repeatable)")
     c.add_argument("--escalate", default="compare=tree,intersection=tree,other=chain", metavar="SHAPE=ROUTE,...",
                    help="the route each question shape escalates to (compare, intersection, other -> steps | chain | "
-                        "tree)")
+                        "tree); LANG:SHAPE=ROUTE for one language's own, e.g. ko:other=steps")
     c.add_argument("--start", action="append", default=[], metavar="LANG:SHAPE=ROUTE",
                    help="a language's question shape that skips the one retrieval and starts on ROUTE at effort "
                         "medium and high, e.g. en:compare=steps (repeatable)")
@@ -148,9 +148,10 @@ def cmd_train_cascade(args: argparse.Namespace) -> int:
     escalate = {}
     for part in filter(None, (x.strip() for x in args.escalate.split(","))):
         shape, _, route = part.partition("=")
-        if shape not in SHAPES or route not in ESCALATIONS:
-            raise ConfigError(f"--escalate {args.escalate!r}: {part!r} must be SHAPE=ROUTE with SHAPE in "
-                              f"{', '.join(SHAPES)} and ROUTE one of {', '.join(ESCALATIONS)}")
+        lang, _, bare = shape.rpartition(":")
+        if bare not in SHAPES or route not in ESCALATIONS or lang not in ("", "en", "ko"):
+            raise ConfigError(f"--escalate {args.escalate!r}: {part!r} must be [LANG:]SHAPE=ROUTE with LANG en or "
+                              f"ko, SHAPE in {', '.join(SHAPES)} and ROUTE one of {', '.join(ESCALATIONS)}")
         escalate[shape] = route
     start: dict[str, dict[str, str]] = {}
     for spec in args.start:

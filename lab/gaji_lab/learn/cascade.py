@@ -165,7 +165,7 @@ def replay_at(exs: list[Example], p: np.ndarray, thresholds: np.ndarray, escalat
     """`replay` with a threshold per question (each at its language's)."""
     f1 = tok = esc = 0.0
     for e, pe, t in zip(exs, p, thresholds):
-        route = escalate[e.shape]
+        route = escalate.get(f"{e.lang}:{e.shape}") or escalate[e.shape]  # "ko:other": a language's own route
         first = (start or {}).get(e.lang, {}).get(e.shape)
         if first is not None and first in e.escalated:
             rf1, rtok = e.escalated[first]
@@ -257,8 +257,14 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
     if start:
         meta["threshold_rule"]["start"] = ("effort medium and high start these languages' shapes on the named "
                                            "route; low starts every question with one retrieval")
+    plain = {k: v for k, v in escalate.items() if ":" not in k}
+    esc_lang: dict[str, dict[str, str]] = {}
+    for k, v in escalate.items():
+        if ":" in k:
+            lang, shape = k.split(":", 1)
+            esc_lang.setdefault(lang, {})[shape] = v
     model = SafetyModel(signals, [float(v) for v in st.mean], [float(v) for v in st.scale],
-                        [float(v) for v in w], float(b), thresholds, dict(escalate), meta, by_lang, dict(start))
+                        [float(v) for v in w], float(b), thresholds, plain, meta, by_lang, dict(start), esc_lang)
     return model, report
 
 
@@ -288,7 +294,8 @@ def report_markdown(model: SafetyModel, report: dict[str, Any], command: str) ->
              ", ".join(f"{k} {v:.3f}" for k, v in model.thresholds.items()) +
              "".join(f"; {lang}: " + ", ".join(f"{k} {v:.3f}" for k, v in t.items())
                      for lang, t in model.thresholds_by_lang.items()) +
-             f". Escalation: {json.dumps(model.escalate)}." +
+             f". Escalation: {json.dumps(model.escalate)}" +
+             (f", by language {json.dumps(model.escalate_by_lang)}" if model.escalate_by_lang else "") + "." +
              (f" Started deeper at effort medium and high: {json.dumps(model.start)}." if model.start else ""), "",
              "Held-out replay (P(right) from models that never saw the question; an escalated question takes its "
              "route's recorded F1 and tokens):", "",

@@ -77,6 +77,14 @@ def test_a_started_shape_takes_its_route_alone_at_medium_and_high_not_at_low(tmp
     assert model.start == {"en": {"other": "steps"}} and model.start_route("other", "en", "medium") == "steps"
     assert model.start_route("other", "en", "low") is None and model.start_route("other", "ko", "high") is None
     assert "Started deeper" in report_markdown(model, report, "gaji classifier train-cascade ...")
+    # a language's own escalation: English questions here, so a Korean route changes nothing, an English one does
+    ko, _ = train_cascade({"towns": (first, {"tree": tree, "steps": steps})},
+                          {"compare": "tree", "intersection": "tree", "other": "tree", "ko:other": "steps"}, folds=4)
+    en, _ = train_cascade({"towns": (first, {"tree": tree, "steps": steps})},
+                          {"compare": "tree", "intersection": "tree", "other": "tree", "en:other": "steps"}, folds=4)
+    assert ko.escalate_by_lang == {"ko": {"other": "steps"}} and "ko:other" not in ko.escalate
+    assert ko.meta["held_out"]["by_set"]["towns"]["high"]["f1"] == 100.0  # the tree's
+    assert en.meta["held_out"]["by_set"]["towns"]["high"]["f1"] < 100.0  # the step chain's 75 where it went up
 
 
 def test_auc_and_set_specs():
