@@ -18,13 +18,12 @@ from typing import Any, Callable
 from gaji.config import Settings, load_settings
 from gaji.conversation.turns import Turn
 from gaji.errors import ConfigError
-from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend
 from gaji.llm.streaming import AnswerSink
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import EventSink, Method, RunContext
 from gaji.registry import METHODS, resolve_method
-from gaji.types import Trace
+from gaji.types import Retriever, Trace
 
 
 def copy_settings(s: Settings) -> Settings:

@@ -100,9 +100,17 @@ METHODS: Registry[Any] = Registry(
         "gaji.methods.auto.method",
     ),
 )
+# Every retriever gaji ships is a module of gaji/retrieve/ (its docstring lists them)
 RETRIEVERS: Registry[Any] = Registry(
-    "retriever", ("gaji.index.retrievers", "gaji.methods.contregen.retriever", "gaji.expand.retriever",
-    "gaji.expand.kwfilter")
+    "retriever",
+    (
+        "gaji.retrieve.bm25",
+        "gaji.retrieve.dense",
+        "gaji.retrieve.hybrid",
+        "gaji.retrieve.keyword_boost",
+        "gaji.retrieve.keyword_filter",
+        "gaji.retrieve.contre",
+    ),
 )
 LLM_BACKENDS: Registry[Any] = Registry(
     "LLM backend", ("gaji.llm.local", "gaji.llm.openai_compat", "gaji.llm.scripted")

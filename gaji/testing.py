@@ -14,8 +14,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from gaji.expand.multitask import ChunkExample
-from gaji.index.base import Retriever
-from gaji.types import Passage
+from gaji.types import Passage, Retriever
 
 if TYPE_CHECKING:
     from gaji.llm.scripted import ScriptedLLM

@@ -4,6 +4,8 @@ corpus -> Document -> Chunk -> (index) -> Passage -> (method) -> Trace(Node tree
 
 Everything here is a plain dataclass that serialises to JSON and back losslessly
 (`to_dict` / `from_dict`); a Trace is the unit the CLI, the API and the web page render.
+One interface sits beside them: `Retriever`, the contract every search backend meets (query -> Passages),
+here because the methods, the index and the retrievers (gaji/retrieve/) all speak it.
 """
 from __future__ import annotations
 
@@ -148,6 +150,28 @@ class Passage:
         base = _pick(cls, d)
         base["location"] = Location.from_dict(base.get("location"))
         return cls(**base)
+
+
+class Retriever:
+    """The contract every search backend meets (bm25, dense, hybrid, ConTRe, servers; gaji/retrieve/):
+
+        r = index.retriever("hybrid")
+        passages = r.search("Which battle occurred first?", k=5)   # list[Passage], best first
+
+    Retrievers are registered in `gaji.registry.RETRIEVERS` by name; an on-disk index
+    (`gaji.index.store.Index`) builds them from what it holds.
+    """
+
+    name: str = "retriever"
+
+    def search(self, query: str, k: int = 5) -> list[Passage]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def search_many(self, queries: list[str], k: int = 5) -> list[list[Passage]]:
+        return [self.search(q, k) for q in queries]
+
+    def describe(self) -> dict:
+        return {"name": self.name}
 
 
 @dataclass

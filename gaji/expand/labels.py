@@ -112,10 +112,10 @@ def index_chunk_keywords(index: str | Path, tagger: str | None = None) -> dict[s
     $GAJI_TAGGER) into <index>/expand/keywords.jsonl; returns the counts and the seconds taken."""
     from gaji.index.store import open_index
 
-    from .kwfilter import write_chunk_keywords
-    from .retriever import _keyword_fn
+    from .chunk_keywords import write_chunk_keywords
+    from .keyword_source import keyword_fn
 
-    fn = _keyword_fn(tagger, None)
+    fn = keyword_fn(tagger)
     idx = open_index(index)
     try:
         t0 = time.perf_counter()

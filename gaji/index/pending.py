@@ -8,6 +8,7 @@ The switch to the retriever that was asked for (hybrid, dense, ...) happens by i
 manifest says pending, every search first looks whether the manifest on disk has changed (one `stat`),
 and once a fill has completed the vectors the requested retriever is built and answers from then on.
 `name` is the retriever actually answering, so a trace records "bm25" while the vectors are pending.
+Both are found by name in `gaji.registry.RETRIEVERS` (gaji/retrieve/): the index never imports a retriever.
 """
 from __future__ import annotations
 
@@ -16,14 +17,12 @@ import weakref
 from typing import Any
 
 from gaji.errors import IndexUnusableError
-from gaji.index.base import Retriever
 from gaji.registry import RETRIEVERS
-from gaji.types import Passage
+from gaji.types import Passage, Retriever
 
 from .layout import MANIFEST
 from .manifest import read_manifest
 from .progress_file import format_eta, read_progress
-from .retrievers import BM25Retriever
 
 __all__ = ["VectorsPending", "BM25UntilVectors", "still_pending", "vectors_status", "vectors_note"]
 
@@ -65,7 +64,7 @@ class BM25UntilVectors(Retriever):
         self.index = index
         self.requested = requested
         self.options = dict(options)
-        self.bm25 = BM25Retriever(index)
+        self.bm25 = RETRIEVERS.get("bm25")(index)
         self._ready: Retriever | None = None
         self._lock = threading.Lock()
 

@@ -30,14 +30,13 @@ from typing import Any, Callable, ClassVar
 
 from gaji.coerce import Range, check_range, coerce
 from gaji.errors import ConfigError, GajiError, LLMError
-from gaji.index.base import Retriever
 from gaji.llm.streaming import AnswerSink, AnswerStream
 from gaji.llm.tracked import TrackedLLM
 from gaji.text.lang import detect_lang
 from gaji.methods.describe import display, stop_facts
 from gaji.methods.common import attribute_with_bridges
 from gaji.methods.span import is_unknown, shape_answer
-from gaji.types import Fact, Node, Passage, Trace
+from gaji.types import Fact, Node, Passage, Retriever, Trace
 
 EventSink = Callable[[str, dict], None]
 Describer = Callable[[Node, str], list[Fact]]

@@ -21,11 +21,10 @@ from gaji.api import Gaji
 from gaji.conversation.turns import Turn
 from gaji.deadline import deadline_scope
 from gaji.errors import ConfigError, GajiError, IndexUnusableError, InputError
-from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend, Request, Result, TextSink
 from gaji.llm.streaming import AnswerSink
 from gaji.methods.base import EventSink
-from gaji.types import Passage, Trace
+from gaji.types import Passage, Retriever, Trace
 
 
 class Cancelled(BaseException):

@@ -1,4 +1,5 @@
-"""Test helpers for tests/expand: a scripted expansion LLM, a tiny recording embedder, the multi-task fixture chunks."""
+"""Test helpers for tests/expand (and the keyword retrievers' tests in tests/retrieve): a scripted expansion LLM, a
+tiny recording embedder, a small expanded index with candidate questions, the multi-task fixture chunks."""
 from __future__ import annotations
 
 import hashlib
@@ -7,9 +8,11 @@ import re
 
 import numpy as np
 
+from gaji.expand.generator import Expansion
 from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 from gaji.llm.scripted import ScriptedLLM, request_text
 from gaji.testing import MULTITASK_CHUNKS  # noqa: F401  (the multi-task fixture chunks, shared with the lab's tests)
+from gaji.types import Document
 
 FAKE_ID = "test/expand-recording-embedder-16"
 
@@ -69,4 +72,30 @@ def recording_embedder() -> RecordingEmbedder:
     return _INSTANCE
 
 
-__all__ = ["expand_llm", "expansion_reply", "chunk_of", "recording_embedder", "request_text", "FAKE_ID"]
+# four chunks (three English, one Korean) with a title and candidate questions each: the chunk-keywords file
+# and the keyword filter's metadata
+KEYWORD_DOCS = [
+    Document(id="a", text="apple pie recipe with apple and sugar"),
+    Document(id="b", text="apple orchard harvest in the autumn"),
+    Document(id="c", text="cherry tart and apple"),
+    Document(id="d", text="대기오염 경보는 미세먼지 농도로 발령된다"),
+]
+KEYWORD_EXPANSIONS = {
+    "a": Expansion("a", "Apple pie", ["How do you bake apple pie?", "What sugar goes into pie?"]),
+    "b": Expansion("b", "Orchards", ["When is the orchard harvest?"]),
+    "c": Expansion("c", "Cherry tart", ["How to make cherry tart?"]),
+    "d": Expansion("d", "대기오염 경보", ["미세먼지 경보는 언제 발령되나요?"]),
+}
+
+
+def expanded_keyword_index(path):
+    """KEYWORD_DOCS built with their expansions (case7) and the recording embedder: BM25 and dense."""
+    from gaji.expand.index_hook import expansion_step
+    from gaji.index.build import build_index
+
+    return build_index(KEYWORD_DOCS, path, extension=expansion_step(expansions=KEYWORD_EXPANSIONS, compose="case7"),
+                       embedder=recording_embedder(), progress=False)
+
+
+__all__ = ["expand_llm", "expansion_reply", "chunk_of", "recording_embedder", "request_text", "FAKE_ID",
+           "KEYWORD_DOCS", "KEYWORD_EXPANSIONS", "expanded_keyword_index"]

@@ -7,7 +7,7 @@ import json
 from fakes_expand import expand_llm, recording_embedder
 from gaji.expand.generator import Expander
 from gaji.expand.index_hook import expansion_step, load_expansions
-from gaji.expand.kwfilter import keywords_path, read_chunk_keywords, write_chunk_keywords
+from gaji.expand.chunk_keywords import keywords_path, read_chunk_keywords, write_chunk_keywords
 from gaji.expand.sidecar import EXPAND_DIR, EXPANSIONS_FILE, index_parts
 from gaji.index.build import build_index
 from gaji.index.store import open_index

@@ -82,7 +82,7 @@ def test_chunk_keywords_cli_and_filter_with_the_tagger(trained, tmp_path, capsys
     from gaji.cli.main import main
     from gaji.expand.generator import Expansion
     from gaji.expand.index_hook import expansion_step
-    from gaji.expand.kwfilter import keywords_path, read_chunk_keywords
+    from gaji.expand.chunk_keywords import keywords_path, read_chunk_keywords
     from gaji.index.build import build_index
     from gaji.types import Document
 

@@ -168,7 +168,7 @@ def _eval_set(idx, questions: list[dict], retrievers: list[str], hybrid_kw: dict
 
 def _tune(per_set: dict[str, dict], questions: dict[str, list[dict]]) -> dict[str, Any]:
     """Grid over RRF k, weights and depth: recall@10 per set from the cached top-100 lists."""
-    from gaji.index.hybrid import rrf_fuse
+    from gaji.retrieve.fusion import rrf_fuse
 
     grid_k = [1, 5, 10, 20, 30, 60, 100]
     grid_w = [(1.0, 1.0), (1.0, 0.5), (0.5, 1.0), (1.0, 0.75), (0.75, 1.0), (1.0, 0.25), (0.25, 1.0)]
@@ -524,7 +524,7 @@ def markdown(results: dict[str, Any]) -> str:
         lines += ["", "RRF tuning (recall@10 from cached top-100 lists):", "",
                   "| choice | rrf_k | weights bm25/dense | depth | " + " | ".join(results["sets"]) + " | mean | min margin vs best single |",
                   "|---|---:|---|---:|" + "---:|" * len(results["sets"]) + "---:|---:|"]
-        from gaji.index.hybrid import DEFAULT_DEPTH, DEFAULT_RRF_K
+        from gaji.retrieve.fusion import DEFAULT_DEPTH, DEFAULT_RRF_K
 
         default = next((e for e in tu["grid"] if e["rrf_k"] == DEFAULT_RRF_K and e["depth"] == DEFAULT_DEPTH
                         and e["weights"] == {"bm25": 1.0, "dense": 1.0}), None)

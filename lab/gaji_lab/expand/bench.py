@@ -282,8 +282,8 @@ def _restrict(src: Path, qs: list[dict], exps: dict, work: Path) -> tuple[Path, 
 
 def _chunk_keywords(idx, tagger: str) -> dict[str, Any]:
     """The chunk-keywords file of a case index (the +kwf filter's metadata), made with `tagger` if missing."""
-    from gaji.expand.kwfilter import keywords_path, read_chunk_keywords, write_chunk_keywords
-    from gaji.expand.retriever import load_tagger_cached
+    from gaji.expand.chunk_keywords import keywords_path, read_chunk_keywords, write_chunk_keywords
+    from gaji.expand.keyword_source import load_tagger_cached
 
     path = keywords_path(idx.path)
     head = path.read_text(encoding="utf-8").split("\n", 1)[0] if path.exists() else ""

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import re
 
-from gaji.index.base import Retriever
 from gaji.llm.base import Request
 from gaji.llm.scripted import ScriptedLLM, request_text
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
-from gaji.types import Node, Passage
+from gaji.types import Node, Passage, Retriever
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -7,7 +7,7 @@ from contregen_fakes import QUESTION, Brain, by_question, make_ctx
 
 from gaji.errors import ConfigError
 from gaji.methods.contregen.method import ConTReGen
-from gaji.methods.contregen.retriever import make_contre
+from gaji.retrieve.contre import make_contre
 from gaji.methods.contregen.topic_gate import TopicGate, make_gate
 
 MUSIC_Q = "What music is played?"

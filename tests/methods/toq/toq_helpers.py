@@ -6,14 +6,13 @@ import json
 import re
 from typing import Callable
 
-from gaji.index.base import Retriever
 from gaji.llm.base import Request
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.prompts import direct
 from gaji.methods.toq import prompts_en, prompts_ko
-from gaji.types import Passage
+from gaji.types import Passage, Retriever
 
 _WORD = re.compile(r"\w+", re.U)
 

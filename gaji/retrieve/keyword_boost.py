@@ -11,39 +11,17 @@ The keywords found are kept on `last_keywords` for inspection.
 """
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from gaji.errors import ConfigError
-from gaji.index.retrievers import BM25Retriever, HybridRetriever
+from gaji.expand.keyword_source import keyword_fn as keywords_from
 from gaji.registry import RETRIEVERS
 
-__all__ = ["KeywordBM25Retriever", "keyword_hybrid", "load_tagger_cached"]
+from .bm25 import BM25Retriever
+from .hybrid import HybridRetriever
 
-_TAGGERS: dict[str, Any] = {}
-_LOCK = threading.Lock()
-
-
-def load_tagger_cached(path: str):
-    with _LOCK:
-        if path not in _TAGGERS:
-            from .tagger import KeywordTagger
-
-            _TAGGERS[path] = KeywordTagger.load(path)
-        return _TAGGERS[path]
-
-
-def _keyword_fn(tagger: Any, keyword_fn: Callable[[str], list[str]] | None) -> Callable[[str], list[str]]:
-    if keyword_fn is not None:
-        return keyword_fn
-    path = tagger or os.environ.get("GAJI_TAGGER")
-    if not path:
-        raise ConfigError("bm25+kw / hybrid+kw need a keyword tagger: tagger=DIR (from `gaji expand train-tagger`) "
-                          "or $GAJI_TAGGER")
-    t = load_tagger_cached(str(path))
-    return t.keywords
+__all__ = ["KeywordBM25Retriever", "keyword_hybrid"]
 
 
 class KeywordBM25Retriever(BM25Retriever):
@@ -57,7 +35,7 @@ class KeywordBM25Retriever(BM25Retriever):
         self.boost = int(round(float(boost)))
         if self.boost < 0:
             raise ConfigError(f"keyword boost must be >= 0, got {boost}")
-        self.keyword_fn = _keyword_fn(tagger, keyword_fn)
+        self.keyword_fn = keywords_from(tagger, keyword_fn)
         self.last_keywords: list[str] = []
 
     def terms(self, query: str) -> list[str]:

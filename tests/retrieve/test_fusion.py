@@ -1,8 +1,8 @@
-"""Reciprocal-rank fusion (gaji.index.hybrid)."""
+"""Reciprocal-rank fusion (gaji.retrieve.fusion)."""
 import pytest
 
 from gaji.errors import ConfigError
-from gaji.index.hybrid import parse_weights, rrf_fuse
+from gaji.retrieve.fusion import parse_weights, rrf_fuse
 
 
 def test_rrf_scores_and_order():

@@ -9,7 +9,7 @@ from contregen_fakes import QUESTION, Brain, WordRetriever, make_ctx
 from gaji.errors import ConfigError
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.contregen.retriever import ConTReRetriever, make_contre
+from gaji.retrieve.contre import ConTReRetriever, make_contre
 from gaji.methods.contregen.tree import TreeConfig
 from gaji.registry import RETRIEVERS
 from gaji.types import Node, Trace

@@ -1,5 +1,6 @@
-"""ConTRe: ConTReGen's retrieval stage on its own, as a retriever any method can use
-(paper §5.4 "ConTRe w/o BSG", Table 5; §5.5.3 Table 8).
+"""contre: ConTReGen's retrieval stage on its own, as a retriever any method can use
+(paper §5.4 "ConTRe w/o BSG", Table 5; §5.5.3 Table 8). The tree it grows is ConTReGen's
+(gaji/methods/contregen/: tree.py, planner.py, verifier.py, topic_gate.py); this module makes it a retriever.
 
 `search(query, k)` grows the verified facet tree for the query over a base retriever (planning,
 two-step verification, recursion: `tree.grow_tree`) and returns the top k of the ranked union of
@@ -18,7 +19,6 @@ from collections.abc import Callable
 from typing import Any
 
 from gaji.errors import ConfigError
-from gaji.index.base import Retriever
 from gaji.llm.base import LLMBackend
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
@@ -26,7 +26,7 @@ from gaji.methods.contregen.topic_gate import TopicGate, make_gate
 from gaji.methods.contregen.tree import TreeConfig, fused_scores, grow_tree, rank_union
 from gaji.registry import RETRIEVERS
 from gaji.text.lang import detect_lang
-from gaji.types import Node, Passage
+from gaji.types import Node, Passage, Retriever
 
 
 class ConTReRetriever(Retriever):

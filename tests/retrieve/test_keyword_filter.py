@@ -1,28 +1,9 @@
-"""Keyword metadata filtering (bm25+kwf / dense+kwf / hybrid+kwf) and the chunk-keywords file."""
-import json
-
+"""Keyword metadata filtering (gaji.retrieve.keyword_filter: bm25+kwf / dense+kwf / hybrid+kwf)."""
 import pytest
 
-from fakes_expand import recording_embedder
-from gaji.errors import ConfigError, InputError
-from gaji.expand.generator import Expansion
-from gaji.expand.index_hook import expansion_step
-from gaji.expand.kwfilter import chunk_keywords, keywords_path, read_chunk_keywords, write_chunk_keywords
-from gaji.index.build import build_index
-from gaji.types import Document
-
-DOCS = [
-    Document(id="a", text="apple pie recipe with apple and sugar"),
-    Document(id="b", text="apple orchard harvest in the autumn"),
-    Document(id="c", text="cherry tart and apple"),
-    Document(id="d", text="대기오염 경보는 미세먼지 농도로 발령된다"),
-]
-EXPS = {
-    "a": Expansion("a", "Apple pie", ["How do you bake apple pie?", "What sugar goes into pie?"]),
-    "b": Expansion("b", "Orchards", ["When is the orchard harvest?"]),
-    "c": Expansion("c", "Cherry tart", ["How to make cherry tart?"]),
-    "d": Expansion("d", "대기오염 경보", ["미세먼지 경보는 언제 발령되나요?"]),
-}
+from fakes_expand import expanded_keyword_index
+from gaji.errors import ConfigError
+from gaji.expand.chunk_keywords import write_chunk_keywords
 
 
 def words(q):  # a keyword function for tests: keywords are the words marked with *
@@ -31,8 +12,7 @@ def words(q):  # a keyword function for tests: keywords are the words marked wit
 
 @pytest.fixture
 def idx(tmp_path):
-    i = build_index(DOCS, tmp_path / "i", extension=expansion_step(expansions=EXPS, compose="case7"),
-                    embedder=recording_embedder(), progress=False)
+    i = expanded_keyword_index(tmp_path / "i")
     yield i
     i.close()
 
@@ -75,15 +55,14 @@ def test_korean_keywords_match_through_the_analyzer(idx):
     assert [p.id for p in r.search("경보 발령 기준", 4)] == ["d"]
 
 
-def test_chunk_keywords_file_roundtrip_and_auto_field(idx):
+def test_auto_field_uses_the_chunk_keywords_file_once_there_is_one(idx):
     kw = {"How do you bake apple pie?": ["apple pie"], "What sugar goes into pie?": ["sugar", "apple pie"],
           "When is the orchard harvest?": ["orchard"]}
-    assert chunk_keywords(idx.get_chunk("a"), lambda q: kw.get(q, [])) == ["apple pie", "sugar"]
-    st = write_chunk_keywords(idx, lambda q: kw.get(q, []), source={"tagger": "test"})
-    assert st["chunks"] == 4 and st["without_keywords"] == 2
-    got = read_chunk_keywords(keywords_path(idx.path))
-    assert got["a"] == ["apple pie", "sugar"] and got["c"] == []
-    # auto uses the keywords file: "orchard" is a keyword of b only; "pie" is a keyword of no chunk
+    r0 = idx.retriever("bm25+kwf", keyword_fn=lambda q: ["tart"], mode="hard")
+    assert r0.describe()["chunk_keywords"] is False
+    assert [p.id for p in r0.search("apple", 4)] == ["c"]  # no file: auto reads the expansion ("Cherry tart")
+    write_chunk_keywords(idx, lambda q: kw.get(q, []), source={"tagger": "test"})
+    # auto uses the keywords file: "orchard" is a keyword of b only; "tart" is a keyword of no chunk
     r = idx.retriever("bm25+kwf", keyword_fn=lambda q: ["orchard"], mode="hard")
     assert r.describe()["chunk_keywords"] is True
     assert [p.id for p in r.search("apple", 4)] == ["b"]
@@ -91,22 +70,21 @@ def test_chunk_keywords_file_roundtrip_and_auto_field(idx):
     assert r2.search("apple", 4) == []
 
 
-def test_bad_options_and_files(idx, tmp_path):
+def test_bad_options_are_config_errors(idx):
     with pytest.raises(ConfigError, match="mode"):
         idx.retriever("bm25+kwf", keyword_fn=words, mode="sometimes")
     with pytest.raises(ConfigError, match="field"):
         idx.retriever("bm25+kwf", keyword_fn=words, field="title")
+    with pytest.raises(ConfigError, match="depth"):
+        idx.retriever("bm25+kwf", keyword_fn=words, depth=0)
     with pytest.raises(ConfigError, match="chunk-keywords"):
         idx.retriever("bm25+kwf", keyword_fn=words, field="keywords")
-    bad = tmp_path / "kw.jsonl"
-    bad.write_text(json.dumps({"id": "a", "keywords": ["x"]}) + "\n" + json.dumps({"id": "b", "keywords": "x"}) + "\n")
-    with pytest.raises(InputError) as e:
-        read_chunk_keywords(bad)
-    assert str(e.value).startswith(f"{bad}:2:")
 
 
-def test_plain_index_cannot_make_chunk_keywords(tmp_path):
-    i = build_index(DOCS, tmp_path / "p", embedder=recording_embedder(), progress=False)
-    with pytest.raises(ConfigError, match="no expanded chunks"):
-        write_chunk_keywords(i, lambda q: [])
-    i.close()
+def test_the_base_retrievers_options_pass_through(idx):
+    r = idx.retriever("hybrid+kwf", keyword_fn=words, rrf_k=10, depth=3)
+    d = r.describe()
+    assert d["name"] == "hybrid+kwf" and d["depth"] == 3 and d["base"]["rrf_k"] == 10.0
+    got = r.search("*apple pie", 2)
+    assert [p.rank for p in got] == [1, 2] and all(p.source == "hybrid+kwf" for p in got)
+    assert got[0].metadata["keyword_match"] is True and "base_rank" in got[0].metadata

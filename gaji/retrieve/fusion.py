@@ -1,4 +1,5 @@
-"""Hybrid retrieval: reciprocal-rank fusion (RRF) of BM25 and dense result lists.
+"""Reciprocal-rank fusion (RRF) of ranked result lists: how the hybrid retriever (gaji/retrieve/hybrid.py)
+combines BM25 and dense.
 
     fused(d) = sum_i  w_i / (k + rank_i(d))          (rank 1-based; lists cut at `depth`)
 

@@ -1,4 +1,4 @@
-"""bm25+kw / hybrid+kw: the query's keywords boost BM25."""
+"""bm25+kw / hybrid+kw (gaji.retrieve.keyword_boost): the query's keywords boost BM25."""
 import pytest
 
 from fakes_expand import recording_embedder
