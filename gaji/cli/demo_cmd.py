@@ -2,8 +2,8 @@
 embedded model, offline, then show a comparison as a question tree. Uses the demo corpus shipped in the package
 (gaji/data/demo_corpus.jsonl).
 
-The first two answers come from the default method, `auto`, whose router sends these short questions to one
-retrieval (the cheapest route that the recorded benchmarks support for them). The tree is then shown on a
+The first two answers come from the default method, `auto`: it answers each with one retrieval and one call, and
+the trace shows its safety model letting the answer stand (docs/auto.md). The tree is then shown on a
 multi-hop comparison through auto's own tree route (`-o route=tree`): two parallel branches find each battle's
 dates, and code puts the dates in order (`order_decide`), so a user sees the decomposition, the sub-answers and
 the tree's token cost beside the one-call answers.
