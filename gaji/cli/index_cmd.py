@@ -60,6 +60,9 @@ def register(sub) -> None:
     b.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
     b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="stage, passages/s and ETA on stderr (a bar on a terminal, a line per 10%% elsewhere)")
+    b.add_argument("--originals", action=argparse.BooleanOptionalAction, default=True,
+                   help="keep a copy of every file read inside the index, so a citation opens it (default on; "
+                        "--no-originals keeps none: the server then serves a file from where it was read while unchanged)")
     b.add_argument("--fill", action=argparse.BooleanOptionalAction, default=True,
                    help="compute the vectors once BM25 is published (default); --no-fill leaves them to "
                         "`gaji index fill`")
@@ -99,6 +102,9 @@ def register(sub) -> None:
     y.add_argument("--index", required=True, metavar="DIR")
     _bad_flags(y)
     y.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    y.add_argument("--originals", action=argparse.BooleanOptionalAction, default=None,
+                   help="keep copies of the files read from now on (--originals) or stop and remove them "
+                        "(--no-originals); default: as the index does")
     _wait_flag(y)
     y.set_defaults(func=_sync)
 
@@ -205,6 +211,7 @@ def _build(args: argparse.Namespace) -> int:
         extension=expansion_step(expander_from_args(args), args.expansions, args.compose),
         fill=False,
         wait_s=args.wait,
+        originals=args.originals,
         **{k: v for k, v in scale.items() if k != "embed_workers"},
     )
     report = idx.read_report
@@ -285,7 +292,7 @@ def _sync(args: argparse.Namespace) -> int:
     from gaji.index.writer import sync_source
 
     res = sync_source(args.index, args.source, progress=args.progress, skip_bad=args.skip_bad, wait_s=args.wait,
-                      strict=args.strict)
+                      strict=args.strict, originals=args.originals)
     print(f"{args.index}: {len(res.added)} added, {len(res.changed)} changed, {len(res.removed)} removed, "
           f"{len(res.unchanged)} unchanged document(s) from {args.source}"
           + (f"; kept {len(res.kept)} of files that could not be read" if res.kept else ""))
@@ -339,6 +346,7 @@ def _info(args: argparse.Namespace) -> int:
         *((("vectors", note or "complete"),) if c.get("dense") else ()),
         *((("expansion", f"{c.get('compose')} ({info['stats'].get('expanded_chunks', 0)} chunks expanded by "
                           f"{c.get('expansion_model')})"),) if c.get("compose") else ()),
+        ("size", _size_line(info)),
         ("sources", ", ".join(info["sources"])),
         ("versions", ", ".join(f"{k} {v}" for k, v in info["versions"].items() if v)),
     ]
@@ -349,6 +357,15 @@ def _info(args: argparse.Namespace) -> int:
     for k, v in rows:
         print(f"{k:>10}  {v}")
     return 0
+
+
+def _size_line(info: dict) -> str:
+    from gaji.corpus.formats.limits import human_size
+
+    o = info.get("originals") or {}
+    kept = (f"originals: {o.get('files', 0)} file(s), {human_size(int(o.get('bytes', 0)))}" if o.get("kept")
+            else "originals not kept (--no-originals)")
+    return f"{human_size(int(info.get('size_bytes', 0)))} ({kept})"
 
 
 def _search(args: argparse.Namespace) -> int:

@@ -45,6 +45,7 @@ from .generations import collect, install
 from .layout import DENSE_DIR, FILL_DIR, LEXICAL_DIR, LOCK, PARTS_DIR, STATE, building_dir
 from .lock import writer_lock
 from .manifest import Manifest, current_versions, read_manifest, utc_now
+from .originals import keep_originals
 from .progress_file import FileBars, ProgressFile
 from .sources import chunk_all, doc_record, resolve_sources, source_names, write_records
 from .steps import index_lexical
@@ -128,6 +129,7 @@ class _Build:
     checkpoint_rows: int
     started: float
     report: ProgressFile | None = None
+    originals: bool = True  # keep a copy of every file read (gaji.index.originals)
 
     @property
     def work(self) -> Path:
@@ -223,6 +225,7 @@ def _config(b: _Build) -> dict[str, Any]:
         "dense_backend_requested": b.backend_requested if embedder else None,
         **({"dense_store": b.dense_store} if embedder and b.dense_store else {}),
         **({"compose": texts.name} if texts.name else {}),
+        "originals": b.originals,
         **b.inputs.prepared.config,
     }
 
@@ -250,6 +253,9 @@ def _manifest(b: _Build, plan: FillPlan | None) -> Manifest:
 def _publish(b: _Build, extension: BuildExtension | None) -> Index:
     """Plan the vectors, write the manifest last, put the folder in place, open it: BM25 answers now."""
     plan = _plan_vectors(b)
+    if b.originals:  # before the commit: a document readers see has its original in place
+        kept = keep_originals(b.out if b.out.exists() else b.work, b.inputs.records)
+        b.stats["originals"] = kept.to_dict()
     manifest = _manifest(b, plan)
     (b.work / STATE).unlink(missing_ok=True)
     if extension is not None:
@@ -305,6 +311,7 @@ def build_index(
     embed_workers: int | None = None,
     wait_s: float | None = None,
     strict: bool = False,
+    originals: bool = True,
 ) -> Index:
     """Build an index from documents, files, folders or shared dataset names into `out_dir`.
 
@@ -323,6 +330,8 @@ def build_index(
     qdrant+local:DIR, see gaji/stores/) that receives the vectors; searches then go to it
     (dense/vectors.npy is still written, as the copy `gaji index attach-store` can reload a store from).
     `wait_s`: how long to wait for another writer of `out_dir` (gaji.index.lock; IndexBusy after it).
+    `originals`: keep a copy of every file read inside the index (gaji.index.originals), so that a citation
+    can open it; False keeps none (the server then serves a file from where it was read, while unchanged).
     """
     _check_parts(lexical, dense, dense_store)
     out = Path(out_dir)
@@ -332,6 +341,7 @@ def build_index(
         check_target(out)
         b = _prepare(documents_or_paths, out, lexical, dense, chunking, progress, skip_bad, dense_backend, limit,
                      checkpoint_rows, korean_analyzer, embedder, extension, dense_store, strict=strict)
+        b.originals = originals
         idx = _published(b)
         if idx is None:
             idx = _write_and_publish(b, extension, progress)

@@ -15,7 +15,7 @@ from gaji.errors import ConfigError, IndexUnusableError
 from .layout import LOCK, MANIFEST, backup_dir, building_dir
 from .manifest import read_manifest
 
-__all__ = ["check_target", "check_openable", "empty_build_dir"]
+__all__ = ["check_target", "check_openable", "empty_build_dir", "folder_bytes"]
 
 
 def _is_index(p: Path) -> bool:
@@ -63,3 +63,16 @@ def empty_build_dir(work: Path) -> None:
     elif work.exists():
         work.unlink()
     work.mkdir(parents=True, exist_ok=True)
+
+
+def folder_bytes(path: Path) -> int:
+    """The bytes of the files under `path` (an index's size on disk: every generation a reader still holds, the
+    kept original files, the work of a writer at work); files that vanish while counted are left out."""
+    total = 0
+    for d, _, names in os.walk(path):
+        for n in names:
+            try:
+                total += os.lstat(os.path.join(d, n)).st_size
+            except OSError:
+                continue
+    return total

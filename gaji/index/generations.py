@@ -28,10 +28,11 @@ from typing import IO, Any, Callable
 from gaji.errors import IndexUnusableError
 from gaji.io import fsync_dir
 
-from .layout import (CHUNKS, FILL_DIR, FILL_PARTS, FILL_PLAN, GEN_PREFIX, MANIFEST, TMP_PREFIX, generation_name,
-                     is_root_only)
+from .layout import (CHUNKS, DOCUMENTS, FILL_DIR, FILL_PARTS, FILL_PLAN, GEN_PREFIX, MANIFEST, ORIGINALS, TMP_PREFIX,
+                     generation_name, is_root_only)
 from .manifest import (FORMAT_VERSION, FORMAT_VERSION_GENERATIONS, Manifest, read_manifest, rebuild_hint,
                        write_manifest)
+from .originals import collect_originals, keeps_originals
 
 __all__ = ["Snapshot", "snapshot", "signature", "data_dir", "new_work_dir", "copy_parts", "commit",
            "commit_manifest", "install", "collect", "parts_dir"]
@@ -215,9 +216,10 @@ def collect(root: str | Path) -> list[str]:
     generations before the committed one that nobody pins. Returns what it deleted."""
     root = Path(root)
     try:
-        keep = read_manifest(root).data
+        m = read_manifest(root)
     except IndexUnusableError:
         return []
+    keep = m.data
     gone: list[str] = []
     for entry in sorted(root.iterdir()):
         if entry.name.startswith(TMP_PREFIX) and entry.is_dir():
@@ -230,7 +232,22 @@ def collect(root: str | Path) -> list[str]:
         if _remove_unpinned(root, lambda: _remove_root_parts(root)):
             gone.append(".")
     gone += _stale_fill_parts(root, keep)
+    gone += [f"{ORIGINALS}/{sha}" for sha in _unreferenced_originals(root, m)]
     return gone
+
+
+def _unreferenced_originals(root: Path, m: Manifest) -> list[str]:
+    """Remove the kept original files no document of the committed generation `m` names (all of them when the
+    index no longer keeps originals)."""
+    if not (root / ORIGINALS).is_dir():
+        return []
+    if not keeps_originals(m.config):
+        return collect_originals(root, {})
+    try:
+        records = json.loads((root / m.data / DOCUMENTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # a generation without documents.json names none: keep them all
+        return []
+    return collect_originals(root, records) if isinstance(records, dict) else []
 
 
 def _stale_fill_parts(root: Path, keep: str) -> list[str]:

@@ -20,6 +20,7 @@ An index folder ``NAME`` holds one committed generation of the index (gaji.index
                           generation that holds the plan is committed: never inside a generation)
     progress.json         what a build / add / fill is doing right now          (gaji.index.progress_file)
     refused.json          the files a sync or an upload could not read, and why (gaji.index.refusals)
+    originals/ab/<sha256> the original files, one copy per content, shared by generations (gaji.index.originals)
     .tmp-XXXX/            one writer's work folder (a unique name), renamed to gen-N when complete
     store-pending.json    a vector database being brought in step with the next generation
 
@@ -34,7 +35,7 @@ from pathlib import Path
 
 __all__ = ["MANIFEST", "CHUNKS", "OFFSETS", "IDS", "DOCUMENTS", "LEXICAL_DIR", "DENSE_DIR", "VECTORS",
            "HNSW_GRAPH", "PARTS_DIR", "STATE", "FILL_DIR", "FILL_PLAN", "FILL_PARTS", "PROGRESS", "LOCK",
-           "STORE_PENDING", "REFUSED", "GEN_PREFIX", "TMP_PREFIX", "ROOT_ONLY", "generation_name", "is_root_only",
+           "STORE_PENDING", "REFUSED", "ORIGINALS", "GEN_PREFIX", "TMP_PREFIX", "ROOT_ONLY", "generation_name", "is_root_only",
            "building_dir", "backup_dir", "fill_lock"]
 
 MANIFEST = "manifest.json"
@@ -53,11 +54,12 @@ FILL_PLAN = "plan.json"  # inside FILL_DIR
 FILL_PARTS = "dense-fill-parts"  # in the index folder: checkpoints of the fill, parts-<plan id>/
 PROGRESS = "progress.json"
 REFUSED = "refused.json"
+ORIGINALS = "originals"  # the original files, content-addressed (gaji.index.originals)
 LOCK = "writer.lock"
 STORE_PENDING = "store-pending.json"
 GEN_PREFIX = "gen-"
 TMP_PREFIX = ".tmp-"
-ROOT_ONLY = (MANIFEST, LOCK, STORE_PENDING, PROGRESS, FILL_PARTS, REFUSED)  # the index folder's, never one generation's
+ROOT_ONLY = (MANIFEST, LOCK, STORE_PENDING, PROGRESS, FILL_PARTS, REFUSED, ORIGINALS)  # the index folder's, never one generation's
 
 
 def generation_name(n: int) -> str:

@@ -26,10 +26,11 @@ from gaji.types import Chunk
 from . import writer
 from .chunkstore import ChunkStore
 from .dense import DenseIndex, get_embedder
-from .folders import check_openable
+from .folders import check_openable, folder_bytes
 from .generations import Snapshot, signature, snapshot
 from .layout import DENSE_DIR, LEXICAL_DIR
 from .manifest import Manifest, check_compatible, read_manifest
+from .originals import keeps_originals, originals_size
 from .pending import BM25UntilVectors, VectorsPending, still_pending
 from .session import collect_if_idle
 
@@ -226,8 +227,10 @@ class Index(writer.Writable):
         keys = ("created", "updated", "build_seconds", "config", "versions", "counts", "stats", "sources", "history",
                 "generation", "vectors")
         note = routing_note(m.config.get("analyzer")) if m.config.get("lexical") else None
+        files, size = originals_size(self.path)
         return {"path": str(self.path), "chunks": self.chunks, "documents": m.counts.get("documents"),
-                **{k: getattr(m, k) for k in keys}, "analyzer_note": note}
+                **{k: getattr(m, k) for k in keys}, "analyzer_note": note, "size_bytes": folder_bytes(self.path),
+                "originals": {"kept": keeps_originals(m.config), "files": files, "bytes": size}}
 
     def close(self) -> None:
         with self._lock:

@@ -71,6 +71,7 @@ class Change:
     patch_hnsw: bool = False  # add the new rows to the HNSW graph instead of rebuilding it
     action: str = "add"  # as the manifest's history records it
     records: dict[str, dict[str, str] | None] = field(default_factory=dict)  # documents.json changes (None: gone)
+    originals: bool | None = None  # the index keeps copies of its files from now on (True/False); None: as before
 
     @property
     def touched(self) -> bool:
@@ -167,6 +168,8 @@ def _updated_manifest(m: Manifest, change: Change, sources: list[str]) -> Manife
     }
     if change.dense_backend is not None:
         m2.config["dense_backend"] = change.dense_backend
+    if change.originals is not None:
+        m2.config["originals"] = change.originals
     m2.sources = m.sources + [s for s in sources if s not in m.sources]
     m2.history = m.history + [{"time": now, "action": change.action, "sources": sources, **change.result.to_dict()}]
     return m2

@@ -26,6 +26,7 @@ from . import update
 from .chunkstore import ChunkStore
 from .fill import fill_vectors
 from .manifest import Manifest, read_manifest
+from .originals import keep_originals, keeps_originals
 from .refusals import Refusal, note_refusals
 from .generations import Snapshot
 from .session import writing
@@ -85,6 +86,21 @@ def _commit(snap: Snapshot, change: Change, sources: list[str], progress: bool) 
     return update.apply(snap, change, sources, analyzer, progress)
 
 
+def _keep_originals(snap: Snapshot, change: Change, originals: bool | None) -> None:
+    """Copy the original files of the documents `change` (re)indexes into the index before it commits
+    (gaji.index.originals); `originals` True/False switches the index's setting (None: as the index does). When
+    it is switched on, the files of the documents already indexed are copied too; switched off, the copies go
+    at the commit (gaji.index.generations `collect`)."""
+    before = keeps_originals(snap.manifest.config)
+    if originals is not None and originals != before:
+        change.originals = originals
+    if not (before if originals is None else originals):
+        return
+    records: dict[str, Any] = dict(read_records(snap.dir)) if change.originals else {}
+    records.update({k: v for k, v in change.records.items() if v})
+    keep_originals(snap.root, records)
+
+
 def _fill(index_dir: str | Path, m: Manifest, fill: bool, action: str, progress: bool, checkpoint_rows: int,
           workers: int | None) -> None:
     """Compute the vectors the committed change left pending (outside the writer lock: BM25 answers meanwhile)."""
@@ -95,7 +111,7 @@ def _fill(index_dir: str | Path, m: Manifest, fill: bool, action: str, progress:
 def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document | str | Path] | str | Path,
                   progress: bool = False, skip_bad: bool = False, checkpoint_rows: int = 256,
                   wait_s: float | None = None, fill: bool = True, embed_workers: int | None = None,
-                  files: Sequence[str] = (), strict: bool = False) -> AddResult:
+                  files: Sequence[str] = (), strict: bool = False, originals: bool | None = None) -> AddResult:
     """Add documents (chunked as the index was). A document whose id is already indexed replaces its old
     chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone, chunks it no
     longer has are removed. BM25 first: the new vectors are filled after the commit (`fill`), or left
@@ -105,7 +121,8 @@ def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document |
     gaji.corpus.formats names them): the file replaces all it had, so an indexed document of such a file
     that is not among `documents` (a page the new version no longer has) is removed.
 
-    A file that cannot be read is left out and listed in the result's report (``strict``: an error)."""
+    A file that cannot be read is left out and listed in the result's report (``strict``: an error).
+    `originals`: see `sync_source`."""
     sources = resolve_sources(documents_or_paths)
     docs, report = read_documents(sources, skip_bad=skip_bad, strict=strict, isolate=True)
     with writing(index_dir, "add", wait_s) as snap:
@@ -117,6 +134,7 @@ def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document |
         change = update.plan(rows, fresh | stale, chunks, m)
         change.result.report = report
         change.records = {**{d.id: doc_record(d) for d in docs}, **{i: None for i in stale}}
+        _keep_originals(snap, change, originals)
         m2 = _commit(snap, change, source_names(sources), progress)
     _fill(index_dir, m2, fill, "add", progress, checkpoint_rows, embed_workers)
     return change.result
@@ -190,12 +208,16 @@ def _sync_plan(snap: Snapshot, docs: list[Document], src: Path, report: ReadRepo
 
 def sync_source(index_dir: str | Path, source: str | Path, progress: bool = False, skip_bad: bool = False,
                 checkpoint_rows: int = 256, wait_s: float | None = None, fill: bool = True,
-                strict: bool = False) -> WriteResult:
+                strict: bool = False, originals: bool | None = None) -> WriteResult:
     """Make the index hold what `source` (a folder or a corpus file) holds now: documents not indexed yet
     are added, documents whose content changed are re-indexed (by content hash), and documents that came
     from `source` and are gone from it are removed. Documents of a file that could not be read are kept,
     and the file is listed with its reason in ``result.chunks.report`` (``strict``: any such file is an
-    error and nothing changes)."""
+    error and nothing changes).
+
+    The original file of every document it (re)indexes is copied into the index when the index keeps
+    originals (gaji.index.originals); `originals` True/False switches that setting for this index from now
+    on (False: the copies are removed), None leaves it as it is."""
     resolved = resolve_sources([source])
     src = Path(str(resolved[0])).resolve()
     docs, report = read_documents(resolved, skip_bad=skip_bad, allow_empty=True, strict=strict, isolate=True)
@@ -204,7 +226,8 @@ def sync_source(index_dir: str | Path, source: str | Path, progress: bool = Fals
         change, out = _sync_plan(snap, docs, src, report)
         out.chunks = change.result
         out.generation = snap.manifest.generation
-        if out.added or out.changed or out.removed:
+        _keep_originals(snap, change, originals)
+        if out.added or out.changed or out.removed or change.originals is not None:
             m2 = _commit(snap, change, source_names(resolved), progress)
             out.generation = m2.generation
     note_read(index_dir, src, docs, report)
@@ -240,14 +263,16 @@ class Writable:
 
     def add(self, documents_or_paths: Iterable[Document | str | Path] | str | Path, progress: bool = False,
             skip_bad: bool = False, checkpoint_rows: int = 256, fill: bool = True, embed_workers: int | None = None,
-            wait_s: float | None = None, files: Sequence[str] = (), strict: bool = False) -> AddResult:
+            wait_s: float | None = None, files: Sequence[str] = (), strict: bool = False,
+            originals: bool | None = None) -> AddResult:
         """Add documents (same chunking as the build). A document whose id is already indexed replaces
         its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
         chunks it no longer has are removed. Atomic, BM25 first: the vectors are filled then (`fill`;
         `embed_workers` as in gaji.index.fill) or left for gaji.index.fill. `files`: see `add_documents`."""
         try:
             return add_documents(self.path, documents_or_paths, progress, skip_bad, checkpoint_rows, wait_s,
-                                 fill=fill, embed_workers=embed_workers, files=files, strict=strict)
+                                 fill=fill, embed_workers=embed_workers, files=files, strict=strict,
+                                 originals=originals)
         finally:  # an add that fails while filling vectors has published its BM25 rows already
             self._switch()
 
@@ -258,8 +283,8 @@ class Writable:
         return result
 
     def sync(self, source: str | Path, progress: bool = False, skip_bad: bool = False,
-             wait_s: float | None = None, strict: bool = False) -> WriteResult:
+             wait_s: float | None = None, strict: bool = False, originals: bool | None = None) -> WriteResult:
         """Make the index hold what `source` holds now (`sync_source`)."""
-        result = sync_source(self.path, source, progress, skip_bad, wait_s=wait_s, strict=strict)
+        result = sync_source(self.path, source, progress, skip_bad, wait_s=wait_s, strict=strict, originals=originals)
         self._switch()
         return result
