@@ -112,14 +112,27 @@ def _copy_checked(source: Path, dest: Path, sha: str) -> int | None:
     return size
 
 
-def keep_originals(root: str | Path, records: Mapping[str, Mapping[str, Any] | None]) -> KeptOriginals:
+def keep_originals(root: str | Path, records: Mapping[str, Mapping[str, Any] | None],
+                   blobs: Mapping[str, bytes] | None = None) -> KeptOriginals:
     """Copy the file of every record (documents.json entries: ``source``, ``file_sha256``) into the index folder
-    `root`, once per digest. A file that is gone or changed since it was read is not kept (listed instead)."""
+    `root`, once per digest. A file that is gone or changed since it was read is not kept (listed instead).
+    `blobs`: {sha256: bytes} of files that exist only in memory (uploaded to the server), kept when their bytes
+    have that digest."""
     done = KeptOriginals()
     for sha, source in _wanted(records).items():
         dest = stored_path(root, sha)
         if dest.is_file():
             done.shared.append(sha)
+            continue
+        data = (blobs or {}).get(sha)
+        if data is not None:
+            if hashlib.sha256(data).hexdigest() != sha:
+                done.changed.append(sha)
+                continue
+            with atomic_open(dest) as out:
+                out.write(data)
+            done.copied.append(sha)
+            done.bytes += len(data)
             continue
         src = Path(source)
         if not src.is_file():

@@ -12,7 +12,7 @@ the lock is taken.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +86,8 @@ def _commit(snap: Snapshot, change: Change, sources: list[str], progress: bool) 
     return update.apply(snap, change, sources, analyzer, progress)
 
 
-def _keep_originals(snap: Snapshot, change: Change, originals: bool | None) -> None:
+def _keep_originals(snap: Snapshot, change: Change, originals: bool | None,
+                    blobs: Mapping[str, bytes] | None = None) -> None:
     """Copy the original files of the documents `change` (re)indexes into the index before it commits
     (gaji.index.originals); `originals` True/False switches the index's setting (None: as the index does). When
     it is switched on, the files of the documents already indexed are copied too; switched off, the copies go
@@ -98,7 +99,7 @@ def _keep_originals(snap: Snapshot, change: Change, originals: bool | None) -> N
         return
     records: dict[str, Any] = dict(read_records(snap.dir)) if change.originals else {}
     records.update({k: v for k, v in change.records.items() if v})
-    keep_originals(snap.root, records)
+    keep_originals(snap.root, records, blobs)
 
 
 def _fill(index_dir: str | Path, m: Manifest, fill: bool, action: str, progress: bool, checkpoint_rows: int,
@@ -111,7 +112,8 @@ def _fill(index_dir: str | Path, m: Manifest, fill: bool, action: str, progress:
 def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document | str | Path] | str | Path,
                   progress: bool = False, skip_bad: bool = False, checkpoint_rows: int = 256,
                   wait_s: float | None = None, fill: bool = True, embed_workers: int | None = None,
-                  files: Sequence[str] = (), strict: bool = False, originals: bool | None = None) -> AddResult:
+                  files: Sequence[str] = (), strict: bool = False, originals: bool | None = None,
+                  blobs: Mapping[str, bytes] | None = None) -> AddResult:
     """Add documents (chunked as the index was). A document whose id is already indexed replaces its old
     chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone, chunks it no
     longer has are removed. BM25 first: the new vectors are filled after the commit (`fill`), or left
@@ -122,7 +124,8 @@ def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document |
     that is not among `documents` (a page the new version no longer has) is removed.
 
     A file that cannot be read is left out and listed in the result's report (``strict``: an error).
-    `originals`: see `sync_source`."""
+    `originals`: see `sync_source`; `blobs`: {sha256: bytes} of files read from memory (an upload), whose
+    originals are kept from these bytes."""
     sources = resolve_sources(documents_or_paths)
     docs, report = read_documents(sources, skip_bad=skip_bad, strict=strict, isolate=True)
     with writing(index_dir, "add", wait_s) as snap:
@@ -134,7 +137,7 @@ def add_documents(index_dir: str | Path, documents_or_paths: Iterable[Document |
         change = update.plan(rows, fresh | stale, chunks, m)
         change.result.report = report
         change.records = {**{d.id: doc_record(d) for d in docs}, **{i: None for i in stale}}
-        _keep_originals(snap, change, originals)
+        _keep_originals(snap, change, originals, blobs)
         m2 = _commit(snap, change, source_names(sources), progress)
     _fill(index_dir, m2, fill, "add", progress, checkpoint_rows, embed_workers)
     return change.result
@@ -264,7 +267,7 @@ class Writable:
     def add(self, documents_or_paths: Iterable[Document | str | Path] | str | Path, progress: bool = False,
             skip_bad: bool = False, checkpoint_rows: int = 256, fill: bool = True, embed_workers: int | None = None,
             wait_s: float | None = None, files: Sequence[str] = (), strict: bool = False,
-            originals: bool | None = None) -> AddResult:
+            originals: bool | None = None, blobs: Mapping[str, bytes] | None = None) -> AddResult:
         """Add documents (same chunking as the build). A document whose id is already indexed replaces
         its old chunks: changed chunks are re-indexed and re-embedded, unchanged ones are left alone,
         chunks it no longer has are removed. Atomic, BM25 first: the vectors are filled then (`fill`;
@@ -272,7 +275,7 @@ class Writable:
         try:
             return add_documents(self.path, documents_or_paths, progress, skip_bad, checkpoint_rows, wait_s,
                                  fill=fill, embed_workers=embed_workers, files=files, strict=strict,
-                                 originals=originals)
+                                 originals=originals, blobs=blobs)
         finally:  # an add that fails while filling vectors has published its BM25 rows already
             self._switch()
 

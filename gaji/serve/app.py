@@ -8,7 +8,8 @@
     POST /api/indexes/{name}/files     document files (PDF, HWP, DOCX …) in base64 JSON, read per file
     GET  /api/indexes/{name}/documents its files: format, pages/rows, chunks, refused ones and why
     POST /api/indexes/{name}/sync      read a file again from the folder it came from
-    GET  /api/indexes/{name}/passage   a cited passage in its document (the page /passage shows it)
+    GET  /api/indexes/{name}/passage   a cited passage in its document, with the signed links of its view and original
+    GET  /passage/{token}, /original/{token}   the one passage view, a document's original file (signed links)
     GET  /api/traces/{id}, /api/conversations[/{id}];  POST /api/feedback   (the history)
     POST /v1/chat/completions, GET /v1/models    the OpenAI-compatible API (docs/serve.md)
     GET  /api/health, /api/metrics, /openapi.json;  GET / the web page
@@ -103,9 +104,8 @@ def create_app(indexes: IndexSet, config: ServeConfig | None = None) -> FastAPI:
     # middleware: the last added runs first (metrics see every request, also refused ones; the guard
     # refuses foreign hosts, cross-origin writes and non-JSON bodies before CORS, the key or any route)
     app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body_bytes, max_upload=cfg.max_upload_bytes)
-    app.add_middleware(ApiKeyMiddleware, key=cfg.api_key,
-                       keys=KeyStore(cfg.history.db) if cfg.history is not None else None,
-                       keys_refresh_s=cfg.keys_refresh_s)
+    app.state.keys = KeyStore(cfg.history.db) if cfg.history is not None else None  # the named keys
+    app.add_middleware(ApiKeyMiddleware, key=cfg.api_key, keys=app.state.keys, keys_refresh_s=cfg.keys_refresh_s)
     if cfg.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 

@@ -179,14 +179,17 @@ async def _refuse(send: Send, path: str, status: int, msg: str,
     await send_error(send, path, status, msg, headers)
 
 
+ORIGINAL_CSP = "default-src 'none'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
 
 class SecurityHeadersMiddleware(AddHeadersMiddleware):
     """Adds a strict Content-Security-Policy (no inline or third-party script: retrieved text can
-    never run in the page), nosniff and no-referrer to every response."""
+    never run in the page), nosniff and no-referrer to every response. An original file (/original/…) gets
+    a policy that runs nothing at all but lets the browser's PDF viewer show it."""
 
     def headers(self, scope: Scope) -> list[tuple[bytes, bytes]]:
-        return [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
+        csp = ORIGINAL_CSP if scope.get("path", "").startswith("/original/") else CSP
+        return [(b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
                 (b"referrer-policy", b"no-referrer")]

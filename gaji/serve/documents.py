@@ -18,7 +18,7 @@ from typing import Any
 
 from gaji.corpus.formats import format_for
 
-__all__ = ["DocumentRow", "list_documents", "file_of", "sync_target", "passage_in_document"]
+__all__ = ["DocumentRow", "list_documents", "file_of", "sync_target", "passage_in_document", "original_in"]
 
 _UNIT_RE = re.compile(r"^(page|slide|sheet|sec)(\d+)$")
 _UNIT_KEY = {"page": "pages", "slide": "slides", "sheet": "sheets", "sec": "sections"}
@@ -37,6 +37,8 @@ class DocumentRow:
     can_sync: bool = False  # its original file is on the server's disk and can be read again
     reason: str = ""  # why it was refused (English)
     reason_msg: dict[str, Any] | None = None  # the same as a message of the table (gaji.messages)
+    first_chunk: str = ""  # the id of its first chunk (the passage view opens the file there)
+    original: str = ""  # kept (a copy in the index) | source (the file where it was read, served while unchanged) | ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,6 +94,8 @@ def list_documents(index: Any, offset: int = 0, limit: int = 200) -> tuple[list[
         if unit:
             units.setdefault(name, set()).add(unit)
         chunk_rows.setdefault(name, []).append(row)
+        if not g.first_chunk:
+            g.first_chunk = pair[0]
     for name, g in groups.items():
         rec = records.get(g.documents[0], {}) if g.documents else {}
         source = str(rec.get("source") or "")
@@ -109,11 +113,27 @@ def list_documents(index: Any, offset: int = 0, limit: int = 200) -> tuple[list[
     for g in ordered[offset:offset + limit]:
         if g.format == "XLSX":
             g.units = {"rows": _sheet_rows(index, chunk_rows.get(g.name, []))}
+        g.original = _original_kind(index, records.get(g.documents[0], {}) if g.documents else {})
     refused = [DocumentRow(name=r.file, status="refused", format=_format(r.file, "folder"), updated=r.time,
                            reason=r.reason, reason_msg=r.msg) for r in reversed(read_refusals(index.path))
                if r.file not in groups]
     rows = refused + ordered
     return rows[offset:offset + limit], len(rows)
+
+
+def _original_kind(index: Any, rec: dict[str, Any]) -> str:
+    """kept / source / "" for a row's original (its digest is checked when the file is asked for, not here)."""
+    from gaji.index.originals import stored_path
+
+    sha = str(rec.get("file_sha256") or "")
+    if len(sha) != 64:
+        return ""
+    try:
+        if stored_path(index.path, sha).is_file():
+            return "kept"
+    except ValueError:
+        return ""
+    return "source" if Path(str(rec.get("source") or "")).is_file() else ""
 
 
 def _sheet_rows(index: Any, rows: list[int]) -> int:
@@ -165,21 +185,39 @@ MAX_CONTEXT_CHUNKS = 300
 
 
 def passage_in_document(index: Any, chunk_id: str) -> dict[str, Any] | None:
-    """A chunk with the chunks of its document around it, in order, for a page that shows the passage in its
-    document: {id, doc_id, title, file, format, location, chunks: [{id, text, location}]}; None when the index has
-    no such chunk. The index keeps no original files, so `original` is always False."""
+    """A chunk with the chunks of its document around it, in order, for the page that shows the passage in its
+    document: {id, doc_id, title, file, format, location, original, chunks: [{id, text, location}]}; None when the
+    index has no such chunk. `original`: {"kept": bool, "size": bytes} when the file it was read from can be
+    handed out (gaji.index.originals: the index's copy, or the unchanged file at its source), else None."""
     try:
         chunk = index.get_chunk(chunk_id)
     except KeyError:
         return None
-    rows = [r for r, pair in enumerate(index.store.id_pairs()) if pair is not None and pair[1] == chunk.doc_id]
-    at = next((i for i, r in enumerate(rows) if index.store.id_pairs()[r][0] == chunk_id), 0)
-    lo = max(0, min(at - MAX_CONTEXT_CHUNKS // 2, len(rows) - MAX_CONTEXT_CHUNKS))
-    chunks = [index.chunk_at(r) for r in rows[lo:lo + MAX_CONTEXT_CHUNKS]]
-    chunks = sorted((c for c in chunks if c is not None), key=lambda c: (c.start, c.id))
+    store = getattr(index, "store", None)
+    if store is None:  # an index held in memory: the chunk alone
+        chunks = [chunk]
+    else:
+        pairs = store.id_pairs()
+        rows = [r for r, pair in enumerate(pairs) if pair is not None and pair[1] == chunk.doc_id]
+        at = next((i for i, r in enumerate(rows) if pairs[r][0] == chunk_id), 0)
+        lo = max(0, min(at - MAX_CONTEXT_CHUNKS // 2, len(rows) - MAX_CONTEXT_CHUNKS))
+        chunks = [index.chunk_at(r) for r in rows[lo:lo + MAX_CONTEXT_CHUNKS]]
+        chunks = sorted((c for c in chunks if c is not None), key=lambda c: (c.start, c.id))
     name = file_of(chunk.doc_id)
     loc = chunk.location.to_dict() if chunk.location is not None else None
+    found = original_in(index, name)
     return {"id": chunk.id, "doc_id": chunk.doc_id, "title": chunk.title, "file": name,
-            "format": _format(name, "folder"), "location": loc, "original": False,
+            "format": _format(name, "folder"), "location": loc,
+            "original": {"kept": found.kept, "size": found.size} if found is not None else None,
             "chunks": [{"id": c.id, "text": c.text, "location": c.location.to_dict() if c.location else None}
                        for c in chunks]}
+
+
+def original_in(index: Any, name: str) -> Any:
+    """The original of the file `name` of an opened on-disk index (gaji.index.originals.Original), else None."""
+    from gaji.index.originals import find_original
+
+    root, parts = getattr(index, "path", None), getattr(index, "dir", None)
+    if root is None or parts is None:
+        return None
+    return find_original(root, parts, name)

@@ -212,10 +212,12 @@ class IndexSet:
         added / replaced / unchanged …) when it says."""
         return self._write(name, "add", docs)
 
-    def add_files(self, name: str, docs: list[Document], files: list[str]) -> dict[str, Any]:
+    def add_files(self, name: str, docs: list[Document], files: list[str],
+                  blobs: dict[str, bytes] | None = None) -> dict[str, Any]:
         """Add the documents read from uploaded files: each file replaces every document it had before
-        (ids ``FILE`` and ``FILE#…``; gaji.index.writer.add_documents `files`)."""
-        return self._write(name, "add", docs, files=files)
+        (ids ``FILE`` and ``FILE#…``; gaji.index.writer.add_documents `files`); `blobs` ({sha256: bytes}) are the
+        files themselves, kept as the documents' originals when the index keeps originals."""
+        return self._write(name, "add", docs, files=files, blobs=blobs or {})
 
     def chunking(self, name: str) -> dict[str, Any]:
         """The chunking settings an index was built with ({} for one without a manifest)."""

@@ -234,6 +234,11 @@ class DocumentRowBody(BaseModel):
     can_sync: bool = Field(False, description="its original file can be read again: POST …/sync")
     reason: str = Field("", description="why it was refused (English)")
     reason_msg: dict[str, Any] | None = Field(None, description="the reason as a message of the table: {id, params}")
+    first_chunk: str = Field("", description="the id of its first chunk")
+    view_url: str = Field("", description="the passage view of its first chunk (a signed link: /passage/…)")
+    original: str = Field("", description="kept: the index keeps a copy of the file; source: the file where it was "
+                          "read is served while unchanged; '': no original can be handed out")
+    original_url: str = Field("", description="a signed link to the original file (/original/…), when there is one")
 
 
 class DocumentsResponse(BaseModel):

@@ -15,10 +15,12 @@ missing scope ("read:docs").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 
 from gaji.history.keys import Scopes
+from gaji.serve.auth import DEFAULT_CLIENT
 from gaji.serve.errors import ApiError
 
 
@@ -64,6 +66,17 @@ def require(access: Scopes | None, kind: str, index: str | None) -> None:
 
 def may_read(access: Scopes | None, index: str | None) -> bool:
     return access is None or access.allows("read", index)
+
+
+def link_client_may_read(keys: Any, client: str | None, index: str | None) -> bool:
+    """Whether the API key a signed link was made for (gaji/serve/passage_links.py) may still read `index`: a
+    link made with no key or with the server's own key always may; a named key only while it is active and its
+    scopes allow it (`keys`: the server's gaji.history.keys.KeyStore; None: no named key can be checked)."""
+    if client is None or client == DEFAULT_CLIENT:
+        return True
+    if keys is None:
+        return False
+    return any(k.active and k.name == client and k.scopes.allows("read", index) for k in keys.list())
 
 
 async def enforce(request: Request) -> None:

@@ -1,5 +1,6 @@
 """The page for a Korean office, in headless Chromium: the documents panel lists a refused password-protected HWP
-with its Korean reason; a citation opens its passage in its document; a past conversation is reopened from the
+with its Korean reason and links each kept file's original; a citation opens its passage in its document, which
+links the source file itself; a past conversation is reopened from the
 conversations panel and continued. Screenshots go to docs/screenshots/ when missing or GAJI_UPDATE_SCREENSHOT=1.
 Needs chromium + chromium-driver and Selenium (.ci/install-browser.sh)."""
 from __future__ import annotations
@@ -100,6 +101,10 @@ def test_documents_citations_and_conversations(browser, live_server, tmp_path): 
         assert {"메모.md", "보고/사업 계획.docx", "예산.xlsx"} <= set(names)
         docx = [r for r in d.find_elements(By.CSS_SELECTOR, "#docs tr.doc") if "docx" in r.get_attribute("data-name")][0]
         assert "DOCX" in docx.text and "색인됨" in docx.text and "다시 읽기" in docx.text
+        original = docx.find_element(By.CSS_SELECTOR, "a.doc-original")  # the file the index keeps
+        assert original.text == "원본" and original.get_attribute("href").startswith(url + "/original/")
+        assert original.get_attribute("download") == "사업 계획.docx"
+        assert docx.find_element(By.CSS_SELECTOR, "a.doc-view").get_attribute("href").startswith(url + "/passage/")
         shot(d, d.find_element(By.ID, "docs-card"), "documents.png", tmp_path)
 
         # ask; the source opens its passage in its document, highlighted
@@ -115,9 +120,13 @@ def test_documents_citations_and_conversations(browser, live_server, tmp_path): 
         wait.until(lambda d: len(d.window_handles) == 2)
         d.switch_to.window([h for h in d.window_handles if h != main][0])
         cited = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".doc-chunk.cited"))[0]
+        assert "/passage/" in d.current_url  # the old address led to the one, server-rendered view
         assert "4월 셋째 주 목요일" in cited.find_element(By.CSS_SELECTOR, "mark").text
-        assert "원본 파일을 보관하지 않습니다" in d.find_element(By.ID, "doc-note").text
         assert "메모.md" in d.find_element(By.ID, "doc-where").text
+        source = d.find_element(By.ID, "original")  # the source file itself, downloaded (a PDF opens at its page)
+        assert source.text.startswith("원본 파일 내려받기 (메모.md") and "/original/" in source.get_attribute("href")
+        got = d.execute_script("return fetch(arguments[0]).then(r => r.text())", source.get_attribute("href"))
+        assert got == (folder / "메모.md").read_text(encoding="utf-8")
         shot(d, d.find_element(By.ID, "passage-card"), "passage.png", tmp_path)
         d.close()
         d.switch_to.window(main)

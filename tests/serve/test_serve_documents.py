@@ -134,8 +134,9 @@ def test_a_cited_passage_in_its_document(served):
         chunk = client.get("/api/indexes/docs/passage", params={"id": pid})
     assert chunk.status_code == 200, chunk.text
     body = chunk.json()
-    assert body["id"] in [c["id"] for c in body["chunks"]] and body["original"] is False
-    assert body["file"] == file_of(body["doc_id"])
+    assert body["id"] in [c["id"] for c in body["chunks"]] and body["original"]["kept"] is True
+    assert body["file"] == file_of(body["doc_id"]) and body["url"].startswith("/passage/")
+    assert client.get(body["url"]).status_code == 200 and client.get(body["original_url"]).status_code == 200
     assert client.get("/api/indexes/docs/passage", params={"id": "no-such"}).status_code == 404
     page = client.get("/passage")
     assert page.status_code == 200 and "passage.js" in page.text

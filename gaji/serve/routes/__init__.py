@@ -1,13 +1,15 @@
 """The HTTP routes, one router per concern; `create_app` (gaji/serve/app.py) includes them.
 
-    page.py     GET /  (the web page), /passage (a cited passage in its document), /messages.js and /static
+    page.py     GET /  (the web page), /passage?index=&id= (the old passage address: it opens passage.py's view),
+                /messages.js and /static
     info.py     GET /api/health, /api/methods, /api/metrics
     indexes.py  GET /api/indexes, /api/indexes/{name};  GET, POST, DELETE /api/indexes/{name}/documents;
                 POST /api/indexes/{name}/files, /api/indexes/{name}/sync;  GET /api/indexes/{name}/passage
     ask.py      POST /api/ask, /api/ask/stream (server-sent events)
     history.py  GET /api/traces/{id}, /api/conversations, /api/conversations/{id};  POST /api/feedback
     chat.py     POST /v1/chat/completions, GET /v1/models (the OpenAI-compatible API)
-    passage.py  GET /passage/{token}  (the signed page a citation opens)
+    passage.py  GET /passage/{token}  (the one passage view a citation, the page and the documents panel open),
+                GET /original/{token} (a document's original file)
 
 Routes reach the server's parts through the dependencies below (set on `app.state` by `create_app`);
 an endpoint that answers questions calls the one `AskService`.

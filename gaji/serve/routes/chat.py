@@ -91,9 +91,11 @@ async def chat_completions(request: Request, service: Service, client: Client, a
 
 
 def passage_link(request: Request, index: str | None) -> Callable[[str], str]:
-    """A cited passage id -> the absolute URL of its signed passage page on this server."""
+    """A cited passage id -> the absolute URL of its signed passage page on this server (made for the request's
+    API key, whose scopes are checked again when it is opened)."""
     base, secret = str(request.base_url), request.app.state.link_secret
-    return lambda pid: f"{base}passage/{sign(secret, index, pid)}"
+    client = getattr(request.state, "client", None)
+    return lambda pid: f"{base}passage/{sign(secret, index, pid, client)}"
 
 
 async def plain(stream: AskStream, model: str, method: str, index: str | None, ignored: list[str]) -> Any:

@@ -4,6 +4,7 @@ gaji.serve.uploads), remove some."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -14,7 +15,9 @@ from gaji.index.writer import UnknownDocuments
 from gaji.serve import schemas
 from gaji.serve.errors import ERRORS, ApiError, error_response, error_status, internal_error
 from gaji.serve.indexes import IndexSet, UploadInvalid, parse_documents_jsonl
-from gaji.serve.routes import Access, Indexes
+from gaji.serve.originals import original_url
+from gaji.serve.passage_links import sign
+from gaji.serve.routes import Access, Client, Indexes
 from gaji.serve.scopes import may_read
 from gaji.serve.uploads import FilesTooLarge, count_chunks, decode_files, read_files
 
@@ -106,7 +109,8 @@ async def upload_files(name: str, body: schemas.FilesRequest, request: Request, 
                        files=[r.to_dict() for r in results])
     await asyncio.to_thread(lambda: count_chunks(docs, results, indexes.chunking(name)))
     added = [r.name for r in results if r.status == "added"]
-    result = await _write(indexes, name, lambda n, d: indexes.add_files(n, d, added), docs)
+    blobs = {hashlib.sha256(f.data).hexdigest(): f.data for f in files if f.data is not None and f.name in added}
+    result = await _write(indexes, name, lambda n, d: indexes.add_files(n, d, added, blobs), docs)
     return {"index": name, "added": len(added), "refused": len(results) - len(added),
             "files": [r.to_dict() for r in results], "chunks": result,
             "status": await asyncio.to_thread(indexes.status, name)}
@@ -116,27 +120,43 @@ MAX_REMOVE_IDS = 1000
 
 
 @router.get("/api/indexes/{name}/documents", response_model=schemas.DocumentsResponse, responses=ERRORS)
-async def list_documents(name: str, indexes: Indexes,
+async def list_documents(name: str, indexes: Indexes, request: Request, client: Client,
                          offset: int = Query(0, ge=0, description="rows to skip"),
                          limit: int = Query(200, ge=1, le=1000, description="rows at most")) -> dict:
     """The index's files, one row each (a PDF's pages, a workbook's sheets together): format, pages / slides /
     rows, chunks, when indexed, and the files that were refused with the reason (`reason_msg`: the message
-    table's id, for a page that shows it in Korean). Refused files come first."""
+    table's id, for a page that shows it in Korean). Refused files come first. A row links the passage view of
+    its first chunk (`view_url`) and its original file (`original_url`) when the index can hand it out."""
     indexes.resolve(name)
     rows, total = await asyncio.to_thread(indexes.documents, name, offset, limit)
-    return {"index": name, "total": total, "offset": offset, "documents": [r.to_dict() for r in rows]}
+    secret = request.app.state.link_secret
+    out = []
+    for r in rows:
+        d = r.to_dict()
+        if r.first_chunk:
+            d["view_url"] = f"/passage/{sign(secret, name, r.first_chunk, client)}"
+        if r.original:
+            d["original_url"] = original_url(secret, name, r.name, client)
+        out.append(d)
+    return {"index": name, "total": total, "offset": offset, "documents": out}
 
 
 @router.get("/api/indexes/{name}/passage", responses=ERRORS)
-async def passage(name: str, indexes: Indexes,
+async def passage(name: str, indexes: Indexes, request: Request, client: Client,
                   id: str = Query(..., min_length=1, max_length=1000, description="a chunk id (a citation's id)")) -> dict:
     """A cited passage in its document: the chunk and its document's other chunks in order, with where it sits in
-    the file (page, slide, sheet rows, section). The page /passage shows it with the passage highlighted."""
+    the file (page, slide, sheet rows, section), `url`: the passage view (a signed link, /passage/…, that opens
+    without a key) and `original_url`: the original file (a PDF at the passage's page) when the index can hand it
+    out."""
     indexes.resolve(name)
     out = await asyncio.to_thread(indexes.passage, name, id)
     if out is None:
         raise ApiError(404, f"no passage {id!r} in index {name!r}")
-    return {"index": name, **out}
+    secret = request.app.state.link_secret
+    links = {"url": f"/passage/{sign(secret, name, id, client)}"}
+    if out.get("original"):
+        links["original_url"] = original_url(secret, name, out["file"], client, (out.get("location") or {}).get("page"))
+    return {"index": name, **out, **links}
 
 
 @router.post("/api/indexes/{name}/sync", response_model=schemas.SyncResponse,

@@ -1,9 +1,16 @@
-"""GET /passage/{token}: the page a citation opens, the cited passage highlighted in its document.
+"""The one passage view, GET /passage/{token}, and the original files, GET /original/{token}.
 
-The token is signed by this server (gaji/serve/passage_links.py); the page shows the document's chunks
-around the passage, the passage marked, with its place (file, page, slide, sheet row, section). The index
-keeps the text it read, not the original files, and the page says so instead of offering a dead link.
-Everything shown is escaped; the strict Content-Security-Policy allows no script on it at all.
+A chat citation's link, the page's citations and the documents panel all open /passage/{token}: the token is
+signed by this server (gaji/serve/passage_links.py) and names the index and the chunk, so the view opens in a
+browser without a key. It shows the document's chunks in order with the cited one marked (and `?hl=TEXT`, the
+answer, marked inside it), where it sits (file, page, slide, sheet row, section), and a link to the original
+file: a PDF opens at its page (`#page=N`), any other format downloads (gaji/serve/originals.py). Words come from
+the message table in the passage's language (`?lang=ko|en` chooses). Everything shown is escaped; the only
+script is /static/passage-view.js, which scrolls to the passage (the view works without it).
+
+A link made for a named API key is refused (403) once that key may no longer read the index
+(gaji/serve/scopes.py `link_client_may_read`). The old view's address, /passage?index=&id=&hl=, still opens
+(gaji/serve/routes/page.py sends it here).
 """
 from __future__ import annotations
 
@@ -11,87 +18,142 @@ import asyncio
 import html
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse
 
+from gaji.messages import text as msg
 from gaji.serve.citations import place_label
-from gaji.serve.passage_links import BadLink, verify
+from gaji.serve.errors import ApiError
+from gaji.serve.originals import file_headers, original_of, original_url
+from gaji.serve.passage_links import BadLink, verify_link, verify_original
+from gaji.serve.scopes import link_client_may_read
 from gaji.text.lang import detect_lang
+from gaji.types import Location
 
 router = APIRouter()
-AROUND = 3  # chunks of the same document shown before and after the passage
-
-_TEXT = {
-    "ko": {"title": "인용된 구절", "missing": "이 구절을 색인에서 찾을 수 없습니다. 문서가 삭제되었거나 다시 색인되었을 수 있습니다.",
-           "bad": "잘못된 링크입니다", "original": "원본 파일은 색인에 보관되지 않아 여기서 열 수 없습니다. 원본 위치: {file}",
-           "index": "색인"},
-    "en": {"title": "Cited passage", "missing": "This passage is not in the index any more (the document was removed "
-           "or indexed again).", "bad": "Bad link", "original": "The index keeps the text it read, not the original "
-           "file, so it cannot be opened from here. The original: {file}", "index": "index"},
-}
 
 
 def _page(title: str, body: str, lang: str, status: int = 200) -> HTMLResponse:
     doc = (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><title>{html.escape(title)} · gaji</title>'
            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-           f'<link rel="stylesheet" href="/static/passage.css"></head><body><main>{body}</main></body></html>')
+           '<link rel="stylesheet" href="/static/passage.css">'
+           '<script src="/static/passage-view.js" defer></script></head>'
+           f'<body><header><a class="logo" href="/">가지</a> <span>{html.escape(msg("passage.title", lang))}</span>'
+           f'</header><main>{body}</main></body></html>')
     return HTMLResponse(doc, status_code=status, headers={"Cache-Control": "no-store"})
 
 
-def _lookup(index: Any, passage_id: str) -> tuple[Any, list[Any]] | None:
-    """(the chunk, the document's chunks around it, in order) or None when the index has no such chunk."""
-    get = getattr(index, "get_chunk", None)
-    if index is None or get is None:
-        return None
-    try:
-        chunk = get(passage_id)
-    except KeyError:
-        return None
-    row = index.store.row_of(passage_id) if hasattr(index, "store") else None
-    if row is None:
-        return chunk, [chunk]
-    around = []
-    for r in range(max(0, row - AROUND), row + AROUND + 1):
-        c = index.chunk_at(r) if r != row else chunk
-        if c is not None and c.doc_id == chunk.doc_id:
-            around.append(c)
-    return chunk, around
+def _refusal(key: str, lang: str | None, status: int, detail: str = "") -> HTMLResponse:
+    """A page saying why nothing is shown, in Korean and English (a link carries no language of its own)."""
+    body = "".join(f'<p class=note lang="{lg}">{html.escape(msg(key, lg))}</p>' for lg in ("ko", "en"))
+    if detail:
+        body += f"<p class=note>{html.escape(detail)}</p>"
+    return _page(msg("passage.title", lang or "ko"), body, lang or "ko", status)
 
 
-@router.get("/passage/{token}", include_in_schema=False)
-async def passage_page(token: str, request: Request) -> HTMLResponse:
+def _marked(text: str, needle: str) -> str:
+    """`text` escaped, with the first occurrence of `needle` (the answer, at least 2 characters) marked."""
+    n = (needle or "").strip()
+    at = text.lower().find(n.lower()) if len(n) >= 2 else -1
+    if at < 0:
+        return html.escape(text)
+    return (html.escape(text[:at]) + f'<mark class="hl-ans">{html.escape(text[at:at + len(n)])}</mark>'
+            + html.escape(text[at + len(n):]))
+
+
+def _human(n: int) -> str:
+    from gaji.corpus.formats.limits import human_size
+
+    return human_size(n)
+
+
+def _original_line(p: dict[str, Any], index: str | None, client: str | None, secret: bytes, lang: str) -> str:
+    """The link to the original file (a PDF at its page), or why there is none; "" for a passage not from a file."""
+    loc = p.get("location") or {}
+    if not loc.get("file"):
+        return ""
+    original = p.get("original")
+    if not original:
+        return f'<p class=note id="doc-note">{html.escape(msg("passage.noFile", lang))}</p>'
+    name = p["file"].rsplit("/", 1)[-1]
+    page = loc.get("page")
+    url = original_url(secret, index, p["file"], client, page)
+    if p["file"].lower().endswith(".pdf"):
+        label = msg("passage.openAt", lang, n=page) if page is not None else msg("passage.open", lang, name=name)
+        attrs = ""
+    else:
+        label = msg("passage.download", lang, name=name, size=_human(int(original.get("size") or 0)))
+        attrs = " download"
+    line = f'<p class=original><a id="original" href="{html.escape(url)}"{attrs}>{html.escape(label)}</a></p>'
+    if not original.get("kept"):
+        line += f'<p class=note id="doc-note">{html.escape(msg("passage.fromSource", lang))}</p>'
+    return line
+
+
+@router.api_route("/passage/{token}", methods=["GET", "HEAD"], include_in_schema=False)
+async def passage_view(token: str, request: Request,
+                       hl: str = Query("", max_length=2000, description="text to mark inside the passage (the answer)"),
+                       lang: str | None = Query(None, pattern="^(ko|en)$")) -> HTMLResponse:
     secret = request.app.state.link_secret
     try:
-        index_name, pid = verify(secret, token)
+        index_name, pid, client = verify_link(secret, token)
     except BadLink as e:
-        return _page(_TEXT["en"]["bad"], f"<h1>{_TEXT['ko']['bad']} · {_TEXT['en']['bad']}</h1>"
-                     f"<p>{html.escape(str(e))}</p>", "ko", 404)
+        return _refusal("passage.bad", lang, 404, str(e))
+    if not await asyncio.to_thread(link_client_may_read, request.app.state.keys, client, index_name):
+        return _refusal("passage.denied", lang, 403)
     indexes = request.app.state.indexes
-    try:
-        gaji = indexes.gaji(index_name)
-    except Exception:  # noqa: BLE001 - the index was removed since the link was made
-        gaji = None
 
-    def read() -> tuple[Any, list[Any]] | None:
-        if gaji is None:
+    def read() -> dict[str, Any] | None:
+        try:
+            with indexes.lock(index_name).read():
+                return indexes.passage(index_name, pid)
+        except Exception:  # noqa: BLE001 - the index was removed or cannot be opened since the link was made
             return None
-        with indexes.lock(index_name).read():
-            return _lookup(gaji.index, pid)
 
-    found = await asyncio.to_thread(read)
+    p = await asyncio.to_thread(read)
+    if p is None:
+        return _refusal("passage.missing", lang, 404)
+    cited = next((c for c in p["chunks"] if c["id"] == p["id"]), None) or {"id": p["id"], "text": "",
+                                                                            "location": p.get("location")}
+    lang = lang or ("ko" if detect_lang(cited["text"] or p.get("title") or "") == "ko" else "en")
+    where = place_label(Location.from_dict(cited.get("location") or p.get("location")), p.get("title") or p["doc_id"],
+                        lang)
+    parts = ['<section id="passage-card">', f'<h1 id="doc-title">{html.escape(p.get("title") or p["file"])}</h1>',
+             f'<p class=place id="doc-where">{html.escape(where)} · '
+             f'{html.escape(msg("passage.index", lang, name=index_name or ""))}</p>',
+             _original_line(p, index_name, client, secret, lang), '<div class="doc-text" id="doc-text">']
+    for c in p["chunks"]:
+        if c["id"] == p["id"]:
+            parts.append(f'<p class="doc-chunk cited" id="passage" title="{html.escape(msg("passage.cited", lang))}">'
+                         f'{_marked(c["text"], hl)}</p>')
+        else:
+            parts.append(f'<p class="doc-chunk">{html.escape(c["text"])}</p>')
+    parts.append("</div></section>")
+    return _page(msg("passage.title", lang), "\n".join(parts), lang)
+
+
+@router.api_route("/original/{token}", methods=["GET", "HEAD"], include_in_schema=False)
+async def original_file(token: str, request: Request) -> FileResponse:
+    """The original file a signed link names: the index's copy, or the unchanged file where it was read."""
+    secret = request.app.state.link_secret
+    try:
+        index_name, file, client = verify_original(secret, token)
+    except BadLink as e:
+        raise ApiError(404, str(e)) from None
+    if not await asyncio.to_thread(link_client_may_read, request.app.state.keys, client, index_name):
+        raise ApiError(403, f"the API key this link was made for ({client}) may no longer read index {index_name!r}")
+    indexes = request.app.state.indexes
+
+    def find() -> Any:
+        try:
+            with indexes.lock(index_name).read():
+                return original_of(indexes, index_name, file)
+        except Exception:  # noqa: BLE001 - the index was removed or cannot be opened since the link was made
+            return None
+
+    found = await asyncio.to_thread(find)
     if found is None:
-        t = _TEXT["ko"]
-        return _page(t["title"], f"<h1>{t['title']}</h1><p class=note>{t['missing']}</p>"
-                     f"<p class=note>{_TEXT['en']['missing']}</p>", "ko", 404)
-    chunk, around = found
-    lang = "ko" if (chunk.lang or detect_lang(chunk.text)) == "ko" else "en"
-    t = _TEXT[lang]
-    label = place_label(chunk.location, chunk.title or chunk.doc_id, lang)
-    parts = [f"<h1>{html.escape(chunk.title or chunk.doc_id)}</h1>",
-             f"<p class=place>{html.escape(label)} · {t['index']} {html.escape(index_name or '')}</p>"]
-    for c in around:
-        text = html.escape(c.text)
-        parts.append(f'<mark id="passage">{text}</mark>' if c.id == chunk.id else f"<p>{text}</p>")
-    where = chunk.location.file if chunk.location and chunk.location.file else chunk.doc_id
-    parts.append(f"<p class=note>{html.escape(t['original'].format(file=where))}</p>")
-    return _page(t["title"], "\n".join(parts), lang)
+        raise ApiError(404, f"index {index_name!r} cannot hand out the original of {file!r}: it keeps no copy, and "
+                       "the file where it was read is gone or changed since it was indexed")
+    headers = file_headers(found.name)
+    return FileResponse(found.path, media_type=headers.pop("Content-Type"), headers=headers)

@@ -1,5 +1,6 @@
 // gaji web page, the documents panel: the chosen index's files (GET /api/indexes/{index}/documents), one row
-// each: name, format, pages / slides / rows, chunks, when indexed, status. A refused file says why, in the page's
+// each: name (opening the passage view at its first chunk) with a link to its original file when the index can hand
+// it out, format, pages / slides / rows, chunks, when indexed, status. A refused file says why, in the page's
 // language (the reason is a message of the table). Remove takes a file's documents out of the index
 // (DELETE …/documents?id=…); re-sync reads it again from the folder it came from (POST …/sync). Server data is
 // inserted as text (textContent), never as HTML.
@@ -104,7 +105,27 @@
     const tr = el("tr", `doc doc-${r.status}`);
     tr.dataset.name = r.name;
     const format = r.format === "text" ? t("formatText") : r.format;
-    tr.append(el("td", "doc-name", r.name), el("td", null, format), el("td", null, units(r.units)),
+    const name = el("td", "doc-name");
+    if (r.view_url) {  // the one passage view, at the file's first chunk
+      const a = el("a", "doc-view", r.name);
+      a.href = `${r.view_url}?lang=${I().lang()}`;
+      a.target = "_blank";
+      a.rel = "noopener";
+      a.title = t("view");
+      name.append(a);
+    } else {
+      name.textContent = r.name;
+    }
+    if (r.original_url) {  // the original file: a PDF opens in the browser, other formats download
+      const o = el("a", "doc-original small", t("original"));
+      o.href = r.original_url;
+      o.title = t("originalTitle");
+      o.target = "_blank";
+      o.rel = "noopener";
+      if (!/\.pdf$/i.test(r.name)) o.setAttribute("download", r.name.split("/").pop());
+      name.append(" ", o);
+    }
+    tr.append(name, el("td", null, format), el("td", null, units(r.units)),
       el("td", "num", r.status === "indexed" ? r.chunks : ""), el("td", "small", when(r.updated)));
     const status = el("td", "doc-status");
     if (r.status === "refused") {
