@@ -330,8 +330,7 @@ def build_index(
     qdrant+local:DIR, see gaji/stores/) that receives the vectors; searches then go to it
     (dense/vectors.npy is still written, as the copy `gaji index attach-store` can reload a store from).
     `wait_s`: how long to wait for another writer of `out_dir` (gaji.index.lock; IndexBusy after it).
-    `originals`: keep a copy of every file read inside the index (gaji.index.originals), so that a citation
-    can open it; False keeps none (the server then serves a file from where it was read, while unchanged).
+    `originals`: keep a copy of each file read in the index, for citations to open (gaji.index.originals).
     """
     _check_parts(lexical, dense, dense_store)
     out = Path(out_dir)
@@ -340,8 +339,7 @@ def build_index(
     with writer_lock(out, wait_s, "build"):  # until published; the vectors are filled outside it
         check_target(out)
         b = _prepare(documents_or_paths, out, lexical, dense, chunking, progress, skip_bad, dense_backend, limit,
-                     checkpoint_rows, korean_analyzer, embedder, extension, dense_store, strict=strict)
-        b.originals = originals
+                     checkpoint_rows, korean_analyzer, embedder, extension, dense_store, strict, originals)
         idx = _published(b)
         if idx is None:
             idx = _write_and_publish(b, extension, progress)
@@ -386,7 +384,8 @@ def note_build_refusals(out: Path, sources: list[str], report: Any) -> None:
 
 def _prepare(sources: Any, out: Path, lexical: bool, dense: bool, chunking: Any, progress: bool, skip_bad: bool,
              dense_backend: str, limit: int | None, checkpoint_rows: int, korean_analyzer: str, embedder: Any,
-             extension: BuildExtension | None, dense_store: str | None, strict: bool = False) -> _Build:
+             extension: BuildExtension | None, dense_store: str | None, strict: bool = False,
+             originals: bool = True) -> _Build:
     """Read and chunk the sources and resolve the settings."""
     from gaji.text.analyzers import default_analyzer
 
@@ -410,4 +409,4 @@ def _prepare(sources: Any, out: Path, lexical: bool, dense: bool, chunking: Any,
     return _Build(out, inputs, fp, analyzer, embedder if dense else None,
                   backend=choose_backend(dense_backend, len(chunks)) if dense else None,
                   backend_requested=dense_backend, dense_store=dense_store, checkpoint_rows=checkpoint_rows,
-                  started=started, report=report)
+                  started=started, report=report, originals=originals)

@@ -270,7 +270,7 @@ class IndexSet:
 _FALLBACK_LOCK = RWLock()
 
 
-INFO_KEYS = ("created", "updated", "build_seconds", "counts", "versions", "analyzer_note")
+INFO_KEYS = ("created", "updated", "build_seconds", "counts", "versions", "analyzer_note", "size_bytes", "originals")
 
 
 def describe_index(index: Any) -> dict[str, Any]:

@@ -81,6 +81,8 @@ def test_the_documents_list_links_each_kept_original_with_its_korean_name(served
     assert "filename*=UTF-8''%EC%98%88%EC%82%B0%20%EA%B3%84%ED%9A%8D.docx" in docx.headers["content-disposition"]
     page = client.get(rows["예산 계획.docx"]["view_url"])
     assert page.status_code == 200 and "77억" in page.text and 'id="passage"' in page.text
+    config = client.get("/api/indexes/docs").json()["config"]  # the copies count in the index's size
+    assert config["originals"]["files"] == 3 and config["size_bytes"] > config["originals"]["bytes"] > 0
 
 
 def test_an_html_original_is_a_download_under_a_policy_that_runs_nothing(served):
@@ -109,10 +111,11 @@ def test_the_passage_view_links_a_pdf_at_its_page(served):
 def test_the_old_address_opens_the_one_view(served):
     client, _, out = served
     pid = _chunk_of(out, f"{PDF}#page3")
-    r = client.get("/passage", params={"index": "docs", "id": pid, "hl": "3개"}, follow_redirects=False)
-    assert r.status_code == 307 and r.headers["location"].startswith("/passage/")
+    r = client.get("/passage", params={"index": "docs", "id": pid, "hl": "3개", "lang": "en"}, follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"].startswith("/passage/") and "lang=en" in r.headers["location"]
     view = client.get(r.headers["location"])
     assert view.status_code == 200 and '<mark class="hl-ans">3개</mark>' in view.text
+    assert "Open the original PDF at page 3" in view.text
     assert client.get("/passage").status_code == 200  # no query: the small page (it says what it opens)
 
 

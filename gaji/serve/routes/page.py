@@ -31,14 +31,15 @@ async def page() -> FileResponse:
 
 @router.api_route("/passage", methods=["GET", "HEAD"], include_in_schema=False)
 async def passage_page(request: Request, index: str = Query("", max_length=200), id: str = Query("", max_length=1000),
-                       hl: str = Query("", max_length=2000)) -> Response:
+                       hl: str = Query("", max_length=2000), lang: str = Query("", pattern="^(ko|en)?$")) -> Response:
     """The old address of a cited passage (recorded answers and history keep it): it opens the one passage view,
     /passage/{token} (gaji/serve/routes/passage.py). A server that asks for no key redirects at once; otherwise
     a small page asks GET /api/indexes/{name}/passage with the key it holds for the view's signed link and goes
     there (so a key that may not read the index opens nothing)."""
     if id and not await asyncio.to_thread(_asks_for_key, request.app):
         url = f"/passage/{sign(request.app.state.link_secret, index or None, id)}"
-        return RedirectResponse(url + (f"?{urlencode({'hl': hl})}" if hl else ""), status_code=307)
+        query = urlencode({k: v for k, v in (("hl", hl), ("lang", lang)) if v})
+        return RedirectResponse(url + (f"?{query}" if query else ""), status_code=307)
     return FileResponse(STATIC / "passage.html", media_type="text/html; charset=utf-8")
 
 

@@ -50,6 +50,7 @@
   function passageUrl(index, pid, highlight) {
     const q = new URLSearchParams({ index: index || "", id: pid });
     if (highlight) q.set("hl", highlight);
+    q.set("lang", lang());
     return `/passage?${q}`;
   }
 

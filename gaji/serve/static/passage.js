@@ -17,7 +17,7 @@
     if (res.status === 401) { $("key-panel").classList.remove("hidden"); $("doc-note").textContent = ""; return; }
     if (!res.ok) { $("doc-note").textContent = I().tr("passage.missing"); return; }
     const p = await res.json();
-    const next = new URLSearchParams({ lang });
+    const next = new URLSearchParams({ lang: q.get("lang") || lang });
     if (q.get("hl")) next.set("hl", q.get("hl"));
     window.location.replace(`${p.url}?${next}`);
   }
