@@ -99,7 +99,11 @@ async def passage_view(token: str, request: Request,
         index_name, pid, client = verify_link(secret, token)
     except BadLink as e:
         return _refusal("passage.bad", lang, 404, str(e))
-    if not await asyncio.to_thread(link_client_may_read, request.app.state.keys, client, index_name):
+    try:
+        allowed = await asyncio.to_thread(link_client_may_read, request.app.state.keys, client, index_name)
+    except Exception as e:  # noqa: BLE001 - the key database is down: open nothing unchecked
+        return _refusal("passage.denied", lang, 503, f"cannot check the API key now ({type(e).__name__}); retry")
+    if not allowed:
         return _refusal("passage.denied", lang, 403)
     indexes = request.app.state.indexes
 
@@ -140,7 +144,11 @@ async def original_file(token: str, request: Request) -> FileResponse:
         index_name, file, client = verify_original(secret, token)
     except BadLink as e:
         raise ApiError(404, str(e)) from None
-    if not await asyncio.to_thread(link_client_may_read, request.app.state.keys, client, index_name):
+    try:
+        allowed = await asyncio.to_thread(link_client_may_read, request.app.state.keys, client, index_name)
+    except Exception as e:  # noqa: BLE001 - the key database is down: hand out nothing unchecked
+        raise ApiError(503, f"cannot check the API key now ({type(e).__name__}); retry shortly") from None
+    if not allowed:
         raise ApiError(403, f"the API key this link was made for ({client}) may no longer read index {index_name!r}")
     indexes = request.app.state.indexes
 
