@@ -188,11 +188,16 @@ class Clock:
         return inner
 
 
-def test_an_escalation_stops_short_of_the_time_limit_and_the_cheap_answer_is_returned(tmp_path):
-    clock = Clock(left=100.0, per_call=30.0)
-    c = ctx(clock.llm(answering("Midway")))
+def timed(tmp_path, question: str, reply: str, left: float, per_call: float) -> tuple[Trace, Clock]:
+    """auto on `question` under a time limit of `left` seconds that each call uses `per_call` of."""
+    clock = Clock(left, per_call)
+    c = ctx(clock.llm(answering(reply)))
     c.time_left = clock
-    t = Auto(safety=safety_file(tmp_path)).run(COMPARE, c)
+    return Auto(safety=safety_file(tmp_path)).run(question, c), clock
+
+
+def test_an_escalation_stops_short_of_the_time_limit_and_the_cheap_answer_is_returned(tmp_path):
+    t, clock = timed(tmp_path, COMPARE, "Midway", left=100.0, per_call=30.0)
     cas = t.root.data["cascade"]
     assert cas["decision"] == "escalate" and cas["out_of_time"] and cas["kept_cheap"]
     assert t.answer == "Midway" and t.status == "ok"
@@ -201,22 +206,17 @@ def test_an_escalation_stops_short_of_the_time_limit_and_the_cheap_answer_is_ret
     assert "time limit near: first answer kept" in t.root.stop.reason
     assert not any(n.status == "running" for n in t.root.walk())
     k = ctx(Clock(100.0, 30.0).llm(answering("미드웨이")))
-    # no limit: the same Korean question escalates and finishes: the same Korean question escalates and finishes
+    # no limit: the same Korean question escalates and finishes
     assert "out_of_time" not in Auto(safety=safety_file(tmp_path)).run("괌 전투는 언제 끝났나요?", k).root.data["cascade"]
 
 
 def test_no_escalation_starts_without_room_for_it(tmp_path):
-    clock = Clock(left=6.0, per_call=1.0)
-    c = ctx(clock.llm(answering("Midway")))
-    c.time_left = clock
-    t = Auto(safety=safety_file(tmp_path)).run(BRIDGE, c)
+    t, _ = timed(tmp_path, BRIDGE, "Midway", left=6.0, per_call=1.0)
     cas = t.root.data["cascade"]
     assert cas["decision"] == "escalate" and cas["out_of_time"] and not t.root.children
     assert len(t.calls()) == 1 and t.answer == "Midway"
-    ko_clock = Clock(left=6.0, per_call=1.0)
-    k = ctx(ko_clock.llm(answering("미드웨이")))
-    k.time_left = ko_clock
-    shown = {f.label: f.text for f in Auto(safety=safety_file(tmp_path)).run("괌 전투는 언제 끝났나요?", k).root.display}
+    k, _ = timed(tmp_path, "괌 전투는 언제 끝났나요?", "미드웨이", left=6.0, per_call=1.0)
+    shown = {f.label: f.text for f in k.root.display}
     assert "시간 제한이 가까워 첫 답 유지" in shown["확신도"]
 
 
