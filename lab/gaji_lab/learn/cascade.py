@@ -344,7 +344,7 @@ def live_report(run: Path) -> dict[str, Any]:
                 "tokens": round(sum(r["tokens"] for r in rs) / n), "calls": round(sum(r["calls"] for r in rs) / n, 2),
                 "one_call_share": round(sum(1 for r in rs if r["calls"] <= 1) / n, 3),
                 "escalated": sum(1 for r in rs if r["escalated"]),
-                "to": {t: sum(1 for r in rs if r["to"] == t) for t in ("chain", "tree")},
+                "to": {t: sum(1 for r in rs if r["to"] == t) for t in ESCALATIONS},
                 "kept_cheap": sum(1 for r in rs if r["kept_cheap"]),
                 "wall_s_p50": round(statistics.median(walls), 1)}
 

@@ -122,5 +122,5 @@ def test_live_report_reads_what_auto_did(tmp_path, monkeypatch):
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in res))
     (run / "traces.jsonl").write_text("".join(json.dumps(r) + "\n" for r in tr))
     rep = live_report(run)["all"]
-    assert rep["questions"] == 2 and rep["escalated"] == 1 and rep["to"] == {"chain": 1, "tree": 0}
+    assert rep["questions"] == 2 and rep["escalated"] == 1 and rep["to"] == {"steps": 0, "chain": 1, "tree": 0}
     assert rep["first_rung_f1"] == 50.0 and rep["one_call_share"] == 0.5 and rep["wall_s_p50"] == 1.5
