@@ -25,6 +25,7 @@ BENCH_MODULES = (
     "gaji_lab.cli.bench_chat",  # followups, ttft
     "gaji_lab.cli.bench_durability",  # crash, concurrency
     "gaji_lab.cli.bench_readers",  # fuzz-readers
+    "gaji_lab.cli.bench_replay",  # replay
 )
 
 
