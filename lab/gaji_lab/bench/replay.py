@@ -126,6 +126,34 @@ class RecordingRetriever(Retriever):
         return self.inner.describe()
 
 
+class RecordedPassages(Retriever):
+    """Answers each search with the passages the recorded search with the same query returned (the index's
+    embedder or contents may have changed since the run; this isolates the method's code). A query the recording
+    does not hold goes to `fallback` (None: no passages), and is kept in `unrecorded`."""
+
+    name = "recorded"
+
+    def __init__(self, trace: dict[str, Any], fallback: Retriever | None = None):
+        self.passages = {pid: Passage.from_dict(p) for pid, p in (trace.get("passages") or {}).items()}
+        self.by_query: dict[str, list[list[Passage]]] = {}
+        for n in walk(trace["root"]):
+            scores = (n.get("data") or {}).get("passage_scores") or {}
+            ranked = recorded_searches({"root": {**n, "children": []}}).get(n.get("query") or "", [[]])[0]
+            if n.get("query") and ranked and all(pid in self.passages for pid in ranked):
+                self.by_query.setdefault(n["query"], []).append([dataclasses.replace(
+                    self.passages[pid], score=float(scores.get(pid, {}).get("score", self.passages[pid].score)),
+                    rank=int(scores.get(pid, {}).get("rank", i + 1))) for i, pid in enumerate(ranked)])
+        self.fallback = fallback
+        self.unrecorded: list[str] = []
+
+    def search(self, query: str, k: int = 5) -> list[Passage]:
+        runs = self.by_query.get(query)
+        if runs:
+            return list(runs[0][:k])
+        self.unrecorded.append(query)
+        return self.fallback.search(query, k) if self.fallback is not None else []
+
+
 def retrieval_difference(searches: list[Search], recorded: dict[str, list[list[str]]]) -> str:
     """'' when every search whose query was recorded returned what the recorded one did; else the first that did not."""
     for s in searches:
@@ -134,7 +162,9 @@ def retrieval_difference(searches: list[Search], recorded: dict[str, list[list[s
             continue
         if any(r[:len(s.ids)] == list(s.ids) or (len(r) > len(s.ids) and set(s.ids) <= set(r)) for r in runs):
             continue
-        return f"search {s.query[:80]!r}: recorded {runs[0][:len(s.ids)]}, now {list(s.ids)}"
+        was, now = runs[0][:len(s.ids)], list(s.ids)
+        i = next((j for j, (a, b) in enumerate(zip(was, now)) if a != b), min(len(was), len(now)))
+        return f"search {s.query[:60]!r} from rank {i + 1}: recorded {', '.join(was[i:])}; now {', '.join(now[i:])}"
     return ""
 
 
@@ -200,7 +230,10 @@ def settings_for(run: RecordedRun, index: str | None) -> Any:
 
 
 def replay_question(run: RecordedRun, result: dict[str, Any], retriever: Retriever | None,
-                    counter: Callable[[str], int] | None, options: dict[str, Any]) -> QuestionReplay:
+                    counter: Callable[[str], int] | None, options: dict[str, Any],
+                    recorded_passages: bool = False) -> QuestionReplay:
+    """One question again through `Gaji.ask`. recorded_passages: searches are answered with the recorded search's
+    passages (the index only for a query the recording does not hold)."""
     from gaji.api import Gaji
 
     qid = str(result.get("id"))
@@ -214,7 +247,8 @@ def replay_question(run: RecordedRun, result: dict[str, Any], retriever: Retriev
     llm = ReplayLLM(calls, name=str(run.run.get("model") or b.get("name") or "replay"),
                     context_size=int(b.get("context_size") or 4096), parallel_slots=int(b.get("parallel_slots") or 1),
                     counter=counter)
-    recording = RecordingRetriever(retriever) if retriever is not None else None
+    searcher = RecordedPassages(trace, retriever) if recorded_passages else retriever
+    recording = RecordingRetriever(searcher) if searcher is not None else None
     g = Gaji(settings=settings_for(run, None), llm=llm, retriever=recording)
     recorded = str(trace.get("answer") or "")
     row = QuestionReplay(qid, question, recorded, "", "crashed", calls=len(calls))
@@ -240,11 +274,15 @@ def replay_question(run: RecordedRun, result: dict[str, Any], retriever: Retriev
         row.verdict = "different"
         row.cause = "retrieval differs" if searched else "parsing/span differs"
         row.detail = searched or f"all {row.matched} calls replayed; the answer is read differently from them"
+    if recorded_passages and searcher.unrecorded:
+        row.detail = (row.detail + "; " if row.detail else "") + (
+            f"{len(searcher.unrecorded)} search(es) not in the recording, answered by the index: "
+            f"{searcher.unrecorded[0][:80]!r}")
     return row
 
 
 def replay_run(run: RecordedRun, retriever: Retriever | None, *, limit: int | None = None,
-               counter: Callable[[str], int] | None = None,
+               counter: Callable[[str], int] | None = None, recorded_passages: bool = False,
                progress: Callable[[QuestionReplay], Any] | None = None) -> ReplayReport:
     """Replay the run's first `limit` questions (results.jsonl order)."""
     t0 = time.perf_counter()
@@ -252,11 +290,13 @@ def replay_run(run: RecordedRun, retriever: Retriever | None, *, limit: int | No
     notes = [str(p) for p in run.problems]
     if dropped:
         notes.append(f"recorded option(s) today's {run.run['method']} no longer has, left out: {', '.join(dropped)}")
+    if recorded_passages:
+        notes.append("searches answered with the recorded passages of the same query (the method's code alone)")
     if counter is None:
         notes.append("token counts are estimated (no tokenizer of the recorded model): prompt budgets may differ")
     rows = []
     for result in run.results[:limit] if limit else run.results:
-        row = replay_question(run, result, retriever, counter, options)
+        row = replay_question(run, result, retriever, counter, options, recorded_passages)
         rows.append(row)
         if progress is not None:
             progress(row)

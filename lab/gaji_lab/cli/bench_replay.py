@@ -18,6 +18,9 @@ def register(bsub) -> None:
     p.add_argument("--out", help="folder for replay.md and replay.jsonl (default .gaji/bench/replay/<run>)")
     p.add_argument("--index", help="index folder to search (default: the one run.json names, else the dataset's "
                                    "corpus index under .gaji/indexes, built when missing)")
+    p.add_argument("--passages", choices=("index", "recorded"), default="index",
+                   help="index: search the index (default); recorded: answer each search with the recorded search's "
+                        "passages for the same query (the method's code alone, whatever the index's embedder now)")
     p.add_argument("--model-file", help="the recorded model's GGUF file, for its tokenizer (default: run.json's, or "
                                         "the same model under $GAJI_HOME/models)")
     p.set_defaults(func=_cli)
@@ -38,7 +41,8 @@ def _cli(args: argparse.Namespace) -> int:
     def say(row) -> None:
         print(f"  {row.id[:24]:24} {row.verdict:9} {row.cause}", file=sys.stderr)
 
-    report = replay_run(run, opened.retriever, limit=args.limit, counter=counter, progress=say)
+    report = replay_run(run, opened.retriever, limit=args.limit, counter=counter,
+                        recorded_passages=args.passages == "recorded", progress=say)
     if counter is not None:
         report.notes.append(counted)
     report.notes.append(opened.note)
