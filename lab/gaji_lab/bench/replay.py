@@ -254,7 +254,8 @@ def replay_question(run: RecordedRun, result: dict[str, Any], retriever: Retriev
     row = QuestionReplay(qid, question, recorded, "", "crashed", calls=len(calls))
     error = ""
     try:
-        now = g.ask(question, run.run["method"], options)
+        # one branch at a time: siblings a method runs in parallel would race to the first divergence
+        now = g.ask(question, run.run["method"], options, parallel=False)
         row.replayed = str(now.answer or "")
     except Exception as e:  # noqa: BLE001 - a question that fails is reported, the replay goes on
         error = f"{type(e).__name__}: {e}"
