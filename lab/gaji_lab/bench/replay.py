@@ -314,9 +314,10 @@ class OpenedIndex:
 
 
 def open_retriever(run: RecordedRun, index: str | None, *, index_cache: str = ".gaji/indexes",
-                   say: Callable[[str], Any] = print) -> OpenedIndex:
+                   say: Callable[[str], Any] = print, build: bool = True) -> OpenedIndex:
     """The run's retriever over `index`, else over the index run.json names when it exists, else over the run's
-    dataset's corpus index under `index_cache` (built there when missing, and said so)."""
+    dataset's corpus index under `index_cache` (built there when missing, and said so; build=False: no retriever
+    then, for a replay whose searches the recording answers)."""
     from gaji.api import Gaji
 
     named = str(run.run.get("index") or "")
@@ -326,6 +327,9 @@ def open_retriever(run: RecordedRun, index: str | None, *, index_cache: str = ".
         path, note = index, f"index {index} (given; the run used {named or 'none'})"
     elif named and Path(named).is_dir():
         path, note = named, f"index {named} (the run's)"
+    elif not build and not (Path(index_cache) / str((run.run.get("dataset") or {}).get("name") or "")).is_dir():
+        return OpenedIndex(None, "", f"no index (the run's {named or 'index'} is not here): a search the recording "
+                                     "does not hold gets no passages")
     else:
         from gaji.eval.corpus_index import corpus_index
         from gaji.eval.sets import load_dataset

@@ -34,7 +34,8 @@ def _cli(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
     run = load_recorded(args.run_dir)
-    opened = open_retriever(run, args.index, say=lambda s: print(s, file=sys.stderr))
+    # answering searches from the recording needs no index: one is built only when the searches go to it
+    opened = open_retriever(run, args.index, say=lambda s: print(s, file=sys.stderr), build=args.passages == "index")
     counter, counted = recorded_model_counter(run, args.model_file)
     print(f"{run.name}: {opened.note}; {counted}", file=sys.stderr)
 
