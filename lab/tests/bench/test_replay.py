@@ -127,3 +127,14 @@ def test_a_folder_that_is_not_a_recorded_run_is_a_clear_error(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps({"method": "oner", "options": {}}), encoding="utf-8")
     with pytest.raises(ConfigError, match="no traces.jsonl"):
         load_recorded(tmp_path)
+
+
+def test_recorded_passages_need_no_index(tmp_path, monkeypatch):
+    from gaji_lab.bench.replay import open_retriever
+
+    monkeypatch.chdir(tmp_path)
+    run = load_recorded(record(tmp_path / "run"))
+    opened = open_retriever(run, None, build=False)
+    assert opened.retriever is None and "no index" in opened.note
+    rep = replay_run(run, opened.retriever, recorded_passages=True)
+    assert [r.verdict for r in rep.rows] == ["same", "same"]
