@@ -82,10 +82,16 @@ def walk(node: dict[str, Any]):
         yield from walk(c)
 
 
+def answered(call: dict[str, Any]) -> bool:
+    """Whether the model answered the call: ok, or refused afterwards by its caller (invalid JSON, an invalid split:
+    the output is there and was read); a backend failure has no finish reason and no output to replay."""
+    return bool(call.get("ok", True) or call.get("finish_reason"))
+
+
 def recorded_calls(trace: dict[str, Any]) -> list[RecordedCall]:
-    """The trace's answered calls with their prompts, in tree order (failed attempts gave no output to replay)."""
+    """The trace's answered calls with their prompts, in tree order."""
     return [RecordedCall.from_dict(c) for n in walk(trace["root"]) for c in n.get("calls") or []
-            if c.get("ok", True) and c.get("prompt") is not None]
+            if answered(c) and c.get("prompt") is not None]
 
 
 def recorded_searches(trace: dict[str, Any]) -> dict[str, list[list[str]]]:

@@ -138,3 +138,13 @@ def test_recorded_passages_need_no_index(tmp_path, monkeypatch):
     assert opened.retriever is None and "no index" in opened.note
     rep = replay_run(run, opened.retriever, recorded_passages=True)
     assert [r.verdict for r in rep.rows] == ["same", "same"]
+
+
+def test_a_reply_its_caller_refused_is_replayed_too_but_a_backend_failure_is_not():
+    from gaji_lab.bench.replay import recorded_calls
+
+    ok = {"prompt": "p", "output": "a", "ok": True, "finish_reason": "stop"}
+    refused = {"prompt": "p", "output": "{bad", "ok": False, "error": "invalid JSON: x", "finish_reason": "stop"}
+    failed = {"prompt": "p", "output": "", "ok": False, "error": "LLMError: timeout", "finish_reason": ""}
+    trace = {"root": {"calls": [refused, failed], "children": [{"calls": [ok]}]}}
+    assert [c.output for c in recorded_calls(trace)] == ["{bad", "a"]
