@@ -21,6 +21,7 @@ Each question gets a verdict:
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,12 +59,12 @@ def load_recorded(run_dir: str | Path) -> RecordedRun:
     if not (d / "run.json").is_file():
         raise ConfigError(f"{d}: no run.json; a recorded run is a folder with run.json, results.jsonl and "
                           "traces.jsonl[.xz] (benchmarks/results/<run>/)")
-    import json
-
     try:
         run = json.loads((d / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise ConfigError(f"{d / 'run.json'}: cannot read it as JSON: {e}") from None
+    if not isinstance(run, dict):
+        raise ConfigError(f"{d / 'run.json'}: not a JSON object")
     for key in ("method", "options"):
         if key not in run:
             raise ConfigError(f"{d / 'run.json'}: missing field {key!r}")
@@ -72,7 +73,7 @@ def load_recorded(run_dir: str | Path) -> RecordedRun:
     problems: list[LineProblem] = []
     results = read_jsonl_tolerant(d / "results.jsonl", problems)
     traces = {str(t["id"]): t["trace"] for t in read_jsonl_tolerant(d / "traces.jsonl", problems)
-              if isinstance(t.get("trace"), dict) and "id" in t}
+              if "id" in t and isinstance(t.get("trace"), dict) and isinstance(t["trace"].get("root"), dict)}
     return RecordedRun(d, run, results, traces, problems)
 
 
@@ -387,8 +388,6 @@ def report_markdown(report: ReplayReport) -> str:
 
 def write_report(report: ReplayReport, out: Path) -> tuple[Path, Path]:
     """replay.md (the table) and replay.jsonl (one row per question) in `out`."""
-    import json
-
     out.mkdir(parents=True, exist_ok=True)
     md, rows = out / "replay.md", out / "replay.jsonl"
     atomic_write_text(md, report_markdown(report))
