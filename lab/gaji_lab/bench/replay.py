@@ -28,9 +28,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gaji.errors import ConfigError
-from gaji.index.base import Retriever
 from gaji.io import LineProblem, atomic_write_text, log_exists, read_jsonl_tolerant
-from gaji.types import Passage
+from gaji.types import Passage, Retriever
 from gaji_lab.bench.replay_llm import RecordedCall, ReplayLLM
 
 VERDICTS = ("same", "different", "diverged", "crashed")
