@@ -4,8 +4,9 @@ Paragraphs and tables in reading order; tables become header-keyed rows. Distrib
 documents are decrypted (their key travels in the file); a password-protected document is refused.
 HWP files rarely mark headings in a way a reader can see, so numbered heading lines of Korean
 reports ("1. 개요", "가. 추진 배경", "제2장 …") start the sections (`numbered_heading_level`).
-HWPX 덧말 (ruby) and 글맵시 (text art) are read as text (hwpx_objects); old Hangul in Hanyang private-use
-code points becomes conjoining jamo where the blocks are cleaned (base.clean).
+덧말 (ruby) is read as text, "본말(덧말)", in HWPX (hwpx_objects) and HWP 5 (hwp5_objects), and so is HWPX
+글맵시 (text art). Old Hangul in Hanyang private-use code points becomes conjoining jamo where the blocks are
+cleaned (base.clean).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from gaji.messages import Msg
 
 from .base import Block, Parsed, Unreadable, numbered_heading_level, table_blocks
+from .hwp5_objects import read_hwp5
 from .hwpx_objects import has_object_text, with_object_text
 
 __all__ = ["read"]
@@ -48,8 +50,12 @@ def _paragraph(text: str) -> Block:
 
 
 def _open(syhwp, path: Path):
-    """syhwp's Document of the file; an HWPX file with 덧말 or 글맵시 is read with them made text runs."""
-    if syhwp.detect_format(str(path)) == "hwpx" and has_object_text(path):
+    """syhwp's Document of the file, 덧말 read as text: an HWPX file with 덧말 or 글맵시 is read with them made
+    text runs; an HWP 5 file with its 덧말 control characters made text (hwp5_objects)."""
+    kind = syhwp.detect_format(str(path))
+    if kind == "hwp5":
+        return read_hwp5(path)
+    if kind == "hwpx" and has_object_text(path):
         from syhwp._hwpx import read_document_hwpx  # syhwp.open takes a path; this reader takes the zip
 
         return read_document_hwpx(with_object_text(path))

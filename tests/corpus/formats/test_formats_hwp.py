@@ -109,6 +109,51 @@ def test_a_ruby_without_annotation_keeps_its_text(tmp_path):
     assert "이 글은 訓民正音에 관한 것이다." in "\n".join(d.text for d in docs).splitlines()
 
 
+def test_hwp5_ruby_is_kept_as_hwpx_keeps_it(fixtures):
+    """A real Hancom HWP 5 file whose only paragraph is two 덧말: their text is in the controls' headers, not
+    in the paragraph's text, and it read as an empty document."""
+    (doc,), _ = read_file(fixtures / "hwplib_dutmal.hwp", "덧말.hwp", FORMATS["hwp"])
+    assert doc.text.splitlines()[-1] == "ABC(1234) 가나다라(이것은 덧말이다.)"
+
+
+def _hwp5_paragraph(text_units: list[int], *controls: bytes) -> list[tuple[int, int, bytes]]:
+    """A paragraph's records: PARA_HEADER, PARA_TEXT (the given UTF-16 units) and its controls' CTRL_HEADERs."""
+    import struct
+
+    return [(66, 0, b"\0" * 24), (67, 1, struct.pack(f"<{len(text_units)}H", *text_units)),
+            *((71, 1, c) for c in controls)]
+
+
+def _dutmal_char() -> list[int]:
+    return [23, 0x7574, 0x7464, 0, 0, 0, 0, 23]  # the extended control character, id "tdut" inside
+
+
+def _dutmal_ctrl(main: str, sub: str) -> bytes:
+    import struct
+
+    def s(t):
+        return struct.pack("<H", len(t)) + t.encode("utf-16-le")
+    return b"tudt" + s(main) + s(sub) + b"\0" * 20
+
+
+def test_hwp5_ruby_records_in_place_and_in_order():
+    from syhwp._hwp5 import decode_para_text
+
+    from gaji.corpus.formats.hwp5_objects import dutmal_text, with_dutmal_text
+
+    before = [ord(c) for c in "이 글은 "]
+    after = [ord(c) for c in "에 관한 것이다."]
+    records = _hwp5_paragraph(before + _dutmal_char() + after + _dutmal_char() + [13],
+                              _dutmal_ctrl("訓民正音", "훈민정음"), _dutmal_ctrl("世宗", ""))
+    out = with_dutmal_text(records)
+    assert decode_para_text(out[1][2]) == "이 글은 訓民正音(훈민정음)에 관한 것이다.世宗\n"
+    assert out[0] == records[0] and out[2:] == records[2:]
+    assert dutmal_text(b"tudt\xff\x00") == ""  # a count past the payload's end: what is there, no error
+    # a 덧말 character whose control is missing (a damaged file) is skipped as before
+    lone = with_dutmal_text(_hwp5_paragraph(before + _dutmal_char()))
+    assert decode_para_text(lone[1][2]) == "이 글은 "
+
+
 def test_real_government_rfp_sections(fixtures):
     """A real 제안요청서 (국가데이터처, HWPX): numbered lines that are values, form fields or table-of-contents
     entries stay text; the numbered titles start sections, nested as the document nests them."""
