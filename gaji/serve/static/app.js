@@ -5,7 +5,7 @@
 "use strict";
 
 (() => {
-  const $ = (id) => document.getElementById(id);
+  const { $, el } = window.gajiDom; // dom.js: an element by id, an element with a class and text
   const state = {
     lang: localStorage.getItem("gaji.lang") || ((navigator.language || "en").toLowerCase().startsWith("ko") ? "ko" : "en"),
     key: sessionStorage.getItem("gaji.key") || "",
@@ -17,12 +17,6 @@
   const { tr, has } = window.gajiI18n;
   const t = (k, params) => tr(has(`page.${k}`) ? `page.${k}` : `status.${k}`, params, state.lang);
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
 
   const fmtInt = (n) => Number(n || 0).toLocaleString(state.lang === "ko" ? "ko-KR" : "en-US");
   const fmtMs = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms || 0)} ms`);

@@ -11,25 +11,10 @@
 (() => {
   const KEY = "gaji.conversation";
   const state = { id: sessionStorage.getItem(KEY) || null, turns: [], current: null };
-  const $ = (id) => document.getElementById(id);
+  const { $, el, headers, errorOf } = window.gajiDom; // dom.js
   const lang = () => (document.documentElement.lang === "ko" ? "ko" : "en");
   // words from the message table (i18n.js): "conv.<k>", run states "status.<k>"
   const t = (k) => window.gajiI18n.tr(window.gajiI18n.has(`conv.${k}`) ? `conv.${k}` : `status.${k}`, null, lang());
-
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-
-  function headers(json) {
-    const h = {};
-    if (json) h["Content-Type"] = "application/json";
-    const key = sessionStorage.getItem("gaji.key");
-    if (key) h["X-API-Key"] = key;
-    return h;
-  }
 
   function setConversation(id) {
     state.id = id || null;
@@ -143,7 +128,7 @@
       turn.feedback = await res.json();
       turn.note = t("saved");
     } else {
-      try { turn.note = (await res.json()).error; } catch (_) { turn.note = `HTTP ${res.status}`; }
+      turn.note = await errorOf(res);
     }
     render();
   }

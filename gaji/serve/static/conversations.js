@@ -4,40 +4,20 @@
 "use strict";
 
 (() => {
-  const $ = (id) => document.getElementById(id);
+  const { $, el, headers, when } = window.gajiDom; // dom.js
   const I = () => window.gajiI18n;
   const t = (k, params) => I().tr(`conv.${k}`, params);
   const state = { items: [], off: false, current: sessionStorage.getItem("gaji.conversation") || null };
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-
-  function headers() {
-    const h = {};
-    const key = sessionStorage.getItem("gaji.key");
-    if (key) h["X-API-Key"] = key;
-    return h;
-  }
-
   async function load() {
     try {
-      const res = await fetch("/api/conversations?limit=30", { headers: headers() });
+      const res = await fetch("/api/conversations?limit=30", { headers: headers(false) });
       state.off = res.status === 400;
       state.items = res.ok ? (await res.json()).conversations : [];
     } catch (_) {
       state.items = [];
     }
     render();
-  }
-
-  function when(iso) {
-    const d = new Date(iso);
-    if (!iso || Number.isNaN(d.getTime())) return iso || "";
-    return d.toLocaleString(I().lang() === "ko" ? "ko-KR" : "en-US", { dateStyle: "medium", timeStyle: "short" });
   }
 
   function render() {

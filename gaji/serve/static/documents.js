@@ -7,35 +7,13 @@
 "use strict";
 
 (() => {
-  const $ = (id) => document.getElementById(id);
+  const { $, el, headers, errorOf, when } = window.gajiDom; // dom.js
   const I = () => window.gajiI18n;
   const t = (k, params) => I().tr(`docs.${k}`, params);
   const state = { index: "", rows: [], total: 0, busy: false, note: "" };
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-
-  function headers(json) {
-    const h = {};
-    if (json) h["Content-Type"] = "application/json";
-    const key = sessionStorage.getItem("gaji.key");
-    if (key) h["X-API-Key"] = key;
-    return h;
-  }
-
   const chosen = () => ($("index") && !$("index").disabled ? $("index").value : "");
   const api = (path) => `/api/indexes/${encodeURIComponent(state.index)}${path}`;
-
-  async function errorOf(res) {
-    try {
-      const body = await res.json();
-      return I().renderMsg(body.msg) || body.error || `HTTP ${res.status}`;
-    } catch (_) { return `HTTP ${res.status}`; }
-  }
 
   async function load() {
     state.index = chosen();
@@ -61,13 +39,6 @@
       if (u && u[k]) out.push(t(key, { n: u[k] }));
     }
     return out.join(", ");
-  }
-
-  function when(iso) {
-    if (!iso) return "";
-    const d = new Date(iso);
-    if (Number.isNaN(d.getTime())) return iso;
-    return d.toLocaleString(I().lang() === "ko" ? "ko-KR" : "en-US", { dateStyle: "medium", timeStyle: "short" });
   }
 
   function button(text, cls, onClick, disabled, title) {

@@ -5,15 +5,14 @@
 "use strict";
 
 (() => {
-  const $ = (id) => document.getElementById(id);
+  const { $, headers } = window.gajiDom; // dom.js
   const I = () => window.gajiI18n;
   const q = new URLSearchParams(window.location.search);
   const lang = localStorage.getItem("gaji.lang") || ((navigator.language || "en").toLowerCase().startsWith("ko") ? "ko" : "en");
 
   async function open() {
-    const key = sessionStorage.getItem("gaji.key");
     const res = await fetch(`/api/indexes/${encodeURIComponent(q.get("index") || "")}/passage?id=${encodeURIComponent(q.get("id") || "")}`,
-      { headers: key ? { "X-API-Key": key } : {} });
+      { headers: headers(false) });
     if (res.status === 401) { $("key-panel").classList.remove("hidden"); $("doc-note").textContent = ""; return; }
     if (!res.ok) { $("doc-note").textContent = I().tr("passage.missing"); return; }
     const p = await res.json();

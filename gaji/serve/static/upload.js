@@ -7,26 +7,14 @@
 
 (() => {
   const SUFFIXES = [".hwp", ".hwpx", ".pdf", ".docx", ".pptx", ".xlsx", ".html", ".htm", ".txt", ".md"];
-  const $ = (id) => document.getElementById(id);
+  const { $, el, headers: withKey } = window.gajiDom; // dom.js
   const lang = () => (document.documentElement.lang === "ko" ? "ko" : "en");
   const t = (k, params) => window.gajiI18n.tr(`upload.${k}`, params, lang()); // the message table (i18n.js)
   const rows = []; // {name, state: "sending"|"added"|"refused"|"failed", chunks, format, reason, notices, li}
   let queue = Promise.resolve();
 
-  function el(tag, cls, text) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-
-  function headers() {
-    // the server tells a refused file's reason in the page's language
-    const h = { "Content-Type": "application/json", "Accept-Language": lang() };
-    const key = sessionStorage.getItem("gaji.key");
-    if (key) h["X-API-Key"] = key;
-    return h;
-  }
+  // the server tells a refused file's reason in the page's language
+  const headers = () => withKey(true, { "Accept-Language": lang() });
 
   const index = () => ($("index") && !$("index").disabled ? $("index").value : "");
 
