@@ -1,7 +1,8 @@
 """Recipes: the shipped configurations of gaji's methods, named, versioned and defined once.
 
-A recipe is a method and the options it runs with, plus the words a person reads (Korean and English titles and
-help). A recipe's name is accepted wherever a method's name is (`gaji ask --method tree`, `Gaji.ask(method=…)`,
+A recipe is a method and the options it runs with; the words a person reads (Korean and English titles and help)
+are the message table's `method.<name>` and `method.<name>.help` (gaji.message_table), as a knob's are
+`knob.<name>` and `knob.<name>.help`. A recipe's name is accepted wherever a method's name is (`gaji ask --method tree`, `Gaji.ask(method=…)`,
 the HTTP API's `method`, `/v1` model names, a benchmark config's `recipe:`), and a trace run by a recipe records
 `recipe: name@version`. auto's routes are recipes (gaji/methods/auto/router.py), so the routed tree is written
 here only.
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gaji.errors import ConfigError
+from gaji.messages import has, text
 
 
 @dataclass(frozen=True)
@@ -36,10 +38,6 @@ class Recipe:
     version: int
     method: str  # a registered method (gaji.registry.METHODS)
     options: dict[str, Any]  # typed option values; the method's defaults fill the rest
-    title_ko: str
-    title_en: str
-    help_ko: str
-    help_en: str
 
     @property
     def ref(self) -> str:
@@ -47,10 +45,15 @@ class Recipe:
         return f"{self.name}@{self.version}"
 
     def title(self, lang: str) -> str:
-        return self.title_ko if lang == "ko" else self.title_en
+        return text(f"method.{self.name}", lang)
 
     def help(self, lang: str) -> str:
-        return self.help_ko if lang == "ko" else self.help_en
+        return text(f"method.{self.name}.help", lang)
+
+    title_ko = property(lambda self: self.title("ko"))
+    title_en = property(lambda self: self.title("en"))
+    help_ko = property(lambda self: self.help("ko"))
+    help_en = property(lambda self: self.help("en"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "ref": self.ref, "method": self.method,
@@ -61,22 +64,25 @@ class Recipe:
 @dataclass(frozen=True)
 class Knob:
     """One understandable setting: a method option (`option`) or a request field (`request_field`), with its words
-    and the range a page offers (within the option's own bounds, gaji.coerce)."""
+    (the message table's `knob.<name>`, `knob.<name>.help`) and the range a page offers (within the option's own
+    bounds, gaji.coerce)."""
 
     name: str
-    title_ko: str
-    title_en: str
-    help_ko: str
-    help_en: str
     option: str = ""  # the method option it sets ("" when it is a request field)
     request_field: str = ""  # the request field it sets (AskRequest.lang, …)
     choices: tuple[str, ...] = ()  # allowed values, for a choice; empty for a number
     minimum: int | None = None
     maximum: int | None = None
 
+    title_ko = property(lambda self: text(f"knob.{self.name}", "ko"))
+    title_en = property(lambda self: text(f"knob.{self.name}", "en"))
+    help_ko = property(lambda self: text(f"knob.{self.name}.help", "ko"))
+    help_en = property(lambda self: text(f"knob.{self.name}.help", "en"))
+
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["choices"] = [*self.choices]
+        d.update(title_ko=self.title_ko, title_en=self.title_en, help_ko=self.help_ko, help_en=self.help_en)
         return d
 
 
@@ -94,6 +100,9 @@ class RecipeRegistry:
             raise ValueError(f"recipe name {recipe.name!r} must be non-empty and hold no '@'")
         if recipe.version < 1:
             raise ValueError(f"recipe {recipe.name!r}: version must be at least 1")
+        if not (has(f"method.{recipe.name}") and has(f"method.{recipe.name}.help")):
+            raise ValueError(f"recipe {recipe.name!r} has no title and help in gaji.message_table "
+                             f"(method.{recipe.name}, method.{recipe.name}.help)")
         self._entries[recipe.name] = recipe
         return recipe
 
@@ -115,33 +124,16 @@ class RecipeRegistry:
 RECIPES = RecipeRegistry()
 
 # closed book: one call, no search
-RECIPES.add(Recipe(
-    "closed", 1, "nor", {},
-    title_ko="검색 없이 답하기", title_en="Closed book",
-    help_ko="문서를 찾지 않고 모델이 아는 것으로 바로 답합니다. 가장 빠르지만 문서에 있는 내용은 모릅니다.",
-    help_en="Answers from what the model knows, without searching the documents: the fastest, but blind to them.",
-))
+RECIPES.add(Recipe("closed", 1, "nor", {}))
 
 # one retrieval as auto ships it: a Korean question's passages cut to their 400 characters most relevant to it
 # (Hangul costs about three times the tokens per character of English), and an answer of the wrong shape (one the
 # question names, or a value where it asks which one) asked about once more
-RECIPES.add(Recipe(
-    "one", 1, "oner", {"passage_trim": "relevant", "passage_chars_ko": 400, "reask": True},
-    title_ko="한 번 검색", title_en="One retrieval",
-    help_ko="질문으로 문서를 한 번 찾아 그 문단들로 답합니다. 한 번의 호출로 답하는 간단한 질문에 알맞습니다.",
-    help_en="Searches the documents once with the question and answers from those passages, in one call: "
-            "for questions one passage can answer.",
-))
+RECIPES.add(Recipe("one", 1, "oner", {"passage_trim": "relevant", "passage_chars_ko": 400, "reask": True}))
 
 # the chain auto escalates bridges to: IRCoT (retrieval interleaved with reasoning sentences) with its defaults.
 # Not named "chain": that is the CoRAG-style method's name
-RECIPES.add(Recipe(
-    "chain-ircot", 1, "ircot", {},
-    title_ko="연쇄 검색", title_en="Search chain",
-    help_ko="추론 문장을 한 줄씩 쓰며 그때마다 다시 검색합니다. 한 사실이 다음 사실로 이어지는 질문에 알맞습니다.",
-    help_en="Writes its reasoning a sentence at a time and searches again after each: for questions where one fact "
-            "leads to the next.",
-))
+RECIPES.add(Recipe("chain-ircot", 1, "ircot", {}))
 
 # a short chain of sub-questions (CoRAG-style, paper 003): at most six steps of sub-question, retrieval and
 # sub-answer over passages cut to 400 characters, ended early when the model asks a sub-question it already asked.
@@ -164,41 +156,20 @@ RECIPES.add(Recipe(
 RECIPES.add(Recipe(
     "tree", 1, "toq", {"respond": "plain", "evaluate_root": False, "order_hints": True, "decomposer": "routed",
                        "order_decide": True, "integrate": "none", "evaluate_final": False, "final_search": True,
-                       "intersect": True, "intersect_decide": True, "reask": True},
-    title_ko="질문 트리", title_en="Question tree",
-    help_ko="질문을 작은 질문들로 나누어 각각 찾아 답한 뒤 합칩니다. 비교하거나 여러 조건을 함께 묻는 질문에 알맞습니다.",
-    help_en="Splits the question into smaller ones, answers each from the documents and puts the answers together: "
-            "for comparisons and questions with several conditions.",
-))
+                       "intersect": True, "intersect_decide": True, "reask": True}))
 
 # the paper's Tree-of-Question (Algorithm 1): evaluate the root's one-retrieval answer, decompose with Prompt B.2
 # when it is rejected, judge each document's relevance, answer each node with the few-shot JSON responder. Code
 # never decides a comparison or an intersection: the recorded paper runs were measured so
 RECIPES.add(Recipe(
     "toq-paper", 1, "toq", {"respond": "json", "decomposer": "paper", "order_decide": False,
-                            "intersect_decide": False},
-    title_ko="질문 트리 (논문 그대로)", title_en="Question tree (as in the paper)",
-    help_ko="Tree-of-Question 논문의 방법 그대로입니다. 먼저 한 번 검색해 답을 평가하고, 부족하면 질문을 나눕니다. "
-            "비교·재현 실험용입니다.",
-    help_en="Tree-of-Question as its paper describes it: the first answer is evaluated and the question split only "
-            "when it falls short. For comparisons with the paper and reproducing its runs.",
-))
+                            "intersect_decide": False}))
 
 KNOBS: tuple[Knob, ...] = (
-    Knob("effort", "노력", "Effort",
-         "더 많이 찾고 더 오래 생각할수록 답이 나아질 수 있지만 느려집니다.",
-         "More effort may give a better answer, at more time and tokens.",
-         option="effort", choices=("low", "medium", "high")),
-    Knob("passages", "문단 수", "Passages",
-         "한 번 검색할 때 읽는 문단의 수입니다. 많을수록 놓치는 것이 적지만 느려집니다.",
-         "How many passages each search reads: more misses less, but is slower.",
-         option="k", minimum=1, maximum=20),
-    Knob("depth", "트리 깊이", "Tree depth",
-         "질문 트리가 질문을 나누는 단계의 수입니다.", "How many levels the question tree may split the question into.",
-         option="max_depth", minimum=1, maximum=4),
-    Knob("lang", "답 언어", "Answer language",
-         "질문을 따르거나(auto) 한국어·영어로 정합니다.", "Follow the question (auto), or force Korean or English.",
-         request_field="lang", choices=("auto", "ko", "en")),
+    Knob("effort", option="effort", choices=("low", "medium", "high")),
+    Knob("passages", option="k", minimum=1, maximum=20),
+    Knob("depth", option="max_depth", minimum=1, maximum=4),
+    Knob("lang", request_field="lang", choices=("auto", "ko", "en")),
 )
 
 

@@ -25,7 +25,8 @@ def test_every_entry_has_both_languages_with_the_same_slots():
 def test_korean_entries_are_korean():
     # page, method, option and refusal texts: the Korean side has Hangul (file formats and marks aside)
     for key, (ko, _) in TABLE.items():
-        if key.startswith(("page.", "conv.", "docs.", "method.", "option.", "read.", "error.", "status.")):
+        if key.startswith(("page.", "conv.", "docs.", "method.", "option.", "read.", "error.", "status.", "reply.",
+                           "model.", "knob.", "methods.", "passage.")):
             if key in ("upload.formats",):
                 continue
             assert any(ord(c) in HANGUL for c in ko), key
@@ -79,6 +80,73 @@ def test_method_and_option_names_for_people():
         assert messages.method_help(name, "ko"), name
     assert messages.option_label("k", "ko") == "검색할 문서 수"
     assert messages.option_label("no_such_option", "ko") == "no_such_option"
+
+
+def test_recipes_and_knobs_take_their_words_from_the_table():
+    from gaji import recipes
+
+    for r in recipes.list():
+        for lang in ("ko", "en"):
+            assert r.title(lang) == text(f"method.{r.name}", lang) and r.help(lang) == text(f"method.{r.name}.help", lang)
+        assert r.to_dict()["title_ko"] == text(f"method.{r.name}", "ko")
+    for k in recipes.KNOBS:
+        d = k.to_dict()
+        assert (d["title_ko"], d["title_en"]) == TABLE[f"knob.{k.name}"] and (d["help_ko"], d["help_en"]) == TABLE[
+            f"knob.{k.name}.help"]
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_a_chat_reply_labels_its_parts_in_the_answers_language(lang):
+    from gaji.serve.citations import Source, answer_of_shown, render
+    from gaji.types import Location
+    from gaji.serve.citations import place_label
+
+    label = place_label(Location(file="docs/보고서.pdf", page=3), "보고서", lang)
+    assert label == "보고서.pdf, " + text("loc.page", lang, n=3)
+    shown = render("The office opens at nine.", "nine", "It opens at 9 a.m. on weekdays.",
+                   [Source(1, label, "http://h/passage/x")], lang).content
+    assert f"**{text('reply.answer', lang)}:** nine" in shown
+    assert f"\n\n{text('reply.because', lang)}: It opens at 9 a.m. on weekdays." in shown
+    assert f"**{text('reply.sources', lang)}**\n[1] [{label}](http://h/passage/x)" in shown
+    assert answer_of_shown(shown) == "nine"  # a reply sent back as history, in either language
+
+
+# string literals of gaji/serve and gaji/cli that hold Hangul and are not words said to a user
+_NOT_SAID = {
+    ("gaji/serve/chat.py", "답|정답|출처|근거"),  # labels a model's reply may carry, matched to take them out
+    ("gaji/serve/schemas.py", "보고서.hwp"),  # an example file name in the API schema
+    ("gaji/cli/demo_cmd.py", "훈민정음은"),  # the demo's question: data, not a label
+    ("gaji/cli/expand_judge.py", "(참고용)"),  # the Korean word the judge's page shows, named in --help
+    ("gaji/cli/main.py", "gaji (가지)"),  # the name
+}
+
+
+def test_serve_and_cli_speak_korean_through_the_table_only():
+    """No Korean word reaches a user from the server or the command line except through the message table:
+    the only Hangul string literals there (docstrings aside) are the few that are not words said to a user."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted([*(root / "gaji" / "serve").rglob("*.py"), *(root / "gaji" / "cli").rglob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        rel = path.relative_to(root).as_posix()
+        for n in ast.walk(tree):
+            if (isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+                    and any(ord(c) in HANGUL for c in n.value)
+                    and not any(rel == f and mark in n.value for f, mark in _NOT_SAID)):
+                found.append(f"{rel}:{n.lineno}: {n.value[:60]!r}")
+    assert not found, "\n".join(found)
+    # the page's scripts: Hangul only in comments and the language switch's own name
+    for path in sorted((root / "gaji" / "serve" / "static").glob("*.js")):
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip().startswith(("/*", "*")):  # a block comment's line
+                continue
+            code = line.split("//", 1)[0].replace('"한국어"', "")
+            assert not any(ord(c) in HANGUL for c in code), f"{path.name}:{i}: {line.strip()}"
 
 
 def _password_hwp(dst: Path) -> Path:

@@ -136,7 +136,7 @@ def test_knobs_apply_where_their_option_exists():
 
 def test_a_recipe_defined_twice_or_badly_is_refused():
     reg = recipes.RecipeRegistry()
-    r = recipes.Recipe("x", 1, "oner", {}, "엑스", "X", "도움말", "help")
+    r = recipes.Recipe("one", 1, "oner", {})
     reg.add(r)
     with pytest.raises(ValueError, match="defined twice"):
         reg.add(r)
@@ -144,5 +144,7 @@ def test_a_recipe_defined_twice_or_badly_is_refused():
         reg.add(dataclasses.replace(r, name="x@1"))
     with pytest.raises(ValueError, match="version must be at least 1"):
         reg.add(dataclasses.replace(r, name="y", version=0))
-    with pytest.raises(ConfigError, match="unknown recipe 'z'; known: x"):
+    with pytest.raises(ValueError, match=r"recipe 'x' has no title and help in gaji.message_table \(method.x"):
+        reg.add(dataclasses.replace(r, name="x"))  # its words are the table's: a recipe without them is refused
+    with pytest.raises(ConfigError, match="unknown recipe 'z'; known: one"):
         reg.get("z")

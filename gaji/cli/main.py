@@ -63,11 +63,6 @@ def lab_registrars(name: str) -> list:
     return [ep.load() for ep in entry_points(group=ENTRY_POINTS) if ep.name == name]
 
 
-def _lab_missing(path: str) -> str:
-    return (f"`gaji {path}` is part of gaji's lab, which is not installed; from a clone of gaji: {LAB_INSTALL}\n"
-            f"`gaji {path}`은(는) 실험실(lab) 패키지의 명령입니다. 설치: {LAB_INSTALL}")
-
-
 def _add_lab(sub, lab: Lab, prefix: str) -> set[str]:
     """Add the lab's commands, or a placeholder per command; returns the command paths that are placeholders."""
     registrars = lab_registrars(lab.name)
@@ -86,7 +81,9 @@ def _add_lab(sub, lab: Lab, prefix: str) -> set[str]:
 
 
 def _print_missing(path: str) -> int:
-    print(f"error: {_lab_missing(path)}", file=sys.stderr)
+    lang = env_lang()
+    print(f"{text('error.prefix', lang)}: {text('error.lab_missing', lang, path=path, install=LAB_INSTALL)}",
+          file=sys.stderr)
     return 2
 
 

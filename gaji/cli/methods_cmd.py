@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gaji import recipes
+from gaji.messages import env_lang, method_help, method_title, text
 from gaji.registry import LLM_BACKENDS, METHODS, RETRIEVERS, method_knobs
 
 
@@ -43,21 +44,20 @@ def run(args) -> int:
         print(json.dumps(info, ensure_ascii=False, indent=2, default=str))
         return 0
     con = Console()
-    t = Table(title="recipes (gaji ask --method NAME): shipped configurations / 준비된 설정")
-    t.add_column("recipe")
-    t.add_column("title / 이름")
-    t.add_column("what it does")
-    t.add_column("runs")
+    lang = env_lang()
+    t = Table(title=text("methods.recipes", lang))
+    for col in ("recipe", "title", "does", "runs"):
+        t.add_column(text(f"methods.{col}", lang))
     for r in info["recipes"]:
         runs = r["method"] + (f" ({', '.join(f'{k}={v}' for k, v in r['options'].items())})" if r["options"] else "")
-        t.add_row(r["ref"], f"{r['title_en']} / {r['title_ko']}", r["help_en"], runs)
+        t.add_row(r["ref"], r[f"title_{lang}"], r[f"help_{lang}"], runs)
     con.print(t)
-    t = Table(title="methods (gaji ask --method NAME -o key=value)")
-    t.add_column("method")
-    t.add_column("what it does")
-    t.add_column("options (defaults)")
+    t = Table(title=text("methods.methods", lang))
+    for col in ("method", "title", "does", "options"):
+        t.add_column(text(f"methods.{col}", lang))
     for m in info["methods"]:
-        t.add_row(m["name"], m["help"], ", ".join(f"{o['name']}={o['default']}" for o in m["options"]))
+        t.add_row(m["name"], method_title(m["name"], lang), method_help(m["name"], lang, m["help"]),
+                  ", ".join(f"{o['name']}={o['default']}" for o in m["options"]))
     con.print(t)
     for key, title in (("retrievers", "retrievers (--retriever)"), ("llm_backends", "LLM backends (--llm KIND[:ARG])")):
         t = Table(title=title)

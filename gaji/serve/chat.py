@@ -35,6 +35,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gaji import recipes
 from gaji.conversation.turns import Turn
+from gaji.messages import LANGS, method_help, method_title
+from gaji.messages import text as tr
 from gaji.registry import METHODS, is_method_name, method_names, resolve_method
 from gaji.serve.citations import Source, answer_of_shown, render, sources_of
 from gaji.serve.errors import ApiError
@@ -165,9 +167,7 @@ def conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
             if m.role in ("user", "assistant")]
     if said and said[-1][0] == "assistant" and any(r == "user" for r, _ in said):
         # a chat front end's "continue": the last message is the reply to go on with
-        raise ApiError(400, "messages: the last message is the assistant's (a \"continue\" request): gaji answers "
-                       "whole questions and cannot continue a reply; ask again or ask a follow-up. "
-                       "마지막 메시지가 답변(assistant)입니다: gaji는 답변을 이어 쓰지 않습니다. 다시 묻거나 후속 질문을 하세요.",
+        raise ApiError(400, f"messages: {tr('error.continue', 'en')} {tr('error.continue', 'ko')}",
                        param="messages")
     if not said or said[-1][0] != "user":
         raise ApiError(400, "messages: the last message must be the user's question (role \"user\")",
@@ -213,47 +213,21 @@ def parse_model(name: str, default: str) -> tuple[str, str | None]:
     return method, (index or None)
 
 
-# what each method is called and does, for people choosing a model in a chat front end
-LABELS: dict[str, tuple[str, str, str, str]] = {  # method: (Korean name, English name, Korean help, English help)
-    "auto": ("자동", "Auto", "먼저 한 번 검색해 답하고, 답이 불확실하면 더 깊이 찾습니다 (기본).",
-             "Answers from one retrieval first and searches deeper when unsure (the default)."),
-    "oner": ("한 번 검색", "One retrieval", "질문으로 한 번 검색해 찾은 구절로 답합니다. 가장 빠릅니다.",
-             "Retrieves once with the question and answers from the passages. The fastest."),
-    "nor": ("검색 없이", "No retrieval", "문서를 찾지 않고 모델이 아는 것만으로 답합니다.",
-            "Answers closed-book, from the model alone, without your documents."),
-    "toq": ("질문 트리", "Question tree", "어려운 질문을 하위 질문의 트리로 나누어 답하고 검증합니다.",
-            "Splits a hard question into a tree of sub-questions, answers and checks them."),
-    "chain": ("질문 사슬", "Question chain", "하위 질문을 하나씩 검색하며 이어 갑니다 (다단계 질문).",
-              "Follows a chain of sub-questions, retrieving for each (multi-hop questions)."),
-    "ircot": ("생각하며 검색", "IRCoT", "추론 문장마다 다시 검색합니다 (IRCoT).",
-              "Retrieves again after each reasoning sentence (IRCoT)."),
-    "self_ask": ("스스로 묻기", "Self-Ask", "후속 질문을 스스로 묻고 검색해 답합니다 (Self-Ask).",
-                 "Asks and answers its own follow-up questions with retrieval (Self-Ask)."),
-    "iter_retgen": ("반복 검색·생성", "Iter-RetGen", "답을 쓰고 그 답으로 다시 검색하기를 반복합니다.",
-                    "Alternates retrieving and generating for a few rounds (Iter-RetGen)."),
-    "cot": ("단계별 풀이", "Chain of thought", "한 번 검색한 뒤 단계별로 풀어 답합니다.",
-            "Retrieves once, then reasons step by step."),
-    "cot_nr": ("검색 없이 단계별 풀이", "Chain of thought, no retrieval", "문서 없이 단계별로 풀어 답합니다.",
-               "Reasons step by step without your documents."),
-    "contregen": ("긴 답", "Long answer", "주제별 하위 질문을 찾아 긴 글로 정리합니다.",
-                  "Plans facet sub-questions and writes a long-form answer."),
-}
-
-
 def model_card(name: str, method: str, index: str | None, help_text: str, created: int) -> dict[str, Any]:
-    """One /v1/models entry: the id, a name and a description a person can choose by (Korean and English)."""
-    if method in recipes.RECIPES:  # a recipe names and explains itself; its name says it is one (a recipe and the
-        r = recipes.get(method)     # method it runs may share a title: "one" runs oner, both "one retrieval")
-        ko, en, ko_help, en_help = f"{r.title_ko} · {r.name}@{r.version}", r.title_en, r.help_ko, r.help_en
-    else:
-        ko, en, ko_help, en_help = LABELS.get(method, (method, method, help_text, help_text))
+    """One /v1/models entry: the id, a name and a description a person can choose by, in Korean and English
+    from the message table (`method.<name>`, `method.<name>.help`); a method the table does not name is
+    described by its registry help."""
+    ko, en = method_title(method, "ko"), method_title(method, "en")
+    ko_help, en_help = method_help(method, "ko", help_text), method_help(method, "en", help_text)
+    if method in recipes.RECIPES:  # a recipe and the method it runs may share a title: the name says it is one
+        ko = f"{ko} · {recipes.get(method).ref}"
     pinned = "@" in name  # gaji-<method>@<index>; the bare name follows the server's default index
-    where_ko = f" · 색인 {index}" if pinned else (f" · 기본 색인 ({index})" if index else "")
-    where_en = f" · index {index}" if pinned else (f" · the default index ({index})" if index else "")
+    where = {lang: (" · " + tr("model.index", lang, index=index) if pinned else
+                    " · " + tr("model.defaultIndex", lang, index=index) if index else "") for lang in LANGS}
     return {"id": name, "object": "model", "created": created, "owned_by": "gaji",
-            "name": f"{ko} ({en})" + (f" · index {index}" if pinned else ""),
-            "description": f"{ko_help}{where_ko}\n{en_help}{where_en}",
-            "gaji": {"method": method, "index": index, "name_ko": ko + where_ko, "name_en": en + where_en,
+            "name": f"{ko} ({en})" + (where["en"] if pinned else ""),
+            "description": f"{ko_help}{where['ko']}\n{en_help}{where['en']}",
+            "gaji": {"method": method, "index": index, "name_ko": ko + where["ko"], "name_en": en + where["en"],
                      "description_ko": ko_help, "description_en": en_help}}
 
 

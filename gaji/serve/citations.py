@@ -10,7 +10,7 @@ has to append what follows it:
     **답:** <the short answer>            (when the text is a sentence that holds it)
     근거: <the supporting sentence>        (when the text does not already say it)
 
-    **출처**
+    **출처**                              (the labels are the message table's reply.*, in the answer's language)
     [1] [안전점검_보고서.pdf, 3쪽 · 2. 점검 결과](http://host/passage/…)
 
 Each `[n]` marker carries an annotation (chat completions' shape, which Open WebUI's middleware reads:
@@ -23,15 +23,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from gaji.message_table import TABLE
+from gaji.messages import LANGS, text
 from gaji.types import Location
 
-# what a label says in each language (the answer's language picks one)
-_WORDS = {
-    "ko": {"page": "{n}쪽", "slide": "슬라이드 {n}", "row": "{n}행", "rows": "{a}–{b}행", "answer": "답",
-           "because": "근거", "sources": "출처"},
-    "en": {"page": "p. {n}", "slide": "slide {n}", "row": "row {n}", "rows": "rows {a}–{b}", "answer": "Answer",
-           "because": "Evidence", "sources": "Sources"},
-}
+def _words(lang: str) -> dict[str, str]:
+    """The labels of a reply in `lang` (the answer's language picks it), from the message table."""
+    return {k: text(f"reply.{k}", lang) for k in ("answer", "because", "sources")}
 
 
 @dataclass
@@ -53,19 +51,18 @@ class Rendered:
 def place_label(loc: Location | None, title: str, lang: str) -> str:
     """"안전점검_보고서.pdf, 3쪽 · 2. 점검 결과", "slides.pptx, slide 4", "budget.xlsx, Sheet1 row 12";
     the title alone for a passage with no place (a JSONL corpus)."""
-    w = _WORDS["ko" if lang == "ko" else "en"]
     if loc is None or not loc.file:
         return title or "?"
     where = []
     if loc.page is not None:
-        where.append(w["page"].format(n=loc.page))
+        where.append(text("loc.page", lang, n=loc.page))
     if loc.slide is not None:
-        where.append(w["slide"].format(n=loc.slide))
+        where.append(text("loc.slide", lang, n=loc.slide))
     if loc.sheet or loc.rows:
         rows = ""
         if loc.rows:
             a, b = loc.rows[0], loc.rows[-1]
-            rows = w["row"].format(n=a) if a == b else w["rows"].format(a=a, b=b)
+            rows = text("loc.row", lang, n=a) if a == b else text("loc.rows", lang, a=a, b=b)
         where.append(" ".join(x for x in (loc.sheet or "", rows) if x))
     label = loc.file.rsplit("/", 1)[-1] + (", " + ", ".join(where) if where else "")
     if loc.section:
@@ -90,7 +87,7 @@ def render(lead: str, answer: str, explanation: str, sources: list[Source], lang
            sources_block: bool = True) -> Rendered:
     """The content a chat client shows (see the module docstring); `lead` is the method's own text (its
     last streamed draft), else the answer."""
-    w = _WORDS["ko" if lang == "ko" else "en"]
+    w = _words(lang)
     lead = lead or answer  # as streamed, trailing spaces included: the stream only appends to it
     content = lead
     annotations: list[dict[str, Any]] = []
@@ -118,9 +115,14 @@ def _md(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-_BLOCK = re.compile(r"\n\n\*\*(?:출처|Sources)\*\*\n.*\Z", re.S)
-_ANSWER_LINE = re.compile(r"\n\n\*\*(?:답|Answer):\*\* (.+?)(?:\n|\Z)")
-_BECAUSE = re.compile(r"\n\n(?:근거|Evidence): .*?(?=\n\n|\Z)", re.S)
+def _either(key: str) -> str:
+    """A regular expression for the label `key` in either language (a reply sent back may be in either)."""
+    return "(?:" + "|".join(re.escape(TABLE[key][i]) for i in range(len(LANGS))) + ")"
+
+
+_BLOCK = re.compile(r"\n\n\*\*" + _either("reply.sources") + r"\*\*\n.*\Z", re.S)
+_ANSWER_LINE = re.compile(r"\n\n\*\*" + _either("reply.answer") + r":\*\* (.+?)(?:\n|\Z)")
+_BECAUSE = re.compile(r"\n\n" + _either("reply.because") + r": .*?(?=\n\n|\Z)", re.S)
 _MARKERS = re.compile(r"\s*(?:\[\d+\])+\s*$")
 
 

@@ -62,11 +62,16 @@ def test_groups_hold_their_members_sub_commands(capsys, no_lab):
     (["expand", "train-tagger", "labels.jsonl", "--out", "t"], "expand train-tagger"),
     (["expand", "bench", "koblex"], "expand bench"),
 ])
-def test_lab_commands_without_the_lab_say_how_to_install_it(capsys, no_lab, argv, path):
+def test_lab_commands_without_the_lab_say_how_to_install_it(capsys, monkeypatch, no_lab, argv, path):
+    monkeypatch.setenv("GAJI_LANG", "en")
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert f"`gaji {path}` is part of gaji's lab" in err and "pip install -e ./lab" in err
-    assert "실험실" in err and "Traceback" not in err
+    assert f"error: `gaji {path}` is part of gaji's lab" in err and "pip install -e ./lab" in err
+    monkeypatch.setenv("GAJI_LANG", "ko")  # in the user's language
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"오류: `gaji {path}`은(는) 실험실(lab) 패키지의 명령입니다" in err and "pip install -e ./lab" in err
+    assert "Traceback" not in err
 
 
 def test_the_lab_adds_its_commands_where_the_entry_points_say(monkeypatch, capsys):

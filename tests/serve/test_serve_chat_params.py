@@ -6,6 +6,10 @@ import json
 
 import pytest
 
+from gaji import recipes
+from gaji.messages import text
+from gaji.registry import METHODS
+
 openai = pytest.importorskip("openai", reason="the openai client is in the `test` extra")
 
 KEY = "s3cret-key"
@@ -78,12 +82,21 @@ def test_models_have_names_and_descriptions_in_both_languages(make_app, scripted
     by_id = {m.id: m.model_extra for m in models}
     toq = by_id["gaji-toq@demo"]
     assert toq["name"] == "질문 트리 (Question tree) · index demo"
-    assert "하위 질문" in toq["description"] and "sub-questions" in toq["description"]
+    assert "작은 질문으로 나누어" in toq["description"] and "smaller ones" in toq["description"]
     assert toq["gaji"] == {"method": "toq", "index": "demo", "name_ko": "질문 트리 · 색인 demo",
                            "name_en": "Question tree · index demo",
-                           "description_ko": toq["gaji"]["description_ko"], "description_en": toq["gaji"]["description_en"]}
+                           "description_ko": text("method.toq.help", "ko"), "description_en": text("method.toq.help", "en")}
+    assert by_id["gaji-tree"]["gaji"]["name_ko"] == "질문 트리 · tree@1 · 기본 색인 (demo)"  # a recipe says it is one
     names = [m["name"] for m in by_id.values()]
     assert len(set(names)) == len(names)  # a person can tell every model apart
+    for card in by_id.values():  # every name and description is the message table's, in both languages
+        method = card["gaji"]["method"]
+        if method not in recipes.RECIPES and not METHODS.get(method).__module__.startswith("gaji."):
+            continue  # a test double a test module registered
+        assert card["gaji"]["name_en"].startswith(text(f"method.{method}", "en")), card
+        assert card["gaji"]["name_ko"].startswith(text(f"method.{method}", "ko")), card
+        assert card["gaji"]["description_ko"] == text(f"method.{method}.help", "ko"), card
+        assert card["gaji"]["description_en"] == text(f"method.{method}.help", "en"), card
 
 
 def test_reasoning_effort_is_auto_s_effort_and_ignored_elsewhere(make_app, scripted, live_server):
