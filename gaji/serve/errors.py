@@ -27,8 +27,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Scope
 
 from gaji.errors import GajiError, IndexUnusableError, LLMError
+from gaji.messages import message_of
 from gaji.serve.asgi import AddHeadersMiddleware, error_json, is_openai_path, openai_error
-from gaji.serve.indexes import UnknownIndex, scrub_text
+from gaji.serve.indexes import UnknownIndex, scrub, scrub_text
 from gaji.serve.schemas import ErrorResponse
 
 log = logging.getLogger("gaji.serve")
@@ -114,7 +115,8 @@ def add_error_handlers(app: FastAPI) -> None:
         status = error_status(e)
         if status == 500:
             return _internal(request, e)
-        return _respond(request, status, scrub_text(str(e), None))
+        m = message_of(e)  # a table message too, for a page that shows it in its own language
+        return _respond(request, status, scrub_text(str(e), None), **({"msg": scrub(m.to_dict(), None)} if m else {}))
 
     @app.exception_handler(Exception)
     async def _internal_error(request: Request, e: Exception) -> JSONResponse:

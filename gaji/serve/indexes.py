@@ -170,6 +170,11 @@ class IndexSet:
         g = self._gajis.get(name) if name else None
         return scrub_text(message, g.settings.index if g is not None else None)
 
+    def scrub_value(self, name: str | None, value: Any) -> Any:
+        """A JSON value for clients (a table message's dict), every string scrubbed as `scrub` does."""
+        g = self._gajis.get(name) if name else None
+        return scrub(value, g.settings.index if g is not None else None)
+
     def close(self) -> None:
         if self._backend is not None:
             self._backend.close()

@@ -33,6 +33,7 @@ from gaji.history.keys import Scopes
 from gaji.history.outbox import NOT_STORED, STORED, DurableHistory
 from gaji.history.store import Feedback, HistoryStore, QuestionRecord, new_id
 from gaji.llm.streaming import AnswerDelta
+from gaji.messages import Msg, message_of
 from gaji.registry import METHODS, RETRIEVERS, is_method_name, method_names
 from gaji.serve.auth import DEFAULT_CLIENT
 from gaji.serve.citations import answer_of_shown
@@ -139,7 +140,7 @@ class AskService:
     def _store(self) -> HistoryStore:
         if self.history is None:
             raise ApiError(400, "this server keeps no history (history_db is off): send the conversation's "
-                           "earlier turns instead (POST /v1/chat/completions)")
+                           "earlier turns instead (POST /v1/chat/completions)", msg=Msg("error.no_history").to_dict())
         return self.history
 
     async def _db(self, fn: Any, *args: Any, **kw: Any) -> Any:
@@ -257,6 +258,9 @@ class AskService:
             raise ApiError(503, str(e), headers={"Retry-After": "5"}) from None
         return asked.future
 
+    def _time_limit_msg(self) -> dict:
+        return Msg("error.time_limit", {"seconds": f"{self.timeout_s:g}"}).to_dict()
+
     def finish(self, asked: Asked) -> tuple[int, dict]:
         """(status, body) for a finished or timed-out run; records the outcome in the metrics."""
         fut, token, method = asked.future, asked.token, asked.question.method
@@ -266,13 +270,13 @@ class AskService:
             token.cancel("time limit")
             msg = f"time limit: no answer within {self.timeout_s:g} s (method {method})"
             self.metrics.record_ask(method, "timeout", ms, error=msg)
-            return 504, {"error": msg}
+            return 504, {"error": msg, "msg": self._time_limit_msg()}
         exc = fut.exception()
         if isinstance(exc, Cancelled):
             timeout = token.reason == "time limit"
             msg = f"time limit: no answer within {self.timeout_s:g} s" if timeout else f"cancelled: {token.reason}"
             self.metrics.record_ask(method, "timeout" if timeout else "error", ms, error=msg)
-            return (504 if timeout else 503), {"error": msg}
+            return (504, {"error": msg, "msg": self._time_limit_msg()}) if timeout else (503, {"error": msg})
         if exc is not None:
             status = error_status(exc)
             if status == 500:
@@ -281,7 +285,8 @@ class AskService:
                 return 500, body
             msg = self.indexes.scrub(asked.index, str(exc))
             self.metrics.record_ask(method, "bad_request" if status < 500 else "error", ms, error=msg)
-            return status, {"error": msg}
+            said = message_of(exc)  # a table message too, for a page that shows it in its own language
+            return status, {"error": msg, **({"msg": self.indexes.scrub_value(asked.index, said.to_dict())} if said else {})}
         trace: Trace = fut.result()
         body = dict(asked.body or ask_body(trace, asked.include_prompts))
         body.update(trace_id=asked.trace_id, conversation_id=asked.conversation_id, history=asked.stored)

@@ -170,6 +170,7 @@ def test_without_history_the_list_says_so(make_app):
     with TestClient(make_app()) as client:
         r = client.get("/api/conversations")
         assert r.status_code == 400 and "history" in r.json()["error"]
+        assert Msg.from_dict(r.json()["msg"]).text("ko") == "이 서버는 대화를 저장하지 않습니다 (gaji serve --history-db)"
 
 
 def test_a_finished_run_leaves_no_node_running():

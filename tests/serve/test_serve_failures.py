@@ -8,6 +8,7 @@ import time
 
 from fastapi.testclient import TestClient
 
+from gaji.messages import Msg
 from gaji.types import Passage
 
 EN_Q = "Which battle occurred first, the Battle of Manila or the Battle of Guam?"
@@ -36,6 +37,8 @@ def test_timeout_is_504_and_the_run_stops_at_its_next_llm_call(make_app, scripte
         r = c.post("/api/ask", json={"question": EN_Q, "method": "test_tree"})
         assert r.status_code == 504 and "time limit" in r.json()["error"]
         assert time.perf_counter() - t0 < 0.55
+        # the page says it in its own language: the body carries the table's message too
+        assert Msg.from_dict(r.json()["msg"]).text("ko") == "시간 초과: 0.2초 안에 답하지 못했습니다"
         runner = app.state.runner
         assert wait_for(lambda: runner.state()["running"] == 0)  # the slot comes back
         assert len(calls) == 1  # the sub-question calls never started

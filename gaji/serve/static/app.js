@@ -49,7 +49,10 @@
 
   async function httpError(res) {
     let msg = `HTTP ${res.status}`;
-    try { msg = (await res.json()).error || msg; } catch (_) { /* not JSON */ }
+    try {
+      const body = await res.json();
+      msg = window.gajiI18n.renderMsg(body.msg, state.lang) || body.error || msg; // a table message: in the page's language
+    } catch (_) { /* not JSON */ }
     if (res.status === 401) $("key-panel").classList.remove("hidden");
     return new Error(msg);
   }
@@ -291,7 +294,7 @@
     }
     if (name === "error") {
       state.running = false;
-      showError(data.error);
+      showError(window.gajiI18n.renderMsg(data.msg, state.lang) || data.error);
       setStatus("failed", t("failed"));
       if (data.trace) renderFinal(data, true);
       else {

@@ -180,7 +180,8 @@
       render();
       document.dispatchEvent(new CustomEvent("gaji:conversation", { detail: { id: state.id } }));
     } else if (name === "error") {
-      Object.assign(turn, { status: "failed", error: data.error, trace: data.trace || null });
+      Object.assign(turn, { status: "failed", error: window.gajiI18n.renderMsg(data.msg, lang()) || data.error,
+                            trace: data.trace || null });
       state.current = null;
       render();
     }
