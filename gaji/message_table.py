@@ -222,6 +222,11 @@ TABLE: dict[str, tuple[str, str]] = {
                                 "알맞습니다.",
                                 "Writes its reasoning a sentence at a time and searches again after each: for questions "
                                 "where one fact leads to the next."),
+    "method.chain-steps": ("짧은 연쇄 검색", "Step chain"),
+    "method.chain-steps.help": ("작은 질문을 하나씩 묻고 찾아 답하며 다음 질문으로 이어 갑니다(최대 6단계). 한 사실이 다음 "
+                                "사실로 이어지는 질문을 적은 비용으로 풉니다.",
+                                "Asks one small question at a time, searches and answers it, then asks the next (at most "
+                                "six steps): for questions where one fact leads to the next, at a small cost."),
     "method.tree": ("질문 트리", "Question tree"),
     "method.tree.help": ("질문을 작은 질문들로 나누어 각각 찾아 답한 뒤 합칩니다. 비교하거나 여러 조건을 함께 묻는 질문에 "
                          "알맞습니다.",

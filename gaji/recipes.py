@@ -138,14 +138,7 @@ RECIPES.add(Recipe("chain-ircot", 1, "ircot", {}))
 # a short chain of sub-questions (CoRAG-style, paper 003): at most six steps of sub-question, retrieval and
 # sub-answer over passages cut to 400 characters, ended early when the model asks a sub-question it already asked.
 # On HotpotQA dev it reached IRCoT's F1 at a fifth of its tokens (benchmarks/auto/cascade/NOTES.md)
-RECIPES.add(Recipe(
-    "chain-steps", 1, "chain", {"max_length": 6, "stop_on_repeat": True, "passage_chars": 400},
-    title_ko="짧은 연쇄 검색", title_en="Step chain",
-    help_ko="작은 질문을 하나씩 묻고 찾아 답하며 다음 질문으로 이어 갑니다(최대 6단계). 한 사실이 다음 사실로 "
-            "이어지는 질문을 적은 비용으로 풉니다.",
-    help_en="Asks one small question at a time, searches and answers it, then asks the next (at most six steps): "
-            "for questions where one fact leads to the next, at a small cost.",
-))
+RECIPES.add(Recipe("chain-steps", 1, "chain", {"max_length": 6, "stop_on_repeat": True, "passage_chars": 400}))
 
 # the question tree auto ships: the routed decomposer (comparisons split into parallel branches, bridges into
 # chains, intersections cut by code), the plain reader with the re-ask, order hints and code deciding an ordered
