@@ -118,6 +118,7 @@ _NOT_SAID = {
     ("gaji/cli/demo_cmd.py", "훈민정음은"),  # the demo's question: data, not a label
     ("gaji/cli/expand_judge.py", "(참고용)"),  # the Korean word the judge's page shows, named in --help
     ("gaji/cli/main.py", "gaji (가지)"),  # the name
+    ("gaji/serve/routes/passage.py", ">가지<"),  # the name, as the page's logo
 }
 
 
