@@ -24,25 +24,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gaji.conversation import prompts as conversation_prompts
 from gaji.conversation.references import (Reference, candidates, drop_opener, find_references, leans_on_context,
                                           ordinal_name, substitute, with_topic)
 from gaji.conversation.turns import Turn
 from gaji.errors import LLMError
+from gaji.llm.prompts import fill
 from gaji.llm.tracked import TrackedLLM
 from gaji.types import Node
 
 CHOICE_TOKENS = 4
 MAX_CHECKED_TURNS = 3  # the latest turns a rewrite may not copy
-
-_ASK = {
-    "ko": ("다음 대화의 마지막 질문에서 '{ref}'(이)가 가리키는 것을 후보에서 고르세요. 번호만 쓰세요.",
-           "다음 대화의 마지막 질문은 누구 또는 무엇에 대해 묻고 있나요? 후보에서 고르고 번호만 쓰세요. "
-           "질문이 이미 대상을 밝히고 있으면 0을 쓰세요."),
-    "en": ("In the last question of this conversation, which candidate does '{ref}' refer to? Write its number only.",
-           "Which candidate is the last question of this conversation about? Write its number only, "
-           "or 0 if the question already names what it asks about."),
-}
-_LABELS = {"ko": ("질문", "답", "마지막 질문", "후보", "번호:"), "en": ("Q", "A", "Last question", "Candidates", "Number:")}
 
 
 @dataclass
@@ -130,7 +122,8 @@ def resolve_left_references(llm: TrackedLLM, node: Node, followup: str, history:
             question = substitute(question, ref, name)
             out.steps.insert(0, {"reference": ref.text, "name": name, "how": how})
     if not refs and lang == "ko" and names:
-        idx = _choose(llm, node, _ASK[lang][1], followup, history, names, lang, allow_none=True)
+        idx = _choose(llm, node, fill(conversation_prompts.PROMPTS[lang].ask_subject), followup, history, names, lang,
+                      allow_none=True)
         if idx:
             question = with_topic(followup, names[idx - 1])
             out.steps.append({"reference": "(생략된 주어)", "name": names[idx - 1], "how": "choice"})
@@ -149,21 +142,22 @@ def _resolve_one(llm: TrackedLLM, node: Node, question: str, ref: Reference, his
         return names[0], "only candidate"
     if not names:
         return "", ""
-    idx = _choose(llm, node, _ASK[lang][0].format(ref=ref.text), question, history, names, lang, allow_none=False)
+    idx = _choose(llm, node, fill(conversation_prompts.PROMPTS[lang].ask_reference, ref=ref.text), question, history,
+                  names, lang, allow_none=False)
     return (names[idx - 1], "choice") if idx else ("", "")
 
 
 def _choose(llm: TrackedLLM, node: Node, ask: str, question: str, history: list[Turn], names: list[str],
             lang: str, allow_none: bool) -> int:
     """The 1-based candidate the model picks; 0 for none, a failed call or an answer that is no candidate."""
-    q, a, last, cand, num = _LABELS[lang]
+    p = conversation_prompts.PROMPTS[lang]
     lines = [ask, ""]
     for i, t in enumerate(history[-2:], 1):
-        lines += [f"{q}{i}: {t.resolved}", f"{a}{i}: {' '.join(t.answer.split())[:200]}"]
-    lines += [f"{last}: {question}", "", f"{cand}:"]
+        lines += [f"{p.q}{i}: {t.resolved}", f"{p.a}{i}: {' '.join(t.answer.split())[:200]}"]
+    lines += [f"{p.last_question}: {question}", "", f"{p.candidates}:"]
     if allow_none:
-        lines.append("0. " + ("없음" if lang == "ko" else "none"))
-    lines += [f"{i}. {n}" for i, n in enumerate(names, 1)] + [num]
+        lines.append(f"0. {p.none}")
+    lines += [f"{i}. {n}" for i, n in enumerate(names, 1)] + [p.number]
     try:
         text = llm.chat(node, "resolve", [{"role": "user", "content": "\n".join(lines)}], max_tokens=CHOICE_TOKENS)
     except LLMError:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 import time
 
-from gaji.conversation import prompts as rewrite_prompts
+from gaji.conversation import prompts as conversation_prompts
 from gaji.conversation.resolve import needs_resolving, resolve_left_references
 from gaji.conversation.turns import Turn
 from gaji.errors import LLMError
+from gaji.llm.prompts import chat_messages, fill
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import few_shot_messages
 from gaji.methods.describe import Facts
 from gaji.text.lang import detect_lang
 from gaji.types import Node, Trace
@@ -32,9 +32,10 @@ _PREFIX = re.compile(r"^\s*(?:rewritten question|standalone question|question|ë‹
 
 
 def rewrite_messages(lang: str, history: list[Turn], question: str) -> list[dict]:
-    shots = [(rewrite_prompts.user_message(lang, turns, q), out) for turns, q, out in rewrite_prompts.SHOTS[lang]]
+    p = conversation_prompts.PROMPTS[lang]
+    shots = [(conversation_prompts.user_message(lang, turns, q), out) for turns, q, out in p.examples]
     turns = [(t.resolved, _cut(t.answer)) for t in history[-MAX_TURNS:]]
-    return few_shot_messages(rewrite_prompts.SYSTEM[lang], shots, rewrite_prompts.user_message(lang, turns, question))
+    return chat_messages(fill(p.rewrite_system), conversation_prompts.user_message(lang, turns, question), shots)
 
 
 def rewrite_followup(llm: TrackedLLM, question: str, history: list[Turn], lang: str = "auto") -> Node:

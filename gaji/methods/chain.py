@@ -30,16 +30,21 @@ import re
 from dataclasses import dataclass
 
 from gaji.errors import ConfigError
-from gaji.methods import chain_prompts
-from gaji.methods.chain_prompts import History, format_history
+from gaji.llm.prompts import fill
 from gaji.methods.base import Method, RunContext, node_failure
 from gaji.methods.chain_stop import check_stop_policy, make_stop_policy
-from gaji.methods.common import DATA_NOTE, clean_answer, format_passages
+from gaji.methods.common import clean_answer, format_passages
+from gaji.methods.prompts import chain as chain_prompts
+from gaji.methods.prompts import common as common_prompts
+from gaji.methods.prompts.chain import History, format_history
 from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.span import shape_answer
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Passage, Trace
 
+# labels stripped from a model's one-line output (either language)
+SUBQ_PREFIXES = ("sub-question", "subquestion", "next sub-question", "question", "하위 질문", "다음 하위 질문", "질문")
+ANSWER_PREFIXES = ("short answer", "final answer", "answer", "짧은 답", "최종 답", "답")
 
 
 def same_question_key(text: str) -> str:
@@ -160,46 +165,45 @@ class Chain(Method):
     def sub_question(self, ctx: RunContext, node: Node, question: str, history: History, seed: int = 0) -> str:
         """(1) Q_i = LLM(Q, Q_<i, A_<i)."""
         lang, o = ctx.lang, self.opts
-        user = chain_prompts.SUBQ_USER[lang].format(question=question, history=format_history(history, lang))
-        messages = [{"role": "system", "content": chain_prompts.SUBQ_SYSTEM[lang]}, {"role": "user", "content": user}]
+        messages = chain_prompts.PROMPTS[lang].sub_question.messages(question=question,
+                                                                     history=format_history(history, lang))
         out = ctx.llm.chat(node, "sub_question", messages, max_tokens=o.subq_tokens,
                            temperature=o.temperature, seed=seed)
-        qi = first_line(out, chain_prompts.SUBQ_PREFIXES)
+        qi = first_line(out, SUBQ_PREFIXES)
         return qi or question  # nothing usable: search with the question itself
 
     def sub_answer(self, ctx: RunContext, node: Node, sub_question: str, closed_book: bool) -> str:
         """(2) A_i = LLM(Q_i, D_i): k passages retrieved with Q_i, or closed book."""
-        lang, o = ctx.lang, self.opts
+        lang, o, p = ctx.lang, self.opts, chain_prompts.PROMPTS[ctx.lang]
         if closed_book:
-            system, user = chain_prompts.SUBA_CB_SYSTEM[lang], chain_prompts.SUBA_CB_USER[lang].format(question=sub_question)
+            messages = p.sub_answer_closed.messages(question=sub_question)
         else:
             passages = ctx.retrieve(node, sub_question, o.k)
-            user = chain_prompts.SUBA_USER[lang].format(
-                data_note=DATA_NOTE[lang],
+            messages = p.sub_answer.messages(
+                data_note=common_prompts.PROMPTS[lang].data_note,
                 passages=format_passages(passages, max_chars=o.passage_chars),
                 question=sub_question,
             )
-            system = chain_prompts.SUBA_SYSTEM[lang]
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         out = ctx.llm.chat(node, "sub_answer", messages, max_tokens=o.answer_tokens)
         # a span, even when the model wrote a sentence: the history shows the next sub-question short answers
-        reply = clean_answer(first_line(out, chain_prompts.ANSWER_PREFIXES))
-        node.answer = shape_answer(reply, sub_question, [], lang).answer or chain_prompts.NOT_FOUND[lang]
+        reply = clean_answer(first_line(out, ANSWER_PREFIXES))
+        node.answer = shape_answer(reply, sub_question, [], lang).answer or p.not_found
         return node.answer
 
     def final_messages(self, lang: str, question: str, history: History, passages: list[Passage]) -> list[dict]:
         """(3) the prompt of Â = LLM(Q, Q_1:i, A_1:i, D); also the context of eq. 4's log P(A | Q, C)."""
+        p = chain_prompts.PROMPTS[lang]
         evidence = ""
         if passages:
-            evidence = f"{DATA_NOTE[lang]}\n\n{format_passages(passages, max_chars=self.opts.passage_chars)}\n\n"
-        user = chain_prompts.FINAL_USER[lang].format(evidence=evidence, history=format_history(history, lang), question=question)
-        return [{"role": "system", "content": chain_prompts.FINAL_SYSTEM[lang]}, {"role": "user", "content": user}]
+            evidence = fill(p.evidence, data_note=common_prompts.PROMPTS[lang].data_note,
+                            passages=format_passages(passages, max_chars=self.opts.passage_chars))
+        return p.final.messages(evidence=evidence, history=format_history(history, lang), question=question)
 
     def final_answer(self, ctx: RunContext, node: Node, question: str, history: History,
                      passages: list[Passage], purpose: str = "answer") -> str:
         out = ctx.llm.chat(node, purpose, self.final_messages(ctx.lang, question, history, passages),
                            max_tokens=self.opts.answer_tokens)
-        return clean_answer(first_line(out, chain_prompts.ANSWER_PREFIXES))
+        return clean_answer(first_line(out, ANSWER_PREFIXES))
 
 
 __all__ = ["Chain", "History", "first_line", "format_history"]

@@ -53,7 +53,7 @@ class EvaluatorStop(StopPolicy):
     llm_calls = 1
 
     def decide(self, ctx: RunContext, node: Node, question: str, history: list[tuple[str, str]]) -> Stop:
-        from gaji.methods.chain_prompts import format_history
+        from gaji.methods.prompts.chain import format_history
         from gaji.methods.toq.evaluator import QueryEvaluator
 
         scores = QueryEvaluator(ctx.llm).evaluate(node, question, format_history(history, ctx.lang), ctx.lang)

@@ -38,7 +38,7 @@ from gaji.methods.fewshot import (
     load_demos,
     paragraph_blocks,
 )
-from gaji.methods.prompts import ircot as ircot_prompts
+from gaji.methods.prompts import cot as cot_prompts
 from gaji.methods.reader import READERS, demo_blocks, read
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Passage, Trace
@@ -172,14 +172,14 @@ class IRCoT(Method):
     ) -> list[Demo]:
         """The demonstrations that fit next to a full collection: max_paragraphs paragraphs of the size of
         the question's own, plus a CoT of max_steps sentences (~25 tokens each)."""
-        o, lang = self.opts, ctx.lang
+        o, lang, p = self.opts, ctx.lang, cot_prompts.PROMPTS[ctx.lang]
         per_para = (
-            sum(count(paragraph_blocks([p], ircot_prompts.TITLE[lang], o.passage_chars)) for p in first) / len(first)
+            sum(count(paragraph_blocks([ps], p.title, o.passage_chars)) for ps in first) / len(first)
             if first else 0.0
         )
-        test = ircot_prompts.qa_block(lang, "", question)
+        test = cot_prompts.qa_block(lang, "", question)
         grown = count(test) + int(per_para * o.max_paragraphs) + 25 * o.max_steps
-        fitted = fit_prompt(count, context_budget(ctx.llm, o), ircot_prompts.HEADER[lang],
+        fitted = fit_prompt(count, context_budget(ctx.llm, o), p.header,
                             demo_blocks(demos, lang, o, "cot", closed_book=False), lambda _n: test, 0,
                             reserve=max(o.step_tokens, o.reader_tokens if o.reader == "cot" else 32),
                             max_demos=o.max_demos, test_reserve=grown)
@@ -190,16 +190,16 @@ class IRCoT(Method):
         demos: list[Demo], count: TokenCounter,
     ) -> str:
         """(i) The next CoT sentence: the model continues "A: <CoT so far>"; its first sentence is kept."""
-        o, lang = self.opts, ctx.lang
+        o, lang, p = self.opts, ctx.lang, cot_prompts.PROMPTS[ctx.lang]
 
         def test_block(n: int) -> str:
-            paras = paragraph_blocks(paragraphs[:n], ircot_prompts.TITLE[lang], o.passage_chars)
-            return ircot_prompts.qa_block(lang, paras, question, " ".join(cot))
+            paras = paragraph_blocks(paragraphs[:n], p.title, o.passage_chars)
+            return cot_prompts.qa_block(lang, paras, question, " ".join(cot))
 
         fitted = fit_prompt(
             count,
             context_budget(ctx.llm, o),
-            ircot_prompts.HEADER[lang],
+            p.header,
             demo_blocks(demos, lang, o, "cot", closed_book=False),
             test_block,
             len(paragraphs),
@@ -207,7 +207,7 @@ class IRCoT(Method):
             max_demos=o.max_demos,
         )
         step.data.update(demos=fitted.demos, paragraphs_shown=fitted.paragraphs)
-        out, _ = generate_sentence(ctx.llm, step, "reason", fitted.text, [ircot_prompts.Q[lang], ircot_prompts.TITLE[lang]], o.step_tokens)
+        out, _ = generate_sentence(ctx.llm, step, "reason", fitted.text, [p.q, p.title], o.step_tokens)
         step.data["generation"] = out
         return first_sentence(out)
 

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gaji.methods.base import RunContext
-from gaji.methods.common import DATA_NOTE, attribute, cited_ids, format_passages
+from gaji.llm.prompts import chat_messages, fill
+from gaji.methods.common import attribute, cited_ids, format_passages
+from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.types import Node, Passage
 
@@ -40,13 +42,14 @@ def write_long(
     """Write the cited paragraph for `question` from `passages`; the call is recorded on `node`."""
     lang = ctx.lang
     passages = list(passages)
-    system = direct.ONER_LONG_SYSTEM[lang].format(
-        words=words, data_note=DATA_NOTE[lang], passages=format_passages(passages, max_chars=passage_chars))
-    user = direct.ONER_PLAIN_USER[lang].format(question=question)
+    p = direct.PROMPTS[lang]
+    system = fill(p.long.system, words=words, data_note=common_prompts.PROMPTS[lang].data_note,
+                  passages=format_passages(passages, max_chars=passage_chars))
+    user = fill(p.long.user, question=question)
     if notes:
-        lines = "\n".join(direct.LONG_NOTE_LINE[lang].format(question=q, answer=a) for q, a in notes)
-        user = direct.LONG_NOTES[lang].format(notes=lines) + user
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        lines = "\n".join(fill(p.long_note_line, question=q, answer=a) for q, a in notes)
+        user = fill(p.long_notes, notes=lines) + user
+    messages = chat_messages(system, user)
     out = ctx.llm.chat(node, purpose, messages, max_tokens=max_tokens or long_tokens(words))
     text = out.strip()
     return LongAnswer(text=text, citations=cited_ids(out, passages) or attribute(text, passages), raw=out)

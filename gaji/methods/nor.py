@@ -21,10 +21,7 @@ class NoR(Method):
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         lang, root = ctx.lang, trace.root
-        messages = [
-            {"role": "system", "content": direct.SYSTEM[lang]},
-            {"role": "user", "content": direct.NOR_USER[lang].format(question=trace.question)},
-        ]
+        messages = direct.PROMPTS[lang].nor.messages(question=trace.question)
         out = ctx.llm.chat(root, "answer", messages, max_tokens=self.opts.max_tokens)
         trace.answer = clean_answer(out)
         root.answer = trace.answer

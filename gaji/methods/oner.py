@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from gaji.methods.base import Method, RunContext
 from gaji.errors import ConfigError
-from gaji.methods.common import (DATA_NOTE, attribute_with_bridges, check_trim, cited_ids, clean_answer,
-                                 format_passages, plain_answer)
+from gaji.methods.common import (attribute_with_bridges, check_trim, cited_ids, clean_answer, format_passages,
+                                 plain_answer)
 from gaji.methods.reask import ask_plain
 from gaji.methods.long_answer import long_tokens, write_long
+from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
 from gaji.types import Trace
@@ -70,13 +71,9 @@ class OneR(Method):
         chars = self.opts.passage_chars_ko if lang == "ko" and self.opts.passage_chars_ko else self.opts.passage_chars
         fenced = format_passages(passages, max_chars=chars,
                                  query=trace.question if self.opts.passage_trim == "relevant" else None)
-        if self.opts.style == "plain":
-            system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=fenced)
-            user = direct.ONER_PLAIN_USER[lang].format(question=trace.question)
-        else:
-            system = direct.SYSTEM[lang]
-            user = direct.ONER_USER[lang].format(data_note=DATA_NOTE[lang], passages=fenced, question=trace.question)
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        prompt = direct.PROMPTS[lang].plain if self.opts.style == "plain" else direct.PROMPTS[lang].cite
+        messages = prompt.messages(data_note=common_prompts.PROMPTS[lang].data_note, passages=fenced,
+                                   question=trace.question)
         out = ask_plain(ctx.llm, root, messages, trace.question, passages, lang, self.opts.max_tokens,
                         reask=self.opts.style == "plain" and self.opts.reask, logprobs=2 if self.opts.logprobs else 0)
         if self.opts.style == "plain":

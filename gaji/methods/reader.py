@@ -41,9 +41,9 @@ class Reading:
 
 def demo_blocks(demos: Sequence[Demo], lang: str, opts: FewShotOptions, style: str, closed_book: bool) -> list[str]:
     """The demonstrations rendered in the template: gold + M distractors, then Q and the CoT/answer."""
-    out = []
+    out, title = [], cot_prompts.PROMPTS[lang].title
     for d in demos:
-        paras = "" if closed_book else paragraph_blocks(d.paragraphs(opts.m, opts.seed), cot_prompts.TITLE[lang])
+        paras = "" if closed_book else paragraph_blocks(d.paragraphs(opts.m, opts.seed), title)
         out.append(cot_prompts.qa_block(lang, paras, d.question, d.cot_text if style == "cot" else d.answer))
     return out
 
@@ -63,15 +63,15 @@ def read(
     counter: TokenCounter | None = None,
 ) -> Reading:
     """Answer `question` from `paragraphs` with a few-shot CoT or direct prompt; the call is recorded on `node`."""
-    lang = ctx.lang
+    lang, p = ctx.lang, cot_prompts.PROMPTS[ctx.lang]
     count = counter or TokenCounter(ctx.llm.count_tokens)
     if closed_book:
-        header = cot_prompts.HEADER_CLOSED[lang]
+        header = p.header_closed
     else:
-        header = cot_prompts.HEADER[lang] if style == "cot" else cot_prompts.HEADER_DIRECT[lang]
+        header = p.header if style == "cot" else p.header_direct
 
     def test_block(n: int) -> str:
-        paras = "" if closed_book else paragraph_blocks(paragraphs[:n], cot_prompts.TITLE[lang], opts.passage_chars)
+        paras = "" if closed_book else paragraph_blocks(paragraphs[:n], p.title, opts.passage_chars)
         return cot_prompts.qa_block(lang, paras, question)
 
     fitted = fit_prompt(
@@ -86,10 +86,10 @@ def read(
     )
     if style == "cot":
         # the chain is one line in the demonstrations; it ends with the answer sentence or the line
-        text = generate_chain(ctx.llm, node, purpose, fitted.text, [cot_prompts.Q[lang], cot_prompts.TITLE[lang]], max_tokens)
+        text = generate_chain(ctx.llm, node, purpose, fitted.text, [p.q, p.title], max_tokens)
         answer = cot_answer(text)
     else:
-        stop = ["\n", cot_prompts.TITLE[lang]]
+        stop = ["\n", p.title]
         out = ctx.llm.complete(node, purpose, fitted.text, stop=stop, max_tokens=max_tokens)
         text = " ".join(out.split())
         found = answer_after_marker(text)  # a direct answer may still say "answer is: X"

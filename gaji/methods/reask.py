@@ -27,8 +27,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from gaji.llm.prompts import fill
 from gaji.text.answers import normalize_en, strip_ko_ending
 from gaji.methods.common import plain_answer
+from gaji.methods.prompts import reask as reask_prompts
 from gaji.methods.span import is_unknown, shape_answer
 from gaji.types import Node, Passage
 
@@ -48,20 +50,6 @@ _UNITS = frozenset("mah gb mb tb kb km m cm mm kg g 명 개 원 달러 만 억 �
 _YES_NO = re.compile(r"^(?:네|예|아니요|아니오|아뇨|yes|no)$", re.I)
 _WORD = re.compile(r"[0-9A-Za-z가-힣]+")
 _STRIP = " \t\"'“”‘’`「」『』《》〈〉<>()[].,!?。"
-
-REASK = {
-    "echo": {
-        "ko": "'{answer}'은(는) 질문에 이미 나온 말입니다. 질문이 묻는 대상을 문서에서 찾아 답만 쓰세요. "
-              "정말 '{answer}'이(가) 답이라면 그대로 쓰세요.",
-        "en": "'{answer}' is already named in the question. Find in the documents what the question asks for and "
-              "give only that answer. If '{answer}' really is the answer, give it again.",
-    },
-    "value": {
-        "ko": "질문은 어느 쪽인지를 묻습니다. '{answer}' 같은 값이 아니라, 문서를 보고 해당하는 쪽의 이름만 쓰세요.",
-        "en": "The question asks which one. Do not give a value such as '{answer}': give only the name of the one "
-              "that fits, from the documents.",
-    },
-}
 
 
 def offers_answer(question: str, lang: str) -> bool:
@@ -168,7 +156,8 @@ def recheck(chat: Chat, messages: list[dict], reply: str, question: str, passage
     kind = wrong_shape(span, question, lang)
     if not kind:
         return reply, None
-    turn = REASK[kind]["ko" if lang == "ko" else "en"].format(answer=span.strip().strip(_STRIP))
+    p = reask_prompts.PROMPTS[lang]
+    turn = fill({"echo": p.echo, "value": p.value}[kind], answer=span.strip().strip(_STRIP))
     again = chat([*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": turn}])
     second = shape_answer(plain_answer(again), question, passages, lang).answer
     # no answer, or a bare yes/no ("네, '…'은 …입니다" agrees with the turn, it does not answer the question)

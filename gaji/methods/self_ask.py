@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from gaji.errors import ConfigError
 from gaji.methods.base import Method, RunContext, node_failure
-from gaji.methods.common import DATA_NOTE, cited_ids, clean_answer, format_passages, interleave_ranked
+from gaji.methods.common import cited_ids, clean_answer, format_passages, interleave_ranked
 from gaji.methods.fewshot import (
     Demo,
     FewShotOptions,
@@ -39,6 +39,7 @@ from gaji.methods.fewshot import (
 )
 from gaji.methods.describe import Facts, word
 from gaji.methods.long_answer import write_long
+from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import self_ask as self_ask_prompts
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Passage, Trace
@@ -69,14 +70,15 @@ def parse_move(out: str) -> Move:
 
 
 def demo_block(d: Demo, lang: str) -> str:
-    lines = [f"{self_ask_prompts.QUESTION[lang]} {d.question}"]
+    p = self_ask_prompts.PROMPTS[lang]
+    lines = [f"{p.question} {d.question}"]
     if d.followups:
-        lines.append(f"{self_ask_prompts.NEEDED[lang]} {self_ask_prompts.YES[lang]}")
+        lines.append(f"{p.needed} {p.yes}")
         for f in d.followups:
-            lines += [f"{self_ask_prompts.FOLLOW_UP[lang]} {f.question}", f"{self_ask_prompts.INTERMEDIATE[lang]} {f.answer}"]
+            lines += [f"{p.follow_up} {f.question}", f"{p.intermediate} {f.answer}"]
     else:
-        lines.append(f"{self_ask_prompts.NEEDED[lang]} {self_ask_prompts.NO[lang]}")
-    lines.append(f"{self_ask_prompts.FINAL[lang]} {d.answer}")
+        lines.append(f"{p.needed} {p.no}")
+    lines.append(f"{p.final} {d.answer}")
     return "\n".join(lines)
 
 
@@ -110,21 +112,22 @@ class SelfAsk(Method):
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         o, lang, root, q = self.opts, ctx.lang, trace.root, trace.question
+        p = self_ask_prompts.PROMPTS[lang]
         demos = load_demos(ctx.lang, o.demos)
         blocks = [demo_block(d, lang) for d in demos]
         count = TokenCounter(ctx.llm.count_tokens)
-        start = f"{self_ask_prompts.QUESTION[lang]} {q}\n{self_ask_prompts.NEEDED[lang]}"
+        start = f"{p.question} {q}\n{p.needed}"
         chain = ""  # what follows `start`: the model's moves and the inserted intermediate answers
         final: str | None = None
         citations: list[str] = []
 
         def prompt(suffix: str, reserve: int) -> str:
-            fitted = fit_prompt(count, context_budget(ctx.llm, o), self_ask_prompts.HEADER[lang], blocks,
+            fitted = fit_prompt(count, context_budget(ctx.llm, o), p.header, blocks,
                                 lambda _n: start + suffix, 0, reserve=reserve, max_demos=o.max_demos)
             root.data["demos"] = fitted.demos
             return fitted.text
 
-        stop = [self_ask_prompts.INTERMEDIATE[lang], f"\n{self_ask_prompts.QUESTION[lang]}", "\n\n"]
+        stop = [p.intermediate, f"\n{p.question}", "\n\n"]
         for i in range(o.max_followups + 1):
             out = ctx.llm.complete(root, "followup", prompt(chain, o.step_tokens), stop=stop, max_tokens=o.step_tokens)
             move = parse_move(out)
@@ -138,7 +141,7 @@ class SelfAsk(Method):
             with node_failure(node):
                 answer, cited = self.answer_followup(ctx, node, move.follow_up)
             citations += [c for c in cited if c not in citations]
-            chain += f"{move.kept}{self_ask_prompts.INTERMEDIATE[lang]} {answer}\n"
+            chain += f"{move.kept}{p.intermediate} {answer}\n"
             ctx.emit(node)
 
         if o.style == "long":
@@ -148,10 +151,10 @@ class SelfAsk(Method):
             return
         if final is None:
             if not chain.strip():  # no usable follow-up at all: answer as the no-follow-up demonstrations do
-                chain = f" {self_ask_prompts.NO[lang]}\n"
+                chain = f" {p.no}\n"
             elif not chain.endswith("\n"):
                 chain += "\n"
-            chain += self_ask_prompts.FINAL[lang]
+            chain += p.final
             out = ctx.llm.complete(root, "answer", prompt(chain, o.answer_tokens), stop=["\n"],
                                    max_tokens=o.answer_tokens)
             final = clean_answer(out)
@@ -165,7 +168,7 @@ class SelfAsk(Method):
         """The cited paragraph from the follow-ups' passages (rank by rank), with their answers as notes."""
         followups = [n for n in trace.root.children if n.kind == "followup"]
         notes = [(n.question, n.answer) for n in followups
-                 if n.status == "ok" and n.answer and n.answer != self_ask_prompts.UNKNOWN[ctx.lang]]
+                 if n.status == "ok" and n.answer and n.answer != self_ask_prompts.PROMPTS[ctx.lang].unknown]
         ranked = [[trace.passages[i] for i in n.passage_ids] for n in followups]
         if not any(ranked):  # the chain asked nothing: retrieve once with the question, as RetGen does
             ranked = [ctx.retrieve(trace.root, trace.question, self.opts.k)]
@@ -181,15 +184,14 @@ class SelfAsk(Method):
         """Retrieve K passages for the follow-up and answer it with one short reader call."""
         lang = ctx.lang
         passages = ctx.retrieve(node, question, self.opts.k)
-        user = self_ask_prompts.READER_USER[lang].format(
-            data_note=DATA_NOTE[lang],
+        messages = self_ask_prompts.PROMPTS[lang].reader.messages(
+            data_note=common_prompts.PROMPTS[lang].data_note,
             passages=format_passages(passages, max_chars=self.opts.passage_chars),
             question=question,
         )
-        messages = [{"role": "system", "content": self_ask_prompts.READER_SYSTEM[lang]}, {"role": "user", "content": user}]
         out = ctx.llm.chat(node, "intermediate_answer", messages, max_tokens=self.opts.answer_tokens)
         answer, cited = parse_reader(out, passages)
-        node.answer = answer or self_ask_prompts.UNKNOWN[lang]
+        node.answer = answer or self_ask_prompts.PROMPTS[lang].unknown
         node.data["cited_ids"] = cited
         return node.answer, cited or [p.id for p in passages]
 

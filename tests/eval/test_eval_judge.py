@@ -1,4 +1,5 @@
-from gaji.eval.judge import SYSTEM, USER, RetrievalJudge, parse_verdict, self_judging_note
+from gaji.eval.judge import RetrievalJudge, parse_verdict, self_judging_note
+from gaji.eval.judge_prompts import PROMPTS
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.types import Passage
@@ -13,10 +14,11 @@ def test_parse_verdict_takes_the_last_one():
 
 
 def test_prompts_follow_the_paper_in_both_languages():
-    assert "[BEGIN DATA]" in USER["ko"] and "{query}" in USER["ko"] and "{chunk}" in USER["ko"]
-    assert "질문에 적절히 답변하기 위해 필요한 정보를 포함하는 chunk를 올바르게 선택했는가" in USER["ko"]
-    assert "[BEGIN DATA]" in USER["en"] and "{query}" in USER["en"] and "'pass' or 'fail'" in USER["en"]
-    assert "한국어로" in SYSTEM["ko"] and "in English" in SYSTEM["en"]
+    ko, en = PROMPTS["ko"].judge, PROMPTS["en"].judge
+    assert "[BEGIN DATA]" in ko.user and "{query}" in ko.user and "{chunk}" in ko.user
+    assert "질문에 적절히 답변하기 위해 필요한 정보를 포함하는 chunk를 올바르게 선택했는가" in ko.user
+    assert "[BEGIN DATA]" in en.user and "{query}" in en.user and "'pass' or 'fail'" in en.user
+    assert "한국어로" in ko.system and "in English" in en.system
     assert "biased" in self_judging_note() and "편향" in self_judging_note("ko")
 
 

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 
 from gaji.methods.base import Method, RunContext
-from gaji.methods.common import DATA_NOTE, cited_ids, format_passages
+from gaji.methods.common import cited_ids, format_passages
+from gaji.methods.prompts import common as common_prompts
 from gaji.methods.contregen.method import ConTReGen
 from gaji.registry import METHODS
 from gaji.types import Fact, Node, Passage, Trace
@@ -39,7 +40,7 @@ class TreeDouble(Method):
             q = node.filled_question
             ctx.emit(root)
             passages = ctx.retrieve(node, q, self.opts.k)
-            prompt = f"{DATA_NOTE[ctx.lang]}\n{format_passages(passages)}\nSUBQ: {q}"
+            prompt = f"{common_prompts.PROMPTS[ctx.lang].data_note}\n{format_passages(passages)}\nSUBQ: {q}"
             node.answer = ctx.llm.chat(node, "answer", [{"role": "user", "content": prompt}])
             if passages:
                 top = passages[0]

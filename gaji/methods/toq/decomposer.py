@@ -39,11 +39,10 @@ from typing import Any, Callable
 
 from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import few_shot_messages
 from gaji.methods.toq.intersect import detect as detect_intersection
 from gaji.methods.toq.intersect import split as split_intersection
 from gaji.methods.toq.names_rule import lost_names, squash
-from gaji.methods.toq.prompts import prompts
+from gaji.methods.toq.prompts import PROMPTS
 from gaji.methods.toq.router import Route, ShapeRouter
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
 from gaji.types import Node
@@ -316,9 +315,7 @@ class QuestionDecomposer:
         self.intersect_split = intersect_split  # code: intersect.split, no LLM call; llm: the intersect prompt
 
     def messages(self, question: str, lang: str) -> list[dict]:
-        p = prompts(lang)
-        system = p.DECOMPOSE_SYSTEM.format(max_children=self.max_children)
-        return few_shot_messages(system, p.DECOMPOSE_SHOTS, p.DECOMPOSE_USER.format(question=question))
+        return PROMPTS[lang].decompose.messages(max_children=self.max_children, question=question)
 
     def decompose(self, node: Node, question: str, lang: str) -> Decomposition:
         """Split `question` (recording the calls on `node`); LLMError when no valid split comes back, a single
@@ -326,7 +323,7 @@ class QuestionDecomposer:
         if self.router is None:
             return self._paper_or_single(node, question, lang)
         route = self.router.route(question)
-        p = prompts(lang)
+        p = PROMPTS[lang]
         cue = detect_intersection(question, lang) if self.intersect and route.shape != "compare" else ""
         how = ""
         if cue and self.intersect_split == "code":
@@ -343,15 +340,15 @@ class QuestionDecomposer:
         prompt = "intersect" if how == "llm" else route.shape
         try:
             if route.shape == "compare":
-                msgs = few_shot_messages(p.COMPARE_SYSTEM, p.COMPARE_SHOTS, p.COMPARE_USER.format(question=question))
-                parse = partial(parse_compare, exemplars=compare_exemplars(p.COMPARE_SHOTS))
+                msgs = p.compare.messages(question=question)
+                parse = partial(parse_compare, exemplars=compare_exemplars(p.compare.shots))
                 d = self._ask(node, "decompose-compare", msgs, compare_schema(self.max_children), parse, question, lang)
             elif how == "llm":
-                msgs = few_shot_messages(p.INTERSECT_SYSTEM, p.INTERSECT_SHOTS, p.INTERSECT_USER.format(question=question))
+                msgs = p.intersect.messages(question=question)
                 d = self._ask(node, "decompose-intersect", msgs, intersect_schema(self.max_children), parse_intersect,
                               question, lang)
             else:
-                msgs = few_shot_messages(p.CHAIN_SYSTEM, p.CHAIN_SHOTS, p.CHAIN_USER.format(question=question))
+                msgs = p.chain.messages(question=question)
                 d = self._ask(node, "decompose-chain", msgs, chain_schema(), parse_chain, question, lang)
             d.prompt = prompt
         except LLMError as e:

@@ -16,9 +16,10 @@ used by the eval harness on any method's answers:
 """
 from __future__ import annotations
 
+from gaji.llm.prompts import fill
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import few_shot_messages, trim_passage
-from gaji.methods.toq.prompts import prompts
+from gaji.methods.common import trim_passage
+from gaji.methods.toq.prompts import PROMPTS
 from gaji.types import Node, Passage
 
 EVAL_SCHEMA = {
@@ -48,16 +49,15 @@ class QueryEvaluator:
         self.max_tokens = max_tokens
 
     def messages(self, question: str, answer: str, lang: str, passages: list[Passage] | None = None) -> list[dict]:
-        p = prompts(lang)
+        p = PROMPTS[lang]
         evidence = ""
         if passages:
             lines = []
             for i, ps in enumerate(passages, 1):
                 text = trim_passage(ps.text, self.passage_chars)
                 lines.append(f"[{i}] ({ps.title}) {text}" if ps.title else f"[{i}] {text}")
-            evidence = p.EVIDENCE_HEADER + "\n".join(lines)
-        user = p.EVALUATE_USER.format(question=question, answer=answer.strip(), evidence=evidence)
-        return few_shot_messages(p.EVALUATE_SYSTEM, p.EVALUATE_SHOTS, user)
+            evidence = fill(p.evidence_header) + "\n".join(lines)
+        return p.evaluate.messages(question=question, answer=answer.strip(), evidence=evidence)
 
     def evaluate(
         self, node: Node, question: str, answer: str, lang: str, passages: list[Passage] | None = None

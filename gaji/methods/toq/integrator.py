@@ -25,8 +25,8 @@ from typing import Any, Callable, Mapping
 
 from gaji.errors import ConfigError, LLMError
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import few_shot_messages, trim_passage
-from gaji.methods.toq.prompts import prompts
+from gaji.methods.common import trim_passage
+from gaji.methods.toq.prompts import PROMPTS
 from gaji.methods.toq.tree import fill_slots
 from gaji.types import Node, Passage
 
@@ -139,9 +139,8 @@ class AnswerIntegrator:
         return out
 
     def judge_one(self, node: Node, question: str, passage: Passage, lang: str) -> Judgement:
-        p = prompts(lang)
-        user = p.INTEGRATE_USER.format(question=question, document=document_json(passage, self.doc_chars))
-        obj = self.llm.json(node, "integrate", few_shot_messages(p.INTEGRATE_SYSTEM, p.INTEGRATE_SHOTS, user),
+        msgs = PROMPTS[lang].integrate.messages(question=question, document=document_json(passage, self.doc_chars))
+        obj = self.llm.json(node, "integrate", msgs,
                             schema=JUDGEMENT_SCHEMA, max_tokens=self.max_tokens)
         return _judgement(obj, passage, question)
 
@@ -152,10 +151,9 @@ class AnswerIntegrator:
             return Judgement(relevant=False, error=str(e))
 
     def _judge_batch(self, node: Node, question: str, passages: list[Passage], lang: str) -> list[Judgement]:
-        p = prompts(lang)
         docs = "\n".join(f"[{i}] {document_json(ps, self.doc_chars)}" for i, ps in enumerate(passages, 1))
-        user = p.INTEGRATE_BATCH_USER.format(question=question, documents=docs)
-        obj = self.llm.json(node, "integrate", few_shot_messages(p.INTEGRATE_BATCH_SYSTEM, p.INTEGRATE_BATCH_SHOTS, user),
+        msgs = PROMPTS[lang].integrate_batch.messages(question=question, documents=docs)
+        obj = self.llm.json(node, "integrate", msgs,
                             schema=batch_schema(len(passages)), max_tokens=self.max_tokens * len(passages))
         out = [Judgement(relevant=False, error="not judged") for _ in passages]
         items = obj.get("judgements", [])
@@ -177,11 +175,10 @@ class AnswerIntegrator:
         filled = fill_slots(question, answers)
         if not rewrite or all(len(a) <= self.rewrite_over for a in answers.values()):
             return filled
-        p = prompts(lang)
         listing = "\n".join(f"[ANS_{n}] = {a}" for n, a in sorted(answers.items()))
-        user = p.REWRITE_USER.format(question=question, answers=listing)
+        msgs = PROMPTS[lang].rewrite.messages(question=question, answers=listing)
         try:
-            out = self.llm.chat(node, "rewrite", few_shot_messages(p.REWRITE_SYSTEM, p.REWRITE_SHOTS, user),
+            out = self.llm.chat(node, "rewrite", msgs,
                                 max_tokens=64, stop=["\n"])
         except LLMError as e:
             node.data["rewrite_error"] = str(e)

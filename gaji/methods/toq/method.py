@@ -53,7 +53,7 @@ from gaji.methods.toq.integrator import MODES as INTEGRATE_MODES
 from gaji.methods.toq.integrator import AnswerIntegrator, serial_map
 from gaji.methods.toq.intersect import agree
 from gaji.methods.toq.order import decide, order_hint
-from gaji.methods.toq.prompts import is_unknown, prompts
+from gaji.methods.toq.prompts import PROMPTS, is_unknown
 from gaji.methods.toq.query_generator import QueryGenerator
 from gaji.methods.toq.responder import Response, ResponseGenerator
 from gaji.methods.toq.router import shared_router
@@ -509,7 +509,7 @@ class TreeOfQuestion:
     def integrate_children(self, node: Node, question: str) -> None:
         """Answer the node from its children's answers and their cited documents; the root is
         evaluated again (the paper's termination test on the created nodes' responses)."""
-        subs = [(c.filled_question or c.question, c.answer or prompts(self.lang).UNKNOWN) for c in node.children]
+        subs = [(c.filled_question or c.question, c.answer or PROMPTS[self.lang].unknown) for c in node.children]
         hint, decided, agreed = "", None, None
         kind = self.state(node).decomposition
         if kind == "comparison" and all(c.answer and not is_unknown(c.answer) for c in node.children):

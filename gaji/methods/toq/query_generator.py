@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import few_shot_messages
-from gaji.methods.toq.prompts import prompts
+from gaji.methods.toq.prompts import PROMPTS
 from gaji.methods.toq.tree import strip_slots
 from gaji.types import Node
 
@@ -33,8 +32,7 @@ class QueryGenerator:
         self.max_tokens = max_tokens
 
     def messages(self, question: str, lang: str) -> list[dict]:
-        p = prompts(lang)
-        return few_shot_messages(p.QUERY_SYSTEM, p.QUERY_SHOTS, p.QUERY_USER.format(question=question))
+        return PROMPTS[lang].query.messages(question=question)
 
     def generate(self, node: Node, question: str, lang: str) -> str:
         """Q = f_QG(q): one search query for `question` (the call is recorded on `node`)."""

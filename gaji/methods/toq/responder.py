@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gaji.llm.prompts import chat_messages, fill
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.common import DATA_NOTE, attribute, cited_ids, clean_answer, format_passages, plain_answer
+from gaji.methods.common import attribute, cited_ids, clean_answer, format_passages, plain_answer
+from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
-from gaji.methods.common import few_shot_messages
 from gaji.methods.reask import ask_plain
 from gaji.methods.span import shape_answer
-from gaji.methods.toq.prompts import is_unknown, prompts
+from gaji.methods.toq.prompts import PROMPTS, is_unknown
 from gaji.types import Node, Passage
 
 RESPONSE_SCHEMA = {
@@ -76,19 +77,17 @@ class ResponseGenerator:
         if not sub_answers:
             return ""
         lines = "".join(f"- {q} -> {a}\n" for q, a in sub_answers)
-        return prompts(lang).SUBANSWERS_HEADER + lines + (hint + "\n" if hint else "") + "\n"
+        return fill(PROMPTS[lang].subanswers_header) + lines + (hint + "\n" if hint else "") + "\n"
 
     def messages(self, question: str, query: str, passages: list[Passage], lang: str,
                  sub_answers: list[tuple[str, str]], short: bool, hint: str = "") -> list[dict]:
-        p = prompts(lang)
-        user = p.RESPOND_USER.format(
+        return PROMPTS[lang].respond.messages(
             context=self.context(lang, sub_answers, hint),
             question=question,
             query=query or question,
             documents=self.documents(passages, self.about(question, query, sub_answers)),
             style="short" if short else "full",
         )
-        return few_shot_messages(p.RESPOND_SYSTEM, p.RESPOND_SHOTS, user)
 
     def respond(
         self,
@@ -114,19 +113,20 @@ class ResponseGenerator:
             shaped = shape_answer(answer, question, passages, lang)
             answer, explanation = shaped.answer, explanation or shaped.explanation
         if is_unknown(answer):
-            answer = prompts(lang).UNKNOWN
+            answer = PROMPTS[lang].unknown
         return Response(answer=answer, explanation=explanation, cited=cited_ids(f"{explanation} {raw}", passages))
 
     def respond_plain(self, node: Node, question: str, passages: list[Passage], lang: str,
                       sub_answers: list[tuple[str, str]], hint: str = "", query: str = "") -> Response:
         docs = self.documents(passages, self.about(question, query, sub_answers))
-        system = direct.ONER_PLAIN_SYSTEM[lang].format(data_note=DATA_NOTE[lang], passages=docs)
-        user = self.context(lang, sub_answers, hint) + direct.ONER_PLAIN_USER[lang].format(question=question)
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        plain = direct.PROMPTS[lang].plain
+        system = fill(plain.system, data_note=common_prompts.PROMPTS[lang].data_note, passages=docs)
+        user = self.context(lang, sub_answers, hint) + fill(plain.user, question=question)
+        messages = chat_messages(system, user)
         out = ask_plain(self.llm, node, messages, question, passages, lang, 64, self.reask, logprobs=self.logprobs)
         shaped = shape_answer(plain_answer(out), question, passages, lang)  # a span, even when the model wrote a sentence
         answer = shaped.answer
         if is_unknown(answer) or not answer:
-            return Response(answer=prompts(lang).UNKNOWN, explanation="", cited=cited_ids(out, passages))
+            return Response(answer=PROMPTS[lang].unknown, explanation="", cited=cited_ids(out, passages))
         return Response(answer=answer, explanation=shaped.explanation,
                         cited=cited_ids(out, passages) or attribute(answer, passages))

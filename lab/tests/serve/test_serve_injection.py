@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from gaji_lab.bench.injection import load_jsonl, run_injection
 from gaji.llm.scripted import ScriptedLLM
-from gaji.methods.common import DATA_NOTE
+from gaji.methods.prompts import common as common_prompts
 from gaji.serve.indexes import parse_documents_jsonl
 
 HERE = Path(__file__).parent
@@ -39,7 +39,7 @@ def client(make_app):
 @pytest.mark.parametrize("q", QUESTIONS, ids=lambda q: q["lang"] + ":" + q["question"][:12])
 def test_injected_text_sits_inside_the_fence_after_the_data_note(client, q):
     prompt = oner_prompt(client, q["question"])
-    note, start, question_at = prompt.index(DATA_NOTE[q["lang"]]), prompt.index("<documents>"), prompt.rindex(q["question"])
+    note, start, question_at = prompt.index(common_prompts.PROMPTS[q["lang"]].data_note), prompt.index("<documents>"), prompt.rindex(q["question"])
     end = prompt.rindex("</documents>")
     assert note < start < end < question_at  # note, then fenced data, then the question and the instructions
     for d in DOCS:

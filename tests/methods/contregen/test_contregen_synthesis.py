@@ -6,7 +6,7 @@ import time
 
 from contregen_fakes import CORPUS, QUESTION, Brain, WordRetriever, by_question, make_ctx, shape
 
-from gaji.methods.common import DATA_NOTE
+from gaji.methods.prompts import common as common_prompts
 from gaji.methods.contregen import prompts
 from gaji.methods.contregen.method import ConTReGen
 
@@ -82,11 +82,11 @@ def test_korean_question_gets_korean_prompts():
     ctx, llm = make_ctx(brain, retriever=WordRetriever(corpus))
     trace = ConTReGen(k=2, max_subquestions=2, max_depth=1).run(q, ctx)
     assert trace.lang == "ko" and trace.status == "ok"
-    ko_systems = {d["ko"] for d in (prompts.PLAN_SYSTEM, prompts.VERIFY_SYSTEM, prompts.RELEVANCE_SYSTEM,
-                                     prompts.SYNTH_SYSTEM)}
+    p = prompts.PROMPTS["ko"]
+    ko_systems = {p.plan.system, p.verify.system, p.relevance.system, p.synth_system}
     assert {r.messages[0]["content"] for r in llm.requests} <= ko_systems
     with_docs = [r.messages[1]["content"] for r in llm.requests if "<documents>" in r.messages[1]["content"]]
-    assert with_docs and all(DATA_NOTE["ko"] in u for u in with_docs)
+    assert with_docs and all(common_prompts.PROMPTS["ko"].data_note in u for u in with_docs)
     assert by_question(trace.root)["화성 의 날씨 는?"].status == "skipped"
     assert trace.answer.startswith("FINAL from 1 notes")
 
@@ -95,4 +95,4 @@ def test_forced_language_overrides_detection():
     ctx, llm = make_ctx(Brain(), lang="ko")
     trace = ConTReGen(k=2, max_depth=1).run(QUESTION, ctx)
     assert trace.lang == "ko"
-    assert all(r.messages[0]["content"] in (prompts.PLAN_SYSTEM["ko"], prompts.SYNTH_SYSTEM["ko"]) for r in llm.requests)
+    assert all(r.messages[0]["content"] in (prompts.PROMPTS["ko"].plan.system, prompts.PROMPTS["ko"].synth_system) for r in llm.requests)

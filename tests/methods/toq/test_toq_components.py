@@ -5,7 +5,7 @@ from toq_helpers import IRRELEVANT, component, relevant, routed_llm, scores
 from gaji.errors import LLMError
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.toq import prompts, prompts_en, prompts_ko
+from gaji.methods.toq.prompts import PROMPTS
 from gaji.methods.toq.decomposer import QuestionDecomposer, parse_decomposition
 from gaji.methods.toq.evaluator import QueryEvaluator, overall_score
 from gaji.methods.toq.integrator import AnswerIntegrator
@@ -27,14 +27,12 @@ def tracked(llm):
 def test_both_languages_define_every_prompt_and_exemplars_cover_all_types():
     import json
 
-    for mod in (prompts_en, prompts_ko):
-        for name in prompts.REQUIRED:
-            assert hasattr(mod, name), (mod.__name__, name)
-        types = {json.loads(a)["type"] for _, a in mod.DECOMPOSE_SHOTS}
+    for _, p in PROMPTS.items():
+        types = {json.loads(a)["type"] for _, a in p.decompose.shots}
         assert types == {"single", "bridging", "intersection", "comparison", "hybrid"}
-        assert any("[ANS_1]" in s["question"] for _, a in mod.DECOMPOSE_SHOTS for s in json.loads(a)["subquestions"])
-    assert prompts.prompts("ko") is prompts_ko and prompts.prompts("en") is prompts_en
-    assert prompts.prompts("auto") is prompts_en
+        assert any("[ANS_1]" in s["question"] for _, a in p.decompose.shots for s in json.loads(a)["subquestions"])
+    assert PROMPTS["ko"] is PROMPTS.ko and PROMPTS["en"] is PROMPTS.en
+    assert PROMPTS["auto"] is PROMPTS.en
 
 
 def test_prompt_prefix_is_identical_across_calls():

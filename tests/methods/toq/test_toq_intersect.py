@@ -8,7 +8,7 @@ from toq_helpers import OverlapRetriever, make_ctx, question_of, routed_llm
 
 from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.toq import prompts_en, prompts_ko
+from gaji.methods.toq.prompts import PROMPTS
 from gaji.methods.toq.decomposer import QuestionDecomposer, parse_intersect
 from gaji.methods.toq.intersect import agree, detect, split
 from gaji.methods.toq.method import ToQ
@@ -171,10 +171,10 @@ def test_parse_intersect_rejects_unusable_answers(questions, problem):
 def test_intersect_shots_parse_in_both_languages():
     import json
 
-    for p in (prompts_en, prompts_ko):
-        for user, answer in p.INTERSECT_SHOTS:
+    for lang, p in PROMPTS.items():
+        for user, answer in p.intersect.shots:
             q = user.split(":", 1)[1].strip()
-            assert detect(q, "ko" if p is prompts_ko else "en")  # every shot is an intersection to the detector
+            assert detect(q, lang)  # every shot is an intersection to the detector
             d = parse_intersect(json.loads(answer), q, 4)
             assert d.type == "intersection" and len(d.subquestions) == 2
 

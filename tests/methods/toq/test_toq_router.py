@@ -10,7 +10,7 @@ from toq_helpers import routed_llm
 from gaji.errors import ConfigError
 from gaji.index.dense import EMBEDDER_FACTORIES, Embedder
 from gaji.llm.tracked import TrackedLLM
-from gaji.methods.toq import prompts_en, prompts_ko
+from gaji.methods.toq.prompts import PROMPTS
 from gaji.methods.toq.decomposer import QuestionDecomposer, compare_exemplars, parse_chain, parse_compare
 from gaji.methods.toq.router import DEFAULT_PATH, ShapeRouter
 from gaji.methods.toq.tree import DependencyError
@@ -132,7 +132,7 @@ def test_parse_compare_asks_the_template_about_every_item():
 
 
 def test_parse_compare_rejects_a_template_copied_from_an_exemplar_in_both_languages():
-    en = compare_exemplars(prompts_en.COMPARE_SHOTS)
+    en = compare_exemplars(PROMPTS.en.compare.shots)
     copied = {"items": ["Aleksandr Ivanovsky", "Arthur Lubin"],
               "question": "When was the director of the film [ITEM] born?"}
     with pytest.raises(DependencyError, match="copies an exemplar.*'director'"):
@@ -142,7 +142,7 @@ def test_parse_compare_rejects_a_template_copied_from_an_exemplar_in_both_langua
                          "Which film has the director born later, Jaws or Heat?", 4, exemplars=en).type == "comparison"
     assert parse_compare({"items": ["A B", "C D"], "question": "When was [ITEM] born?"},
                          "Who was born first, A B or C D?", 4, exemplars=en).type == "comparison"
-    ko = compare_exemplars(prompts_ko.COMPARE_SHOTS)
+    ko = compare_exemplars(PROMPTS.ko.compare.shots)
     with pytest.raises(DependencyError, match="'감독'"):
         parse_compare({"items": ["이순신", "세종"], "question": "영화 『[ITEM]』의 감독은 언제 태어났나요?"},
                       "이순신과 세종 중 누가 먼저 태어났나요?", 4, exemplars=ko)

@@ -7,11 +7,12 @@ import re
 from typing import Callable
 
 from gaji.llm.base import Request
+from gaji.llm.prompts import fill
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.prompts import direct
-from gaji.methods.toq import prompts_en, prompts_ko
+from gaji.methods.toq.prompts import PROMPTS
 from gaji.types import Passage, Retriever
 
 _WORD = re.compile(r"\w+", re.U)
@@ -49,29 +50,30 @@ class OverlapRetriever(Retriever):
         ]
 
 
+# component -> the field of its prompt in ToQPrompts
 _SYSTEMS = {
-    "decompose": "DECOMPOSE_SYSTEM",
-    "chain": "CHAIN_SYSTEM",
-    "compare": "COMPARE_SYSTEM",
-    "intersect": "INTERSECT_SYSTEM",
-    "query": "QUERY_SYSTEM",
-    "integrate_batch": "INTEGRATE_BATCH_SYSTEM",
-    "integrate": "INTEGRATE_SYSTEM",
-    "rewrite": "REWRITE_SYSTEM",
-    "answer": "RESPOND_SYSTEM",
-    "evaluate": "EVALUATE_SYSTEM",
+    "decompose": "decompose",
+    "chain": "chain",
+    "compare": "compare",
+    "intersect": "intersect",
+    "query": "query",
+    "integrate_batch": "integrate_batch",
+    "integrate": "integrate",
+    "rewrite": "rewrite",
+    "answer": "respond",
+    "evaluate": "evaluate",
 }
 
 
 def component(req: Request) -> tuple[str, str]:
     """(component, lang) of a ToQ request, from its system prompt ("answer_plain": the respond=plain prompt)."""
     system = req.messages[0]["content"]
-    for lang, text in direct.ONER_PLAIN_SYSTEM.items():
-        if system[:40] == text[:40]:
+    for lang, p in direct.PROMPTS.items():
+        if system[:40] == p.plain.system[:40]:
             return "answer_plain", lang
-    for lang, mod in (("en", prompts_en), ("ko", prompts_ko)):
+    for lang, p in PROMPTS.items():
         for comp, name in _SYSTEMS.items():
-            if system[:60] == getattr(mod, name)[:60]:
+            if system[:60] == fill(getattr(p, name).system, max_children=4)[:60]:
                 return comp, lang
     raise AssertionError(f"not a ToQ prompt: {system[:80]!r}")
 
