@@ -35,6 +35,8 @@ from gaji.methods.reask import recheck
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.evaluator import QueryEvaluator
 from gaji.methods.toq.integrator import AnswerIntegrator
+from gaji.methods.toq.order import order_hint
+from gaji.methods.toq.responder import ResponseGenerator
 from gaji.registry import METHODS
 from gaji.testing import ListRetriever, any_llm
 from gaji.types import Node, Passage
@@ -178,7 +180,34 @@ def render_toq_parts(lang: str) -> list[Request]:
     rewriter.fill(Node(question="q"), "Which electric cars are sold in the [ANS_1] price range?",
                   {1: "The BMW i5 is sold in Korea from 98 million won for the eDrive40 to about 120 million won."},
                   lang)
-    return backend.requests + evaluator_backend.requests + rewriter.llm.backend.requests
+    return backend.requests + evaluator_backend.requests + rewriter.llm.backend.requests + render_toq_order(lang)
+
+
+def render_toq_order(lang: str) -> list[Request]:
+    """A comparison node's reader, with its children's answers and the order line code writes for dates and
+    numbers (option order_hints), in both reader styles."""
+    cases = {
+        "en": [("Which battle came first, the Battle of Guam or the Battle of Manila?",
+                [("When was the Battle of Guam fought?", "21 July 1944"),
+                 ("When was the Battle of Manila fought?", "3 February 1945")]),
+               ("Which tower is taller, Namsan Tower or Lotte Tower?",
+                [("How tall is Namsan Tower?", "236 m"), ("How tall is Lotte Tower?", "555 m")])],
+        "ko": [("괌 전투와 마닐라 전투 중 어느 것이 먼저 일어났나요?",
+                [("괌 전투는 언제 일어났나요?", "1944년 7월 21일"), ("마닐라 전투는 언제 일어났나요?", "1945년 2월 3일")]),
+               ("남산타워와 롯데타워 중 어느 것이 더 높나요?",
+                [("남산타워의 높이는?", "236 미터"), ("롯데타워의 높이는?", "555 미터")])],
+    }[lang]
+    requests: list[Request] = []
+    for style in ("plain", "json"):
+        backend, llm = capturing({"explanation": "e", "answer": "a"} if style == "json" else "a")
+        reader = ResponseGenerator(llm, style=style)
+        for question, subs in cases:
+            hint = order_hint(question, subs, lang)
+            assert hint, (question, subs)
+            reader.respond(Node(question=question), question, question, [PASSAGE[lang]], lang, sub_answers=subs,
+                           hint=hint)
+        requests += backend.requests
+    return requests
 
 
 def cases() -> dict[str, Callable[[str], list[Request]]]:
