@@ -19,7 +19,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from gaji.llm.prompts import fill
 from gaji.methods.toq.comparative import Direction, direction
+from gaji.methods.toq.prompts import PROMPTS
 
 MONTHS = {
     m: i + 1
@@ -40,12 +42,6 @@ _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\d|st\b|nd
                      r"(thousand|million|billion|trillion|천|만|억|조)?", re.I)
 _CENTURY = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\d{1,2}\s*세기", re.I)
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "천": 1e3, "만": 1e4, "억": 1e8, "조": 1e12}
-
-TEXT = {
-    "en": {"date": "In time order, earliest first: {items}.", "number": "In order of size, smallest first: {items}."},
-    "ko": {"date": "시간 순서(이른 것부터): {items}.", "number": "크기 순서(작은 것부터): {items}."},
-}
-
 
 def parse_date(text: str) -> tuple[int, int, int] | None:
     """(year, month, day) of the first date in `text` (month/day 0 when not given); None without a year.
@@ -131,7 +127,8 @@ class Order:
     def hint(self, lang: str) -> str:
         """The order as one context line in `lang` ("In time order, earliest first: …")."""
         items = ", ".join(f"{label} ({answer.strip().rstrip('.')})" for label, answer in self.items)
-        return TEXT.get(lang, TEXT["en"])[self.kind].format(items=items)
+        p = PROMPTS[lang]
+        return fill(p.order_date if self.kind == "date" else p.order_number, items=items)
 
 
 def ordered(parent: str, children: Sequence[tuple[str, str]]) -> Order | None:

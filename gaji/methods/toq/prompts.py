@@ -29,6 +29,8 @@ class ToQPrompts:
     subanswers_header: str  # before a node's children's answers, in f_RG's user turn
     evaluate: Prompt  # B.4, the query evaluator
     evidence_header: str  # before the evaluated response's sources
+    order_date: str  # a comparison's items in order of their dates ({items}), written by code
+    order_number: str  # … of their numbers
 
 
 def _prompt(m: ModuleType, name: str) -> Prompt:
@@ -51,6 +53,8 @@ def _prompt_set(m: ModuleType) -> ToQPrompts:
         subanswers_header=m.SUBANSWERS_HEADER,
         evaluate=_prompt(m, "EVALUATE"),
         evidence_header=m.EVIDENCE_HEADER,
+        order_date=m.ORDER_DATE,
+        order_number=m.ORDER_NUMBER,
     )
 
 

@@ -333,3 +333,8 @@ EVALUATE_SHOTS: list[tuple[str, str]] = [
             "answerability": 95, "response_validity": True}),
     ),
 ]
+
+# the order line code writes for a comparison node whose children's answers are all dates (or all numbers)
+# (gaji/methods/toq/order.py; option order_hints), shown after the children's answers
+ORDER_DATE = "In time order, earliest first: {items}."
+ORDER_NUMBER = "In order of size, smallest first: {items}."

@@ -333,3 +333,8 @@ EVALUATE_SHOTS: list[tuple[str, str]] = [
             "answerability": 95, "response_validity": True}),
     ),
 ]
+
+# the order line code writes for a comparison node whose children's answers are all dates (or all numbers)
+# (gaji/methods/toq/order.py; option order_hints), shown after the children's answers
+ORDER_DATE = "시간 순서(이른 것부터): {items}."
+ORDER_NUMBER = "크기 순서(작은 것부터): {items}."
