@@ -259,7 +259,10 @@ def test_every_prompt_renders_as_recorded():
         SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
         SNAPSHOT.write_text(json.dumps(pack(rendered), ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
     want = unpack(json.loads(SNAPSHOT.read_text(encoding="utf-8")))
-    assert sorted(rendered) == sorted(want), "the cases differ from the snapshot's"
+    regenerate = ("if the change is deliberate, rewrite the snapshot: GAJI_WRITE_PROMPT_SNAPSHOT=1 pytest "
+                  "tests/test_prompt_snapshot.py, and review its diff")
+    new, gone = sorted(set(rendered) - set(want)), sorted(set(want) - set(rendered))
+    assert not new and not gone, f"cases not in the snapshot: {new}; cases no longer rendered: {gone}; {regenerate}"
     for case in sorted(want):
         if rendered[case] != want[case]:
             extra = [r for r in rendered[case] if r not in want[case]]
@@ -269,7 +272,7 @@ def test_every_prompt_renders_as_recorded():
             diff = "\n".join(difflib.unified_diff(
                 [f"{r}: {c}" for r, c in a], [f"{r}: {c}" for r, c in b], "recorded", "rendered", lineterm="", n=0))
             pytest.fail(f"{case}: {len(missing)} recorded request(s) no longer rendered, {len(extra)} new ones; "
-                        f"first difference:\n{diff[:3000]}")
+                        f"first difference:\n{diff[:3000]}\n{regenerate}")
 
 
 def test_the_cases_reach_every_method_and_both_languages():
