@@ -9,7 +9,8 @@ __all__ = ["register"]
 
 def register(bsub) -> None:
     p = bsub.add_parser("plot", help="cost–quality plot: F1 against tokens per question, one point per method and "
-                        "set, from the recorded results (auto: its replay estimate)")
+                        "set, from the recorded results (auto: one point per effort, from the shipped safety model's "
+                        "held-out replay, and one per live run of auto)")
     p.add_argument("--root", default=".", help="repository root holding benchmarks/ (default: .)")
     p.add_argument("--out", default="docs/cost-quality.png", help="the PNG (default docs/cost-quality.png)")
     p.add_argument("--table", help="also write the plotted numbers as markdown here")
