@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gaji.errors import GajiError, InputError
+from gaji.methods.auto.method import Auto
 from gaji.methods.safety import EFFORTS, SafetyModel
 from gaji_lab.learn.auto_router import KOMH, read_results
 
@@ -63,6 +64,7 @@ class Point:
     part: str = ""  # the set's part the point is measured on ("dev", "report"), when it says
     escalated: float | None = None  # auto: the share of questions escalated past one retrieval, when known
     source: str = ""  # auto: the file or run directory it is read from, relative to the root
+    date: str = ""  # a live run: the day it started (run.json's created_at)
 
     @property
     def label(self) -> str:
@@ -137,7 +139,8 @@ def live_points(runs: Path, root: Path) -> list[Point]:
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             method, dataset = meta["method"], str(meta["dataset"]["name"])
-            effort = str((meta.get("options") or {}).get("effort") or "medium")
+            effort = str((meta.get("options") or {}).get("effort") or Auto.Options.effort)
+            date = str(meta.get("created_at") or "")[:10]
         except (ValueError, KeyError, TypeError) as e:
             raise InputError(f"not a run's run.json: {e}", path=str(meta_path)) from None
         if method != AUTO:
@@ -153,7 +156,7 @@ def live_points(runs: Path, root: Path) -> list[Point]:
             part = next((p for p in PARTS if d.name.endswith(f"-{p}")), "")
         out.append(Point(AUTO, s, sum(float(r["metrics"]["f1"]) for r in res.values()) / len(res),
                          sum(float(r["metrics"].get("tokens", 0)) for r in res.values()) / len(res), len(res),
-                         effort=effort, part=part, escalated=_escalated(d), source=_rel(d, root)))
+                         effort=effort, part=part, escalated=_escalated(d), source=_rel(d, root), date=date))
     return out
 
 
@@ -172,8 +175,10 @@ def _escalated(run: Path) -> float | None:
         return None
     try:
         a = live_report(run)["all"]
-    except GajiError:
+    except GajiError:  # no finished question with a trace
         return None
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise InputError(f"a trace or result without what auto records: {e}", path=str(run)) from None
     return a["escalated"] / a["questions"]
 
 
@@ -398,5 +403,6 @@ def table(pts: list[Point]) -> str:
                      "estimate, not a run.")
     for p in lives:
         up = "" if p.escalated is None else f", {p.escalated:.0%} escalated"
-        lines.append(f"- **{p.label}** on {p.set}: the recorded run `{p.source}`, {p.n} questions{up}.")
+        when = f", recorded {p.date} with the safety model of that day" if p.date else ""
+        lines.append(f"- **{p.label}** on {p.set}: the recorded run `{p.source}`, {p.n} questions{up}{when}.")
     return "\n".join(lines) + "\n"

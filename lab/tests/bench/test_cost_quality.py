@@ -55,6 +55,7 @@ def live_run(root: Path, name: str, dataset: str, effort: str | None, rows: list
              traces: list[dict] | None = None) -> Path:
     options = {"router": "", "safety": ""} | ({"effort": effort} if effort else {})
     return write_run(root, f"{LIVE_RUNS}/{name}", rows, {"method": "auto", "dataset": {"name": dataset},
+                                                         "created_at": "2026-11-28T22:25:00+00:00",
                                                          "options": options}, traces)
 
 
@@ -103,7 +104,7 @@ def test_the_table_and_the_figure_say_what_each_auto_point_is(tmp_path):
     assert "| hotpotqa | auto (live, effort high, report part) | 50.0 | 7,850 | 2 | 50% |" in md
     assert "| komultihop | oner | 25.0 | 2,400 | 3 |  |" in md
     assert f"`{CASCADE}`" in md and "dev part, not the report part" in md
-    assert f"`{LIVE_RUNS}/auto-komultihop-report`, 3 questions." in md
+    assert f"`{LIVE_RUNS}/auto-komultihop-report`, 3 questions, recorded 2026-11-28 with the safety model" in md
     out = plot(pts, tmp_path / "docs" / "cq.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
