@@ -6,7 +6,7 @@ Each method is its recorded reference run on a set (METHOD_RUNS: the configurati
 questions (those of its OneR run: the dev half's first 50, KoBLEX 50) that it has; a run that covers fewer (the
 chain's 20, the Table 2 trees' 20-30) is marked with its n.
 
-`auto` (the cascade: one retrieval, then a chain or a tree when the safety model says the answer is unsafe) gets one
+`auto` (the cascade: one retrieval, then a deeper route when the safety model says the answer is unsafe) gets one
 point per effort setting:
 - replay: the shipped safety model's held-out replay (CASCADE, `held_out.by_set[<set>][low|medium|high]`, written by
   `gaji classifier train-cascade`) on the questions it was trained on, its sets' dev parts, each question's P(right)
@@ -227,8 +227,8 @@ def curves(pts: list[Point]) -> dict[tuple[str, bool, str], list[Point]]:
 
 
 FOOTNOTE = ("n = questions, when fewer than the panel's. chain: BM25, 400-character passages. KoBLEX is long-form "
-            "(answers in sentences; its toq writes long answers). auto is the cascade (one retrieval; a chain or a "
-            "tree when the safety model finds the answer unsafe), one point per effort. Hollow stars joined by a "
+            "(answers in sentences; its toq writes long answers). auto is the cascade (one retrieval; a deeper route "
+            "when the safety model finds the answer unsafe), one point per effort. Hollow stars joined by a "
             "line: auto low/medium/high replayed on the questions its safety model was trained on (the dev parts: "
             "on komultihop the dev part, not the report part the panel's other points are on), each question's "
             "P(right) from a model that never saw it, an escalated question credited with its route's recorded "
@@ -391,9 +391,10 @@ def table(pts: list[Point]) -> str:
     replays = [p for p in pts if p.method == AUTO and p.replay]
     lives = [p for p in pts if p.method == AUTO and not p.replay]
     if replays or lives:
-        lines += ["", "auto is the cascade: one retrieval, then a chain or a tree when the safety model finds the "
-                  "answer unsafe; its effort (low, medium, high) sets how unsure an answer must be to escalate. "
-                  "escalated = the share of questions that went past one retrieval.", ""]
+        lines += ["", "auto is the cascade: one retrieval, then a deeper route (a chain, the tree) when the safety "
+                  "model finds the answer unsafe; its effort (low, medium, high) sets how unsure an answer must be "
+                  "to escalate, and at medium and high the question shapes the model's `start` names begin on a "
+                  "deeper route. escalated = the share of questions that went past one retrieval.", ""]
     if replays:
         srcs = ", ".join(f"`{x}`" for x in dict.fromkeys(p.source for p in replays))
         lines.append(f"- **auto low/medium/high (replay, dev)**: the safety model's held-out replay ({srcs}, "
