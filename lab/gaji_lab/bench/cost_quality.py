@@ -65,6 +65,7 @@ class Point:
     escalated: float | None = None  # auto: the share of questions escalated past one retrieval, when known
     source: str = ""  # auto: the file or run directory it is read from, relative to the root
     date: str = ""  # a live run: the day it started (run.json's created_at)
+    tag: str = ""  # what tells the point from another with the same label in its set (a live run's source)
 
     @property
     def label(self) -> str:
@@ -73,7 +74,8 @@ class Point:
             return self.method
         if self.replay:
             return f"auto {self.effort} (replay{', ' + self.part if self.part else ''})"
-        return f"auto (live, effort {self.effort}{', ' + self.part + ' part' if self.part else ''})"
+        return (f"auto (live, effort {self.effort}{', ' + self.part + ' part' if self.part else ''}"
+                f"{', ' + self.tag if self.tag else ''})")
 
 
 def run_results(root: Path, runs: str | tuple[str, ...]) -> dict[str, dict]:
@@ -200,7 +202,12 @@ def points(root: Path | str = ".") -> list[Point]:
             out.append(Point(method, s, sum(float(res[q]["metrics"]["f1"]) for q in ids) / len(ids),
                              sum(float(res[q]["metrics"].get("tokens", 0)) for q in ids) / len(ids), len(ids)))
     out += replay_points(root / CASCADE, root)
-    out += live_points(root / LIVE_RUNS, root)
+    lives = live_points(root / LIVE_RUNS, root)
+    names = [(p.set, p.label) for p in lives]
+    for p, name in zip(lives, names):  # two runs of one effort on one part of a set: each named by its directory
+        if names.count(name) > 1:
+            p.tag = Path(p.source).name
+    out += lives
     if not out:
         raise InputError("no recorded results to plot", path=str(root / "benchmarks/results"))
     return out
@@ -223,7 +230,8 @@ def curves(pts: list[Point]) -> dict[tuple[str, bool, str], list[Point]]:
     out: dict[tuple[str, bool, str], list[Point]] = {}
     for p in sorted((p for p in pts if p.method == AUTO and p.effort), key=lambda p: EFFORTS.index(p.effort)):
         out.setdefault((p.set, p.replay, p.part), []).append(p)
-    return out
+    # a curve joins different efforts only: two live runs at one effort are two points, not a line
+    return {k: ps for k, ps in out.items() if len({p.effort for p in ps}) == len(ps)}
 
 
 FOOTNOTE = ("n = questions, when fewer than the panel's. chain: BM25, 400-character passages. KoBLEX is long-form "

@@ -140,3 +140,14 @@ def test_bad_files_are_errors_that_name_the_file_and_field(tmp_path):
     (tmp_path / LIVE_RUNS / "auto-hotpotqa-report" / "run.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(InputError, match=r"run\.json: not a run's run\.json"):
         points(tmp_path)
+
+
+def test_two_live_runs_at_one_effort_are_named_by_their_directories_and_not_joined(tmp_path):
+    write_run(tmp_path, METHOD_RUNS["oner"]["hotpotqa"], [result("h1", 0.5, 700)])
+    live_run(tmp_path, "auto-hotpotqa-report", "hotpotqa", "medium", [result("r1", 1.0, 900)])
+    live_run(tmp_path, "auto-start-hotpotqa-report", "hotpotqa", "medium", [result("r1", 0.0, 3000)])
+    pts = points(tmp_path)
+    assert sorted(p.label for p in pts if p.method == "auto") == [
+        "auto (live, effort medium, report part, auto-hotpotqa-report)",
+        "auto (live, effort medium, report part, auto-start-hotpotqa-report)"]
+    assert curves(pts) == {}
