@@ -12,3 +12,16 @@ for helpers in ("index", "expand", "methods/contregen"):
     path = str(TESTS / helpers)
     if path not in sys.path:
         sys.path.insert(0, path)
+
+
+import pytest  # noqa: E402 - after the helper folders are on the path
+
+from fakes_index import build_small  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def idx(tmp_path_factory):
+    """The small ko/en index (BM25 and dense), built once per test module."""
+    i = build_small(tmp_path_factory.mktemp("small") / "i")
+    yield i
+    i.close()

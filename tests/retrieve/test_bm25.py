@@ -6,12 +6,6 @@ from gaji.errors import ConfigError, IndexUnusableError
 from gaji.retrieve.bm25 import BM25Retriever
 
 
-@pytest.fixture(scope="module")
-def idx(tmp_path_factory):
-    i = build_small(tmp_path_factory.mktemp("bm25") / "i")
-    yield i
-    i.close()
-
 
 def test_korean_and_english_queries_find_their_document(idx):
     r = idx.retriever("bm25")

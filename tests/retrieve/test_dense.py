@@ -5,12 +5,6 @@ from fakes_index import build_small
 from gaji.errors import IndexUnusableError
 
 
-@pytest.fixture(scope="module")
-def idx(tmp_path_factory):
-    i = build_small(tmp_path_factory.mktemp("dense") / "i")
-    yield i
-    i.close()
-
 
 def test_english_and_korean_queries_find_their_document(idx):
     r = idx.retriever("dense")

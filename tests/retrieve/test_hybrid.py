@@ -1,16 +1,9 @@
 """hybrid (gaji.retrieve.hybrid): RRF of bm25 and dense, each passage keeping its components' ranks and scores."""
 import pytest
 
-from fakes_index import build_small
 from gaji.errors import ConfigError
 from gaji.retrieve.fusion import rrf_fuse
 
-
-@pytest.fixture(scope="module")
-def idx(tmp_path_factory):
-    i = build_small(tmp_path_factory.mktemp("hybrid") / "i")
-    yield i
-    i.close()
 
 
 @pytest.mark.parametrize("query", ["Battle of Guam 1944", "캐리비안의 해적 관객"])
