@@ -51,8 +51,8 @@ class SafetyModel:
     # differently); a language not here uses `thresholds`
     thresholds_by_lang: dict[str, dict[str, float]] = field(default_factory=dict)
     # per language, the shapes that skip the one retrieval and start on a deeper route at effort medium and high
-    # ({"en": {"compare": "steps"}}: on the dev data that route beat one retrieval on nearly every such question,
-    # so a first look would only add its cost). Effort low always starts with one retrieval
+    # (e.g. {"en": {"compare": "steps"}}, for data where that route beats one retrieval on nearly every such
+    # question; the shipped model has none). Effort low always starts with one retrieval
     start: dict[str, dict[str, str]] = field(default_factory=dict)
     # per language, shapes that escalate elsewhere than `escalate` says ({"ko": {"other": "steps"}}: a Korean search
     # chain costs about 20,000 tokens, the step chain a quarter of that)

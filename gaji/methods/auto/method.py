@@ -150,24 +150,24 @@ class Auto(Method):
             self.run_route(trace, ctx, method)
             return
         ctx = dataclasses.replace(ctx, search_memo={} if ctx.search_memo is None else ctx.search_memo)
-        if self.start_deeper(trace, ctx, decision, router.methods):
+        # the question's shape (the text router's features are the prior) and language pick where it starts and
+        # where an unsafe answer escalates
+        shape = shape_of(q, decision.features or None)
+        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
+        if self.start_deeper(trace, ctx, shape, lang, router.methods):
             return
         first = self.route_method("one", router.methods, logprobs="true")
         root.data["route_method"] = {"method": first.name, "options": dataclasses.asdict(first.opts)}
         ctx.emit(root)
         self.run_route(trace, ctx, first)
-        self.look_and_decide(trace, ctx, decision, router.methods)
+        self.look_and_decide(trace, ctx, shape, lang, router.methods)
 
-    def start_deeper(self, trace: Trace, ctx: RunContext, prior: Decision,
+    def start_deeper(self, trace: Trace, ctx: RunContext, shape: str, lang: str,
                      router_methods: dict[str, dict[str, Any]]) -> bool:
-        """A question of a shape the safety model starts deeper in its language (English comparisons: the step
-        chain) skips the one retrieval: on the dev data the deeper route beat it on such questions, so a first look
-        would only add its cost and time. Returns whether it did."""
-        q = trace.question
-        safety = shared_safety(self.opts.safety)
-        shape = shape_of(q, prior.features or None)
-        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
-        to = safety.start_route(shape, lang, self.opts.effort)
+        """A question of a shape the safety model starts deeper in its language skips the one retrieval (where a
+        deeper route beats it on nearly every such question, a first look would only add its cost and time; the
+        shipped model starts nothing deeper). Returns whether it did."""
+        to = shared_safety(self.opts.safety).start_route(shape, lang, self.opts.effort)
         if to is None:
             return False
         cascade = {"decision": "start", "shape": shape, "to": to, "effort": self.opts.effort}
@@ -179,16 +179,14 @@ class Auto(Method):
         self.run_route(trace, ctx, method)
         return True
 
-    def look_and_decide(self, trace: Trace, ctx: RunContext, prior: Decision,
+    def look_and_decide(self, trace: Trace, ctx: RunContext, shape: str, lang: str,
                         router_methods: dict[str, dict[str, Any]]) -> None:
         """Judge the cheap answer; let it stand, or escalate to the route the question's shape calls for."""
         root, q = trace.root, trace.question
         safety = shared_safety(self.opts.safety)
         passages = [trace.passages[i] for i in root.passage_ids if i in trace.passages]
-        shape = shape_of(q, prior.features or None)
         signals = node_signals(root, q, trace.answer, passages, ctx.lang, shape=shape)
         p = safety.p_right(signals)
-        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
         threshold = safety.threshold(self.opts.effort, lang)
         stands = p >= threshold
         to = safety.escalation(shape, lang)
