@@ -217,10 +217,10 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
     thresholds = choose_thresholds(exs, p, escalate, budget, low_share, start)
     # per language: the same rules on that language's questions, with medium's budget scaled to what one retrieval
     # costs there (`budget` is for English; a Korean prompt costs about 2.5 times as many tokens)
-    en_cost = float(np.mean([e.tokens for e in exs if not e.signals["ko"]] or [1.0]))
+    en_cost = float(np.mean([e.tokens for e in exs if e.lang == "en"] or [1.0]))
     by_lang: dict[str, dict[str, float]] = {}
     for lang in ("en", "ko"):
-        idx = [i for i, e in enumerate(exs) if bool(e.signals["ko"]) == (lang == "ko")]
+        idx = [i for i, e in enumerate(exs) if e.lang == lang]
         if len(idx) >= 10:
             sub = [exs[i] for i in idx]
             scale = float(np.mean([e.tokens for e in sub])) / en_cost
@@ -237,7 +237,7 @@ def train_cascade(sets: dict[str, tuple[Path, dict[str, Path]]], escalate: dict[
         row: dict[str, Any] = {"auc": round(auc(ps, y[idx]), 3), "first_rung": replay(sub, ps, 0.0, escalate)}
         for effort in thresholds:
             # each question at its language's threshold
-            ts = np.array([by_lang.get("ko" if e.signals["ko"] else "en", thresholds)[effort] for e in sub])
+            ts = np.array([by_lang.get(e.lang, thresholds)[effort] for e in sub])
             row[effort] = replay_at(sub, ps, ts, escalate, None if effort == "low" else start)
         for route in sorted({r for e in sub for r in e.escalated}):
             row[f"all_{route}"] = replay(sub, np.zeros(len(sub)), 1.01, {k: route for k in escalate})
