@@ -2,6 +2,7 @@
 its path's clients read), and a middleware that adds headers to every response."""
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -36,6 +37,29 @@ def error_json(path: str, status: int, message: str, **extra: Any) -> dict[str, 
         param = extra.get("param")
         return openai_error(status, message, param if isinstance(param, str) else None)
     return {"error": message, **extra}
+
+
+async def drain_request(receive: Receive, limit: int = 64 * 1024, timeout_s: float = 1.0) -> None:
+    """Read and drop a refused request's body (at most `limit` bytes, `timeout_s` seconds) before answering.
+
+    A server that answers and closes while the client is still sending leaves unread bytes in its socket; the
+    kernel then resets the connection, and the client may lose the answer and see only "connection reset". A
+    small body is read so the refusal arrives; a large or slow one is left, since closing early is the point."""
+    loop = asyncio.get_running_loop()
+    end, seen = loop.time() + timeout_s, 0
+    while seen <= limit:
+        left = end - loop.time()
+        if left <= 0:
+            return
+        try:
+            msg = await asyncio.wait_for(receive(), left)
+        except asyncio.TimeoutError:
+            return
+        if msg["type"] != "http.request":
+            return
+        seen += len(msg.get("body", b""))
+        if not msg.get("more_body", False):
+            return
 
 
 async def send_error(send: Send, path: str, status: int, message: str,

@@ -30,7 +30,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gaji.serve.asgi import AddHeadersMiddleware, send_error
+from gaji.serve.asgi import AddHeadersMiddleware, drain_request, send_error
 
 log = logging.getLogger("gaji.serve")
 DEFAULT_CLIENT = "default"  # the client name of GAJI_API_KEY
@@ -154,18 +154,18 @@ class ApiKeyMiddleware:
                 info = await asyncio.to_thread(self.keys.verify, given)
             except Exception as e:  # noqa: BLE001 - the key database is down: refuse (fail closed), say so
                 log.error("checking an API key failed: %s", e)
-                await _refuse(send, scope["path"], 503, "cannot check the API key now: the key database is "
+                await _refuse(receive, send, scope["path"], 503, "cannot check the API key now: the key database is "
                               "unavailable; retry shortly", [(b"retry-after", b"5")])
                 return
         if info is None:
             msg = ("missing API key: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'" if given is None
                    else "bad API key")
-            await _refuse(send, scope["path"], 401, msg)
+            await _refuse(receive, send, scope["path"], 401, msg)
             return
         if info.rate_per_min:
             wait = self.limiter.wait_s(info.id, info.rate_per_min)
             if wait:
-                await _refuse(send, scope["path"], 429, f"rate limit: key {info.name!r} may make "
+                await _refuse(receive, send, scope["path"], 429, f"rate limit: key {info.name!r} may make "
                               f"{info.rate_per_min} request(s) a minute; retry in {math.ceil(wait)} s",
                               [(b"retry-after", str(math.ceil(wait)).encode())])
                 return
@@ -173,8 +173,9 @@ class ApiKeyMiddleware:
         await self.app(scope, receive, send)
 
 
-async def _refuse(send: Send, path: str, status: int, msg: str,
+async def _refuse(receive: Receive, send: Send, path: str, status: int, msg: str,
                   headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    await drain_request(receive)
     headers = list(headers or []) + ([(b"www-authenticate", b'Bearer realm="gaji"')] if status == 401 else [])
     await send_error(send, path, status, msg, headers)
 

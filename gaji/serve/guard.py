@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gaji.serve.asgi import send_error
+from gaji.serve.asgi import drain_request, send_error
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 WILDCARD_BINDS = ("0.0.0.0", "::", "")
@@ -150,4 +150,5 @@ class RequestGuardMiddleware:
             await self.app(scope, receive, send)
             return
         status, message = refused
+        await drain_request(receive)
         await send_error(send, scope["path"], status, message, [(b"connection", b"close")])

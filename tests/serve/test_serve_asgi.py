@@ -117,3 +117,68 @@ def test_error_json_picks_the_shape_by_path():
     assert error_json("/v1/models", 415, "bad")["error"] == {
         "message": "bad", "type": "invalid_request_error", "param": None, "code": "unsupported_media_type"}
     assert openai_error(503, "busy")["error"]["type"] == "server_error"
+
+
+def _run_refusal(middleware, scope: dict, chunks: list[bytes]) -> tuple[list[str], int]:
+    """Drive `middleware` with a request whose body comes in `chunks`; return what it did, in order, and the
+    status it answered."""
+    import asyncio
+
+    events: list[str] = []
+    pending = list(chunks)
+
+    async def receive():
+        if not pending:
+            await asyncio.sleep(3600)  # a client that sends nothing more: the drain must give up on its own
+        body = pending.pop(0)
+        events.append(f"read {len(body)}")
+        return {"type": "http.request", "body": body, "more_body": bool(pending)}
+
+    status = {}
+
+    async def send(msg):
+        if msg["type"] == "http.response.start":
+            status["code"] = msg["status"]
+            events.append("answer")
+
+    asyncio.run(middleware(scope, receive, send))
+    return events, status["code"]
+
+
+def _scope(path: str, ctype: bytes, **extra) -> dict:
+    return {"type": "http", "method": "POST", "path": path, "raw_path": path.encode(), "query_string": b"",
+            "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", ctype)], **extra}
+
+
+def test_a_refused_request_s_body_is_read_before_the_answer():
+    """Answering and closing while the body is still unread makes the kernel reset the connection, and the
+    client can lose the refusal ("connection reset by peer"): a small body is read first, a huge one is not."""
+    from gaji.serve.asgi import drain_request
+    from gaji.serve.guard import RequestGuardMiddleware
+
+    async def never(scope, receive, send):  # the route must not run for a refused request
+        raise AssertionError("the guard let a cross-site write through")
+
+    guard = RequestGuardMiddleware(never)
+    events, status = _run_refusal(guard, _scope("/api/ask", b"text/plain"), [b"x" * 100, b"y" * 50])
+    assert status == 415 and events == ["read 100", "read 50", "answer"]
+
+    big = [b"z" * 40_000] * 5  # more than the drain's limit: it stops reading and answers
+    events, status = _run_refusal(guard, _scope("/api/ask", b"text/plain"), big)
+    assert status == 415 and events.count("answer") == 1 and 1 < events.index("answer") < 5
+
+    import asyncio
+    import time
+
+    async def silent():
+        await asyncio.sleep(3600)
+
+    t0 = time.monotonic()
+    asyncio.run(drain_request(silent, timeout_s=0.2))  # a client that stalls does not hold the refusal
+    assert time.monotonic() - t0 < 2
+
+
+def test_a_refused_key_reads_the_body_too(make_app):
+    app = make_app(api_key=KEY)
+    events, status = _run_refusal(app, _scope("/api/ask", b"application/json"), [b'{"question": "hi"}'])
+    assert status == 401 and events == ["read 18", "answer"]
