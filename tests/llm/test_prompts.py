@@ -19,6 +19,7 @@ KNOWN = {
     "gaji.methods.contregen.prompts",
     "gaji.methods.prompts.chain",
     "gaji.methods.prompts.common",
+    "gaji.methods.prompts.compare",
     "gaji.methods.prompts.cot",
     "gaji.methods.prompts.direct",
     "gaji.methods.prompts.reask",

@@ -56,7 +56,7 @@ def answering(first: str, then: str | None = None) -> ScriptedLLM:
 def test_a_grounded_answer_stands_after_one_call(tmp_path):
     llm = answering("Battle of Guam")
     llm.token_logprob = -0.05
-    t = Auto(safety=safety_file(tmp_path)).run(COMPARE, ctx(llm))
+    t = Auto(safety=safety_file(tmp_path), compare=False).run(COMPARE, ctx(llm))  # the look-up: test_compare.py
     c = t.root.data["cascade"]
     assert c["decision"] == "stand" and c["p_right"] > 0.5 and c["to"] is None
     assert len(t.calls()) == 1 and not t.root.children and t.answer == "Battle of Guam"
@@ -70,7 +70,7 @@ def test_a_grounded_answer_stands_after_one_call(tmp_path):
 
 
 def test_an_ungrounded_comparison_escalates_to_the_tree_reusing_the_search(tmp_path):
-    t = Auto(safety=safety_file(tmp_path)).run(COMPARE, ctx(answering("Midway")))
+    t = Auto(safety=safety_file(tmp_path), compare=False).run(COMPARE, ctx(answering("Midway")))
     c = t.root.data["cascade"]
     assert c["decision"] == "escalate" and c["shape"] == "compare" and c["to"] == "tree"
     (sub,) = t.root.children

@@ -31,6 +31,7 @@ from typing import Any, Callable
 from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
+from gaji.methods import compare
 from gaji.methods.auto.features import shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
@@ -75,6 +76,10 @@ class Auto(Method):
         effort: str = "medium"  # low | medium | high: how readily an unsure answer escalates
         route: str = ""  # closed | one | chain | tree: run this route, no cascade ("" = the cascade decides)
         k: int = 0  # passages per retrieval for the route's method (0 = the method's own default)
+        # a question that picks one of two named items by a date or a number ("Who was born first, A or B?") is
+        # decided by code from each item's value, read one item at a time (gaji/methods/compare.py; two short
+        # calls), at effort medium and high; its verdict replaces the cheap answer where they differ
+        compare: bool = True
 
         def __post_init__(self) -> None:
             if self.route and self.route not in ROUTES + tuple(CASCADE_RECIPES):
@@ -93,6 +98,8 @@ class Auto(Method):
 
     @classmethod
     def describe(cls, node: Node, lang: str) -> list[Fact]:
+        if "compare_item" in node.data:
+            return compare.describe(node, lang)
         by = node.data.get("routed_to")
         own = METHODS.get(by).describe(node, lang) if by in METHODS.names() and by != cls.name else []
         if "auto" not in node.data:
@@ -196,6 +203,12 @@ class Auto(Method):
             "reasons": [[name, round(v, 3)] for name, v in safety.reasons(signals)],
         }
         root.data["cascade"] = cascade
+        verdict = self.compare_by_values(trace, ctx, lang)
+        if verdict is not None:
+            cascade["computed"] = verdict.to_dict()
+            if verdict.answer is not None:
+                self.take_verdict(trace, ctx, verdict, cascade)
+                return
         root.stop = Stop(stands, reason=cascade_reason(cascade, ctx.lang), by="cascade", score=round(p, 4))
         if stands:
             ctx.emit(root)
@@ -217,6 +230,35 @@ class Auto(Method):
             self.keep_cheap(trace, ctx, cheap, cascade)
             return
         root.answer = trace.answer
+        ctx.emit(root)
+
+    def compare_by_values(self, trace: Trace, ctx: RunContext, lang: str) -> compare.Verdict | None:
+        """A comparison of two named items by a date or a number, looked up item by item and decided by code;
+        None when the question is no such comparison, the option is off, the effort is low or the run's time
+        limit leaves no room."""
+        if not self.opts.compare or self.opts.effort == "low":
+            return None
+        comparison = compare.parse_comparison(trace.question, lang)
+        if comparison is None:
+            return None
+        budget = EscalationBudget.of(ctx, trace.root)
+        if budget is not None and not budget.can_start():
+            return None
+        return compare.look_up(ctx, trace.root, comparison)
+
+    def take_verdict(self, trace: Trace, ctx: RunContext, verdict: compare.Verdict, cascade: dict[str, Any]) -> None:
+        """The values decided the comparison: the answer stands when it names the picked item, else the picked
+        item replaces it (the order line is the explanation, the items' passages the citations)."""
+        root = trace.root
+        if verdict.agrees_with(trace.answer):
+            cascade.update(decision="stand", to=None)
+        else:
+            cascade.update(decision="computed", to=None, first_answer=trace.answer)
+            trace.answer = verdict.answer or trace.answer
+            trace.citations = verdict.citations or list(trace.citations)
+            trace.explanation = verdict.hint
+        root.answer = trace.answer
+        root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade", score=cascade.get("p_right"))
         ctx.emit(root)
 
     def keep_cheap(self, trace: Trace, ctx: RunContext, cheap: tuple, cascade: dict[str, Any],
@@ -271,6 +313,7 @@ class Auto(Method):
 
 
 CASCADE_WORDS = {"stand": ("answered with one retrieval", "한 번 검색으로 답함"),
+                 "computed": ("compared by code", "코드로 비교함"),
                  "escalate": ("escalated", "더 찾아봄"),
                  "start": ("started deeper", "처음부터 깊게 찾음")}
 SHAPE_WORDS = {"compare": ("a comparison", "비교 질문"), "intersection": ("two conditions", "두 조건 질문"),
@@ -291,6 +334,16 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     rel = ">=" if p >= t else "<"
     why = ", ".join(f"{SIGNAL_WORDS.get(n, (n, n))[1 if ko else 0]} {'+' if v > 0 else '-'}"
                     for n, v in (c.get("reasons") or [])[:2])
+    computed = c.get("computed") or {}
+    if computed.get("answer") is not None:
+        hint = computed.get("hint") or ""
+        if c.get("decision") == "computed":
+            return (f"두 항목의 값을 하나씩 찾아 코드로 비교: {computed['answer']} ({hint}); 첫 답 "
+                    f"{c.get('first_answer')!r}을(를) 바꿈" if ko else
+                    f"looked up each item's value and compared them by code: {computed['answer']} ({hint}); "
+                    f"replaced the first answer {c.get('first_answer')!r}")
+        return (f"두 항목의 값을 하나씩 찾아 코드로 비교한 결과가 답과 같음 ({hint})" if ko else
+                f"looked up each item's value and compared them by code: it agrees with the answer ({hint})")
     if c.get("decision") == "stand":
         what = "답을 그대로 냄" if ko else "the answer stands"
     else:

@@ -197,13 +197,13 @@ def decide(parent: str, children: Sequence[tuple[str, str]], lang: str) -> Decis
         return None
     pick = 0 if d == "min" else len(labels) - 1
     if order.kind == "date" and not all(
-            _surely_before(*((order.keys[pick], k) if d == "min" else (k, order.keys[pick])))
+            surely_before(*((order.keys[pick], k) if d == "min" else (k, order.keys[pick])))
             for i, k in enumerate(order.keys) if i != pick):
         return None
     return Decision(labels[pick], order.hint(lang), order.kind, d)
 
 
-def _surely_before(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+def surely_before(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
     """Date `a` is before date `b` at a precision both give (month and day 0 = not given)."""
     for x, y in zip(a, b):
         if x == 0 or y == 0:

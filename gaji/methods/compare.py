@@ -1,0 +1,390 @@
+"""A comparison answered by code: look up the one value per item that decides it, then put the values in order.
+
+"Who was born first, Aleksandr Ivanovsky or Arthur Lubin?" names its two items and the order it asks about
+(the earliest date). A small model reading both biographies in one prompt picks the wrong name about as often as
+the right one, even when both dates are in front of it (HotpotQA dev: 5 of the 8 such questions its one-retrieval
+answer got wrong had both passages retrieved). Asked for one item's date at a time, it copies the date out of
+the passage well; putting two dates in order is then code's job (the question tree does the same for its
+comparison nodes: gaji/methods/toq/order.py, ProbTree's and ToQ's comparison decomposition).
+
+    1. parse: the two items ("A or B", "between A and B", "A와 B 중") and what is compared: a date (first,
+       older, 먼저, ...) or a number (more, taller, 더 큰, ...), and which end (comparative.direction);
+    2. look up: per item, a sub-question in code ("When was Arthur Lubin born?", "박형식은 언제 태어났나?"), a
+       small retrieval with it, and one short read that asks only for the value (the two reads run in parallel);
+    3. decide: both values parse (order.parse_date / parse_number), differ, and a date is surely before the other
+       at the precision both give: the answer is the item at the asked-for end. Otherwise there is no verdict and
+       the caller's answer stands.
+
+Nothing is decided for a yes/no comparison ("Are A and B both ...?"), a filter ("more than 15"), more than two
+items, or items that are descriptions ("the director of A"): `parse_comparison` returns None.
+
+    >>> c = parse_comparison("Who was born first, Aleksandr Ivanovsky or Arthur Lubin?", "en")
+    >>> c.items, c.kind, c.direction, c.sub_questions()
+    (('Aleksandr Ivanovsky', 'Arthur Lubin'), 'date', 'min', ['When was Aleksandr Ivanovsky born?', 'When was Arthur Lubin born?'])
+    >>> parse_comparison("갤럭시 S8과 갤럭시 S7 엣지 중 배터리 용량이 더 큰 것은?", "ko").sub_questions()
+    ['갤럭시 S8의 배터리 용량은 얼마인가?', '갤럭시 S7 엣지의 배터리 용량은 얼마인가?']
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gaji.llm.prompts import fill
+from gaji.methods.base import RunContext
+from gaji.methods.common import format_passages, plain_answer
+from gaji.methods.prompts import common as common_prompts
+from gaji.methods.prompts.compare import PROMPTS
+from gaji.methods.span import is_unknown
+from gaji.methods.toq.comparative import Direction, direction
+from gaji.methods.toq.names_rule import squash
+from gaji.methods.toq.order import Order, named_as_items, parse_date, parse_number, surely_before
+from gaji.types import Fact, Node, Passage
+
+K = 3  # passages per item: the item's own article is nearly always first when the query names it
+PASSAGE_CHARS = 400  # each cut to its sentences most relevant to the sub-question
+MAX_TOKENS = 24  # a date or a number with its unit
+
+# -- parsing the question ---------------------------------------------------------------------------------
+_EN_THE = r"(?:the\s+)?"
+# "..., A or B?" / "...: A or B" (the items after the last comma or colon)
+_EN_TAIL = re.compile(r"[,:]\s*" + _EN_THE + r"(?P<a>[^,:;?]+?)\s*,?\s+or\s+" + _EN_THE
+                      + r"(?P<b>[^,:;?]+?)\s*[?.!]?\s*$", re.I)
+# "Who was born first A or B?" (no comma: the items after the comparative word)
+_EN_AFTER = re.compile(r"\b(?:first|earlier|later|older|younger|more|fewer|less|larger|smaller|higher|lower|taller|"
+                       r"shorter|longer|bigger)\s+" + _EN_THE + r"(?P<a>[^,:;?]+?)\s+or\s+" + _EN_THE
+                       + r"(?P<b>[^,:;?]+?)\s*[?.!]?\s*$", re.I)
+# "... between A and B?"
+_EN_BETWEEN = re.compile(r"\bbetween\s+" + _EN_THE + r"(?P<a>[^,:;?]+?)\s+and\s+" + _EN_THE
+                         + r"(?P<b>[^,:;?]+?)\s*[?.!]?\s*$", re.I)
+# "A와 B 중 누가 먼저 태어났나?" (a particle glued to the first item, then the second, then 중 / 가운데)
+_KO_CHOICE = re.compile(r"^\s*(?P<a>.+?)(?:와|과|하고|이랑|랑)\s+(?P<b>.+?)\s*(?:중에서|중에|중|가운데)\s+(?P<rest>.+)$")
+_KO_TITLE = re.compile(r"[《「『〈](.+?)[》」』〉]")
+_KO_BRACKETED = re.compile(r"[《「『〈][^》」』〉]*[》」』〉]")
+_YES_NO_EN = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would)\b", re.I)
+_YES_NO_KO = re.compile(r"같은가|같나|같았|둘 다|모두|인가요?\s*아닌가")
+
+# English: the verb a date sub-question asks with ("When was A founded?")
+_EN_BORN = re.compile(r"\b(?:born|older|oldest|younger|youngest|elder|eldest|age)\b", re.I)
+# "older" asks a birth date of a person, and another date of anything else ("Which film is older" -> released)
+_EN_PERSON = re.compile(r"^\W*(?:who|whom)\b|\b(?:person|people|man|woman|player|musician|director|actor|actress|"
+                        r"singer|songwriter|rapper|writer|author|novelist|poet|composer|artist|painter|politician|"
+                        r"president|king|queen|footballer|athlete|coach|producer|comedian|journalist|scientist|"
+                        r"philosopher|architect|drummer|guitarist|pianist|filmmaker|screenwriter|model)s?\b", re.I)
+_EN_THING_VERBS = (("released", r"film|movie|album|song|single|game|record|show|series|documentary|opera|play|ep"),
+                   ("formed", r"band|group|duo|trio"),
+                   ("founded", r"company|university|college|school|club|organi[sz]ation|team|party|firm|brand|"
+                               r"airline|city|town"),
+                   ("first published", r"magazine|newspaper|journal|book|novel|comic|manga|publication"),
+                   ("built", r"building|bridge|tower|church|stadium|castle|dam"))
+_EN_DIED = re.compile(r"\b(?:died|die|dies|death|passed away)\b", re.I)
+_EN_PARTICIPLES = ("published", "founded", "established", "formed", "released", "created", "built", "opened",
+                   "launched", "written", "made", "produced", "discovered", "introduced", "completed", "invented",
+                   "signed", "elected", "directed", "premiered", "aired", "broadcast", "constructed", "incorporated",
+                   "recorded", "issued", "named", "designed", "developed", "started", "begun")
+_EN_PARTICIPLE = re.compile(r"\b(" + "|".join(_EN_PARTICIPLES) + r")\b", re.I)
+_EN_HAPPENED = re.compile(r"\b(?:occur(?:red)?|happen(?:ed)?|took place|take place|fought|began|begin|start(?:ed)?|came)\b",
+                          re.I)
+# English: what a number sub-question asks for ("more acts" -> "How many acts does A have?")
+_EN_COUNT = re.compile(r"\b(?:more|most|fewer|fewest|less|least)\s+(?P<m>[a-z][a-z' -]*?)\s*"
+                       r"(?=[,?:;]|\s+(?:than|in|on|at|of|did|does|do|has|have|had|won|was|were|is|are|for)\b|$)",
+                       re.I)
+_EN_MEASURES = {"taller": "height", "tallest": "height", "higher": "height", "highest": "height",
+                "shorter": "length", "longer": "length", "longest": "length", "larger": "size", "largest": "size",
+                "bigger": "size", "biggest": "size", "smaller": "size", "smallest": "size", "heavier": "weight",
+                "lighter": "weight", "deeper": "depth", "deepest": "depth", "wider": "width", "widest": "width",
+                "lower": "height", "lowest": "height"}
+_EN_MEASURE_WORD = re.compile(r"\b(" + "|".join(_EN_MEASURES) + r")\b", re.I)
+# Korean: the predicate after "먼저" ("먼저 태어났나?" -> "태어났나"), the measure before "더" ("배터리 용량이 더 큰")
+_KO_WHEN = re.compile(r"(?:먼저|일찍|나중에|늦게)\s+(?P<v>.+?)\s*[?？.]?\s*$")
+_KO_AGE = re.compile(r"나이가\s*(?:더|가장|제일)?\s*(?:많|적|어린|어려)|(?:더|가장)\s*(?:젊|늙)")
+_KO_DIED = re.compile(r"(?:세상을\s*)?(?:떠났|사망|죽었|별세|타계)")
+# "설립된 곳은" -> "설립되었나": a modifier ending over a noun becomes the past question ending
+_KO_MODIFIER = re.compile(r"^(?P<stem>.*?)(?P<end>된|진|난|한|온|간|든|린|친|은)\s+\S+?[은는이가]?$")
+_KO_ENDINGS = {"된": "되었나", "진": "졌나", "난": "났나", "한": "했나", "온": "왔나", "간": "갔나", "든": "들었나",
+               "린": "렸나", "친": "쳤나"}
+_KO_MEASURE = re.compile(r"^(?:누가\s+|어느\s+\S+[이가]\s+)?(?P<m>[^?？]+?)[이가]\s*(?:더|가장|제일)\s")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A question that picks one of two named items by a value of each."""
+
+    question: str
+    lang: str
+    items: tuple[str, str]  # as the question names them (a title's brackets and a leading "the" dropped)
+    kind: str  # "date" | "number"
+    direction: Direction  # "min": the earliest / smallest; "max": the latest / largest
+    verb: str = ""  # the date sub-question's verb ("born", "published"; Korean: "태어났나")
+    measure: str = ""  # the number sub-question's measure ("acts", "height"; Korean: "배터리 용량")
+    count: bool = False  # English: "How many {measure} does A have?" rather than "What is the {measure} of A?"
+
+    def sub_questions(self) -> list[str]:
+        return [self.sub_question(item) for item in self.items]
+
+    def sub_question(self, item: str) -> str:
+        p = PROMPTS[self.lang]
+        if self.lang == "ko":
+            if self.kind == "date":
+                if self.verb:
+                    return fill(p.date_verb, item=item + topic(item), verb=self.verb)
+                return fill(p.date_any, item=item, question=self.question)
+            if self.measure:
+                return fill(p.number_measure, item=item, measure=self.measure + topic(self.measure))
+            return fill(p.number_any, item=item, question=self.question)
+        if self.kind == "date":
+            if self.verb == "die":
+                return fill(p.date_event, item=item, verb="die")
+            if self.verb == "take place":
+                return fill(p.date_event, item=item, verb="take place")
+            if self.verb:
+                return fill(p.date_verb, item=item, verb=self.verb)
+            return fill(p.date_any, item=item, question=self.question)
+        if self.measure:
+            return fill(p.number_count if self.count else p.number_measure, item=item, measure=self.measure)
+        return fill(p.number_any, item=item, question=self.question)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"items": list(self.items), "kind": self.kind, "direction": self.direction}
+
+
+def topic(word: str) -> str:
+    """The Korean topic particle for `word`: 은 after a final consonant, 는 after a vowel (은(는) for a word
+    that does not end in Hangul)."""
+    last = word.rstrip()[-1:] if word.strip() else ""
+    if not ("가" <= last <= "힣"):
+        return "은(는)"
+    return "은" if (ord(last) - 0xAC00) % 28 else "는"
+
+
+def parse_comparison(question: str, lang: str) -> Comparison | None:
+    """The comparison `question` asks, when code can decide it (see the module doc); None otherwise."""
+    q = " ".join(question.split())
+    if lang == "ko":
+        return _parse_ko(q)
+    return _parse_en(q)
+
+
+def _clean(item: str, lang: str) -> str:
+    item = item.strip(" \"'“”‘’")
+    if lang == "ko":
+        m = _KO_TITLE.search(item)
+        if m:
+            return m.group(1).strip()
+        return re.sub(r"[\"'“”‘’]", "", item).strip()
+    return re.sub(r"^the\s+", "", item, flags=re.I).strip()
+
+
+def _kind_and_direction(masked: str, lang: str) -> tuple[str, Direction] | None:
+    d, n = direction(masked, "date", lang), direction(masked, "number", lang)
+    if d is not None:
+        return "date", d  # "older" reads both ways: the earlier birth date is asked for
+    if n is not None:
+        return "number", n
+    return None
+
+
+def _masked(question: str, items: tuple[str, str]) -> str:
+    for item in sorted(items, key=len, reverse=True):
+        question = re.sub(re.escape(item), " ", question, flags=re.I)
+    return question
+
+
+def _parse_en(q: str) -> Comparison | None:
+    if _YES_NO_EN.match(q):
+        return None
+    m = _EN_TAIL.search(q) or _EN_AFTER.search(q) or _EN_BETWEEN.search(q)
+    if not m:
+        return None
+    items = (_clean(m.group("a"), "en"), _clean(m.group("b"), "en"))
+    if not all(items) or squash(items[0]) == squash(items[1]) or not named_as_items(q, items, "en"):
+        return None
+    masked = _masked(q, items)
+    kd = _kind_and_direction(masked, "en")
+    if kd is None:
+        return None
+    kind, d = kd
+    if kind == "date":
+        if _EN_DIED.search(masked):
+            verb = "die"
+        elif p := _EN_PARTICIPLE.search(masked):
+            verb = p.group(1).lower()
+        elif _EN_BORN.search(masked) and _EN_PERSON.search(masked):
+            verb = "born"
+        elif t := next((v for v, nouns in _EN_THING_VERBS if re.search(rf"\b(?:{nouns})s?\b", masked, re.I)), ""):
+            verb = t
+        elif _EN_HAPPENED.search(masked):
+            verb = "take place"
+        else:
+            verb = ""
+        return Comparison(q, "en", items, kind, d, verb=verb)
+    c = _EN_COUNT.search(masked)
+    if c and c.group("m").strip() and not c.group("m").strip().endswith("ly"):  # "more frequently": no count
+        return Comparison(q, "en", items, kind, d, measure=c.group("m").strip(), count=True)
+    w = _EN_MEASURE_WORD.search(masked)
+    return Comparison(q, "en", items, kind, d, measure=_EN_MEASURES[w.group(1).lower()] if w else "")
+
+
+def _parse_ko(q: str) -> Comparison | None:
+    if _YES_NO_KO.search(q):
+        return None
+    m = _KO_CHOICE.match(q)
+    if not m:
+        return None
+    raw = (m.group("a").strip(), m.group("b").strip())
+    # a bracketed title is a name whatever its words ("《연애의 온도》" is no description): checked with it blanked
+    if not named_as_items(_KO_BRACKETED.sub("《》", q), tuple(_KO_BRACKETED.sub("《》", r) for r in raw), "ko"):
+        return None
+    items = (_clean(raw[0], "ko"), _clean(raw[1], "ko"))
+    if not all(items) or squash(items[0]) == squash(items[1]):
+        return None
+    rest = m.group("rest").strip()
+    kd = _kind_and_direction(rest, "ko")
+    if kd is None:
+        return None
+    kind, d = kd
+    if kind == "date":
+        if _KO_AGE.search(rest):
+            verb = "태어났나"
+        elif _KO_DIED.search(rest):
+            verb = "세상을 떠났나"
+        elif w := _KO_WHEN.search(rest):
+            verb = _ko_question_verb(w.group("v"))
+        else:
+            verb = ""
+        return Comparison(q, "ko", items, kind, d, verb=verb)
+    me = _KO_MEASURE.match(rest)
+    return Comparison(q, "ko", items, kind, d, measure=me.group("m").strip() if me else "")
+
+
+def _ko_question_verb(v: str) -> str:
+    """The predicate after "먼저" as the ending of a when-question: "태어났나" stays, "설립된 곳은" ->
+    "설립되었나", "만들어진 것은" -> "만들어졌나"; "" when it reads as neither."""
+    v = v.strip().rstrip("?？.")
+    if re.search(r"(?:나|가|까|냐|니|는가|었나|았나|였나)$", v):
+        return v
+    m = _KO_MODIFIER.match(v)
+    if m and m.group("end") in _KO_ENDINGS:
+        return m.group("stem") + _KO_ENDINGS[m.group("end")]
+    return ""
+
+
+# -- looking the values up and deciding ------------------------------------------------------------------
+@dataclass
+class Lookup:
+    """One item's value: the sub-question, the reader's reply, and the value read from it (None: none)."""
+
+    item: str
+    question: str
+    answer: str = ""
+    value: Any = None
+    node_id: str = ""
+    passage_ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"item": self.item, "question": self.question, "answer": self.answer,
+                "value": list(self.value) if isinstance(self.value, tuple) else self.value, "node": self.node_id}
+
+
+@dataclass
+class Verdict:
+    """What the look-up decided: the answer (None: no verdict, and why), the order line, the look-ups."""
+
+    comparison: Comparison
+    lookups: list[Lookup]
+    answer: str | None
+    why: str  # "decided", or what stopped it: "no value", "tie", "same year", ...
+    hint: str = ""
+
+    @property
+    def citations(self) -> list[str]:
+        out: list[str] = []
+        for lk in self.lookups:
+            out.extend(i for i in lk.passage_ids[:1] if i not in out)
+        return out
+
+    def agrees_with(self, answer: str) -> bool:
+        """Does `answer` name the item the verdict picked (and not the other)?"""
+        if self.answer is None:
+            return False
+        a = squash(answer)
+        mine, other = squash(self.answer), [squash(x) for x in self.comparison.items if x != self.answer]
+        if not a or not mine:
+            return False
+        names_mine = mine in a or a in mine
+        return names_mine and not any(o and (o in a) for o in other)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.comparison.to_dict(), "answer": self.answer, "why": self.why, "hint": self.hint,
+                "lookups": [lk.to_dict() for lk in self.lookups]}
+
+
+def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
+    """Ask each item's value (one child node of `parent` per item, in parallel) and decide by code."""
+    lang = comparison.lang
+    lookups = [Lookup(item, sq) for item, sq in zip(comparison.items, comparison.sub_questions())]
+    nodes = [parent.add(Node(question=lk.question, kind="compare_item", data={"compare_item": lk.item}))
+             for lk in lookups]
+    for node in nodes:
+        ctx.emit(node)
+
+    def read(pair: tuple[Lookup, Node]) -> None:
+        lk, node = pair
+        lk.node_id = node.id
+        passages: list[Passage] = ctx.retrieve(node, lk.question, K)
+        lk.passage_ids = list(node.passage_ids)
+        p = PROMPTS[lang]
+        prompt = p.date if comparison.kind == "date" else p.number
+        messages = prompt.messages(data_note=common_prompts.PROMPTS[lang].data_note,
+                                   passages=format_passages(passages, max_chars=PASSAGE_CHARS, query=lk.question),
+                                   question=lk.question)
+        reply = plain_answer(ctx.llm.chat(node, "compare", messages, max_tokens=MAX_TOKENS))
+        lk.answer = reply
+        if reply and not is_unknown(reply) and reply.strip() not in ("unknown", "모름"):
+            lk.value = parse_date(reply) if comparison.kind == "date" else parse_number(reply)
+        node.answer = reply
+        node.data["value"] = list(lk.value) if isinstance(lk.value, tuple) else lk.value
+        ctx.emit(node)
+
+    ctx.map(read, list(zip(lookups, nodes)))
+    return decide(comparison, lookups)
+
+
+def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
+    """The item at the asked-for end when both values are known and surely differ; else no verdict."""
+    if any(lk.value is None for lk in lookups):
+        return Verdict(comparison, lookups, None, "no value")
+    keys = [lk.value for lk in lookups]
+    if keys[0] == keys[1]:
+        return Verdict(comparison, lookups, None, "tie")
+    order = sorted(range(len(lookups)), key=lambda i: keys[i])
+    pick = order[0] if comparison.direction == "min" else order[-1]
+    other = order[-1] if comparison.direction == "min" else order[0]
+    if comparison.kind == "date":
+        first, last = (keys[pick], keys[other]) if comparison.direction == "min" else (keys[other], keys[pick])
+        if not surely_before(first, last):
+            return Verdict(comparison, lookups, None, "same year")
+    hint = Order(comparison.kind, tuple((lookups[i].item, lookups[i].answer) for i in order),
+                 tuple(keys[i] for i in order)).hint(comparison.lang)
+    return Verdict(comparison, lookups, lookups[pick].item, "decided", hint)
+
+
+# -- the trace --------------------------------------------------------------------------------------------
+def describe(node: Node, lang: str) -> list[Fact]:
+    """An item's look-up node: the value read from its answer."""
+    value = node.data.get("value")
+    ko = lang == "ko"
+    if value is None:
+        text = "비교할 값을 읽지 못함" if ko else "no value to compare"
+    elif isinstance(value, list):
+        text = (f"비교할 날짜: {format_date(value, lang)}" if ko else f"date to compare: {format_date(value, lang)}")
+    else:
+        text = f"비교할 수: {value:g}" if ko else f"number to compare: {value:g}"
+    return [Fact("비교 값" if ko else "value", text)]
+
+
+def format_date(value: list[int] | tuple[int, ...], lang: str) -> str:
+    y, m, d = (list(value) + [0, 0, 0])[:3]
+    if lang == "ko":
+        return f"{y}년" + (f" {m}월" if m else "") + (f" {d}일" if d else "")
+    return "-".join(str(x) for x in (y, m, d) if x) if m else str(y)

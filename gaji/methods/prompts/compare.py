@@ -1,0 +1,70 @@
+"""Prompts for a comparison answered by code (gaji/methods/compare.py): one short read per compared item, asking
+only for the value that decides the comparison (a date or a number), which code then puts in order."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gaji.llm.prompts import ByLang, Prompt
+
+
+@dataclass(frozen=True)
+class ComparePrompts:
+    # the value of one item: the plain reader's shape (documents in the system turn, the question alone in the
+    # user turn), told to give only a date or only a number, or "unknown" when the documents do not say
+    date: Prompt
+    number: Prompt
+    # an item's sub-question, built by code from the question's own words: a date asked with the question's verb
+    # ("When was A founded?", "A는 언제 설립되었나?"), an event's date ("When did A take place?"), or with no verb
+    # to go on; a number asked as a count ("How many acts does A have?"), a measure ("What is the height of A?"),
+    # or with no measure to go on
+    date_verb: str
+    date_event: str
+    date_any: str
+    number_count: str
+    number_measure: str
+    number_any: str
+
+
+_EN_DOCS = "\n{data_note}\nThe following are the given documents.\n\n{passages}"
+_KO_DOCS = "\n{data_note}\n다음은 주어진 문서입니다.\n\n{passages}"
+
+PROMPTS = ByLang(
+    en=ComparePrompts(
+        date=Prompt(
+            system="Answer the question based on the given documents. Give only the date (for example "
+            "\"8 October 1985\" or \"1896\"), no other words. If the documents do not give it, answer \"unknown\"."
+            + _EN_DOCS,
+            user="Question: {question}",
+        ),
+        number=Prompt(
+            system="Answer the question based on the given documents. Give only the number with its unit (for "
+            "example \"8,611 m\" or \"12\"), no other words. If the documents do not give it, answer \"unknown\"."
+            + _EN_DOCS,
+            user="Question: {question}",
+        ),
+        date_verb="When was {item} {verb}?",
+        date_event="When did {item} {verb}?",
+        date_any="What date does this question compare for {item}: {question}",
+        number_count="How many {measure} does {item} have?",
+        number_measure="What is the {measure} of {item}?",
+        number_any="What number does this question compare for {item}: {question}",
+    ),
+    ko=ComparePrompts(
+        date=Prompt(
+            system="주어진 문서를 바탕으로 질문에 답하세요. 날짜만 답하고(예: \"1985년 10월 8일\", \"1896년\") 다른 말은 "
+            "쓰지 마세요. 문서에 없으면 \"모름\"이라고 답하세요." + _KO_DOCS,
+            user="질문: {question}",
+        ),
+        number=Prompt(
+            system="주어진 문서를 바탕으로 질문에 답하세요. 수치만 단위와 함께 답하고(예: \"3,000mAh\", \"1,200만 명\") "
+            "다른 말은 쓰지 마세요. 문서에 없으면 \"모름\"이라고 답하세요." + _KO_DOCS,
+            user="질문: {question}",
+        ),
+        date_verb="{item} 언제 {verb}?",
+        date_event="{item} 언제 {verb}?",
+        date_any="다음 질문에서 {item}의 날짜는 언제인가? {question}",
+        number_count="{item}의 {measure} 얼마인가?",
+        number_measure="{item}의 {measure} 얼마인가?",
+        number_any="다음 질문에서 {item}의 수치는 얼마인가? {question}",
+    ),
+)

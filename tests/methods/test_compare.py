@@ -1,0 +1,169 @@
+"""A comparison answered by code (gaji/methods/compare.py): the question's items and order read by code, one value
+looked up per item, the verdict; and auto taking it (scripted LLM: control flow, not quality)."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.auto.method import Auto
+from gaji.methods.base import RunContext
+from gaji.methods.compare import Lookup, decide, parse_comparison, topic
+from gaji.testing import ListRetriever
+from gaji.types import Trace
+
+DOCS = [
+    ("guam", "Battle of Guam", "The Battle of Guam was fought from 21 July to 10 August 1944."),
+    ("manila", "Battle of Manila", "The Battle of Manila was fought from 3 February to 3 March 1945."),
+    ("lubin", "Arthur Lubin", "Arthur Lubin (July 25, 1898 - May 11, 1995) was an American film director."),
+    ("ivanovsky", "Aleksandr Ivanovsky", "Aleksandr Viktorovich Ivanovsky (22 November 1881 - 1968) was a Soviet "
+                                        "film director."),
+    ("park", "박형식", "박형식(1991년 11월 16일 ~ )은 대한민국의 가수이자 배우이다."),
+    ("seungri", "승리", "승리(1990년 12월 12일 ~ )는 대한민국의 가수이다."),
+]
+
+
+@pytest.mark.parametrize("question, lang, items, kind, direction, first_sub", [
+    ("Who was born first, Aleksandr Ivanovsky or Arthur Lubin?", "en", ("Aleksandr Ivanovsky", "Arthur Lubin"),
+     "date", "min", "When was Aleksandr Ivanovsky born?"),
+    ("Who was born first Mahbub ul Haq or Ibn Arabi?", "en", ("Mahbub ul Haq", "Ibn Arabi"), "date", "min",
+     "When was Mahbub ul Haq born?"),
+    ("Which film director is younger, Robert Z. Leonard or Sinclair Hill?", "en",
+     ("Robert Z. Leonard", "Sinclair Hill"), "date", "max", "When was Robert Z. Leonard born?"),
+    ("Which musical fantasy film is older, Bedknobs and Broomsticks or The Muppet Christmas Carol?", "en",
+     ("Bedknobs and Broomsticks", "Muppet Christmas Carol"), "date", "min",
+     "When was Bedknobs and Broomsticks released?"),
+    ("Which women's magazine was published first, Mirabella or Home Monthly?", "en", ("Mirabella", "Home Monthly"),
+     "date", "min", "When was Mirabella published?"),
+    ("Who died first, Bryce Courtenay or Juan Carlos Onetti?", "en", ("Bryce Courtenay", "Juan Carlos Onetti"),
+     "date", "min", "When did Bryce Courtenay die?"),
+    ("Which battle occurred first, the Battle of Manila or the Battle of Guam?", "en",
+     ("Battle of Manila", "Battle of Guam"), "date", "min", "When did Battle of Manila take place?"),
+    ("Which Karakoram mountain is higher: Distaghil Sar or The Crown", "en", ("Distaghil Sar", "Crown"), "number",
+     "max", "What is the height of Distaghil Sar?"),
+    ("Which opera has more acts, Parsifal or Manon by Massenet?", "en", ("Parsifal", "Manon by Massenet"),
+     "number", "max", "How many acts does Parsifal have?"),
+    ("박형식과 승리 중 누가 먼저 태어났나?", "ko", ("박형식", "승리"), "date", "min", "박형식은 언제 태어났나?"),
+    ("김무성과 김이수 중 누가 나이가 더 많은가?", "ko", ("김무성", "김이수"), "date", "min", "김무성은 언제 태어났나?"),
+    ("알렉산더 헤이그와 김영삼 전 대통령 중 누가 먼저 세상을 떠났나?", "ko", ("알렉산더 헤이그", "김영삼 전 대통령"),
+     "date", "min", "알렉산더 헤이그는 언제 세상을 떠났나?"),
+    ("미국 텔레비전 시스템 위원회(NTSC)와 퍼블릭 라이브러리 오브 사이언스(PLoS) 중 먼저 설립된 곳은?", "ko",
+     ("미국 텔레비전 시스템 위원회(NTSC)", "퍼블릭 라이브러리 오브 사이언스(PLoS)"), "date", "min",
+     "미국 텔레비전 시스템 위원회(NTSC)은(는) 언제 설립되었나?"),
+    ("캐시 크루즈 인형과 센테니얼 라이트 전구 중 먼저 만들어진 것은?", "ko", ("캐시 크루즈 인형", "센테니얼 라이트 전구"),
+     "date", "min", "캐시 크루즈 인형은 언제 만들어졌나?"),
+    ("갤럭시 S8과 갤럭시 S7 엣지 중 배터리 용량이 더 큰 것은?", "ko", ("갤럭시 S8", "갤럭시 S7 엣지"), "number", "max",
+     "갤럭시 S8의 배터리 용량은 얼마인가?"),
+    ("영화 《도둑들》과 《연애의 온도》 중 관객이 더 많이 든 영화는?", "ko", ("도둑들", "연애의 온도"), "number", "max",
+     "도둑들의 관객은 얼마인가?"),
+])
+def test_a_choice_between_two_named_items_is_parsed(question, lang, items, kind, direction, first_sub):
+    c = parse_comparison(question, lang)
+    assert c is not None, question
+    assert (c.items, c.kind, c.direction, c.sub_questions()[0]) == (items, kind, direction, first_sub)
+
+
+@pytest.mark.parametrize("question, lang", [
+    ("Are Yingkou and Fuding the same level of city?", "en"),  # yes/no
+    ("Which band formed in England, Of Montreal or Vib Gyor?", "en"),  # no order asked
+    ("Who was born first, the director of Alien or the director of Jaws?", "en"),  # descriptions, not the answers
+    ("Was Am Rong born earlier than Ava DuVernay?", "en"),
+    ("Which film has more than one director, Alien or Jaws?", "en"),  # a filter
+    ("갤럭시 S8과 갤럭시 노트5의 RAM 용량은 같은가?", "ko"),
+    ("김현웅 전 법무부 장관과 김이수 헌법재판관은 둘 다 전라도 출신인가?", "ko"),
+    ("유다 왕국의 왕 아몬과 예언자 마니 중 누가 더 이른 시대의 인물인가?", "ko"),  # "…의 왕 아몬": a description
+    ("훈민정음은 몇 년에 반포되었나요?", "ko"),
+])
+def test_what_code_cannot_decide_is_left_to_the_model(question, lang):
+    assert parse_comparison(question, lang) is None
+
+
+def test_every_hand_written_korean_comparison_either_parses_cleanly_or_is_left_alone():
+    rows = [json.loads(line) for line in
+            (resources.files("gaji") / "data" / "komultihop" / "comparison.jsonl").read_text("utf-8").splitlines()]
+    parsed = [c for c in (parse_comparison(r["question"], "ko") for r in rows) if c]
+    assert len(parsed) >= len(rows) // 2
+    for c in parsed:  # an item is a name from the question, never a whole clause
+        assert all(item and item in c.question.replace("《", "").replace("》", "").replace("'", "") for item in c.items)
+        assert all(" 중 " not in item for item in c.items)
+
+
+def test_topic_particle_follows_the_last_syllable():
+    assert (topic("박형식"), topic("승리"), topic("ESP")) == ("은", "는", "은(는)")
+
+
+def _lookups(c, *answers):
+    from gaji.methods.toq.order import parse_date, parse_number
+    return [Lookup(item, q, a, parse_date(a) if c.kind == "date" else parse_number(a))
+            for item, q, a in zip(c.items, c.sub_questions(), answers)]
+
+
+def test_the_verdict_is_the_item_at_the_asked_for_end_and_nothing_when_unsure():
+    born = parse_comparison("Who was born first, Aleksandr Ivanovsky or Arthur Lubin?", "en")
+    assert decide(born, _lookups(born, "22 November 1881", "July 25, 1898")).answer == "Aleksandr Ivanovsky"
+    younger = parse_comparison("Which film director is younger, Robert Z. Leonard or Sinclair Hill?", "en")
+    v = decide(younger, _lookups(younger, "October 7, 1889", "1894"))
+    assert v.answer == "Sinclair Hill" and "1889" in v.hint and "1894" in v.hint
+    assert decide(born, _lookups(born, "1898", "July 25, 1898")).why == "same year"  # the year alone cannot tell
+    assert decide(born, _lookups(born, "unknown", "1898")).why == "no value"
+    taller = parse_comparison("Which mountain is taller, Gasherbrum II or Langtang Ri?", "en")
+    assert decide(taller, _lookups(taller, "8,035 m", "7,205 m")).answer == "Gasherbrum II"
+    assert decide(taller, _lookups(taller, "8,035 m", "8,035 m")).why == "tie"
+    ko = parse_comparison("박형식과 승리 중 누가 먼저 태어났나?", "ko")
+    assert decide(ko, _lookups(ko, "1991년 11월 16일", "1990년 12월 12일")).answer == "승리"
+
+
+def _values_llm(values: dict[str, str], first: str) -> ScriptedLLM:
+    """The one retrieval's reader says `first`; a look-up read answers the value of the item its question names."""
+    def reply(req):
+        user = req.messages[-1]["content"]
+        system = req.messages[0]["content"]
+        if "Give only the date" in system or "날짜만 답하고" in system or "Give only the number" in system:
+            return next((v for item, v in values.items() if item in user), "unknown")
+        return first
+    return ScriptedLLM(default=reply)
+
+
+def _ctx(llm) -> RunContext:
+    return RunContext(llm=TrackedLLM(llm, retries=0, backoff_s=0), retriever=ListRetriever(DOCS), parallel=False)
+
+
+def test_auto_replaces_a_wrong_cheap_answer_with_the_verdict_and_says_so():
+    q = "Who was born first, Aleksandr Ivanovsky or Arthur Lubin?"
+    llm = _values_llm({"Ivanovsky": "22 November 1881", "Lubin": "July 25, 1898"}, first="Arthur Lubin")
+    t = Auto().run(q, _ctx(llm))
+    c = t.root.data["cascade"]
+    assert t.answer == "Aleksandr Ivanovsky" and c["decision"] == "computed" and c["first_answer"] == "Arthur Lubin"
+    assert [n.kind for n in t.root.children] == ["compare_item", "compare_item"]
+    assert [n.question for n in t.root.children] == ["When was Aleksandr Ivanovsky born?", "When was Arthur Lubin born?"]
+    assert sorted(x.purpose for x in t.calls()) == ["answer", "compare", "compare"]
+    assert "ivanovsky" in t.citations and "1881" in t.explanation
+    assert "replaced the first answer 'Arthur Lubin'" in t.root.stop.reason
+    shown = [f.text for f in t.root.children[0].display]
+    assert shown == ["date to compare: 1881-11-22"]
+    back = Trace.from_json(t.to_json())  # JSON for the CLI, the API and the page
+    assert back.root.data["cascade"]["computed"]["lookups"][1]["value"] == [1898, 7, 25]
+
+
+def test_auto_keeps_an_answer_the_verdict_agrees_with_and_korean_reads_korean():
+    llm = _values_llm({"박형식": "1991년 11월 16일", "승리": "1990년 12월 12일"}, first="승리")
+    t = Auto().run("박형식과 승리 중 누가 먼저 태어났나?", _ctx(llm))
+    c = t.root.data["cascade"]
+    assert t.answer == "승리" and c["decision"] == "stand" and c["computed"]["answer"] == "승리"
+    assert "코드로 비교한 결과가 답과 같음" in t.root.stop.reason
+    assert [f.text for f in t.root.children[1].display] == ["비교할 날짜: 1990년 12월 12일"]
+
+
+def test_without_a_verdict_the_cascade_goes_on_and_low_effort_never_looks_up():
+    q = "Who was born first, Aleksandr Ivanovsky or Arthur Lubin?"
+    llm = _values_llm({"Ivanovsky": "unknown", "Lubin": "July 25, 1898"}, first="Arthur Lubin")
+    t = Auto(route="").run(q, _ctx(llm))
+    c = t.root.data["cascade"]
+    assert c["computed"]["answer"] is None and c["computed"]["why"] == "no value" and c["decision"] != "computed"
+    low = Auto(effort="low").run(q, _ctx(_values_llm({}, first="Arthur Lubin")))
+    assert len(low.calls()) == 1 and "computed" not in low.root.data["cascade"]
+    off = Auto(compare=False).run(q, _ctx(_values_llm({}, first="Arthur Lubin")))
+    assert not any(n.kind == "compare_item" for n in off.root.walk())
