@@ -58,7 +58,11 @@ _EN_AFTER = re.compile(r"\b(?:first|earlier|later|older|younger|more|fewer|less|
 _EN_BETWEEN = re.compile(r"\bbetween\s+" + _EN_THE + r"(?P<a>[^,:;?]+?)\s+and\s+" + _EN_THE
                          + r"(?P<b>[^,:;?]+?)\s*[?.!]?\s*$", re.I)
 # "A와 B 중 누가 먼저 태어났나?" (a particle glued to the first item, then the second, then 중 / 가운데)
-_KO_CHOICE = re.compile(r"^\s*(?P<a>.+?)(?:와|과|하고|이랑|랑)\s+(?P<b>.+?)\s*(?:중에서|중에|중|가운데)\s+(?P<rest>.+)$")
+_KO_JOIN = r"(?:와|과|하고|이랑|랑)"
+_KO_CHOICE_END = r"\s*(?:중에서|중에|중|가운데)\s+(?P<rest>.+)$"
+# a comma after the particle marks the split between two long descriptions ("…맡은 배우와, …배우 중")
+_KO_CHOICES = (re.compile(r"^\s*(?P<a>.+?)" + _KO_JOIN + r",\s*(?P<b>.+?)" + _KO_CHOICE_END),
+               re.compile(r"^\s*(?P<a>.+?)" + _KO_JOIN + r"\s+(?!함께|같이|마찬가지)(?P<b>.+?)" + _KO_CHOICE_END))
 _KO_TITLE = re.compile(r"[《「『〈](.+?)[》」』〉]")
 _KO_BRACKETED = re.compile(r"[《「『〈][^》」』〉]*[》」』〉]")
 _YES_NO_EN = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would)\b", re.I)
@@ -103,6 +107,31 @@ _KO_DIED = re.compile(r"(?:세상을\s*)?(?:떠났|사망|죽었|별세|타계)"
 _KO_MODIFIER = re.compile(r"^(?P<stem>.*?)(?P<end>된|진|난|한|온|간|든|린|친|은)\s+\S+?[은는이가]?$")
 _KO_ENDINGS = {"된": "되었나", "진": "졌나", "난": "났나", "한": "했나", "온": "왔나", "간": "갔나", "든": "들었나",
                "린": "렸나", "친": "쳤나"}
+# a described item ends in a noun for a person or a thing it stands for ("…역을 맡은 배우", "…을 작곡한 음악가",
+# "다이쇼 천황의 맏아들"); an item that ends otherwise ("정도전의 성균시 급제", "유다 왕국의 왕 아몬") is asked about as it is
+_KO_ENTITY_END = re.compile(r"(?:배우|가수|사람|인물|감독|작가|음악가|정치인|대통령|의원|선수|멤버|그룹|영화|드라마|앨범|게임|"
+                            r"회사|후보|판사|장관|왕비|왕|군인|진행자|아나운서|프로듀서|작곡가|화가|소설|작품|노래|곡|팀|"
+                            r"대표|아들|딸|장녀|장남|남동생|여동생|동생|아내|남편|재판관|싱어송라이터|외교관|유학자|학자|"
+                            r"교수|총리|시장|장군|황제|천황|여왕|국왕|목사|박사|기업|단체|도시|나라|국가)$")
+# ... and holds a relation or a clause before its last word: a word ending in a particle ("…의 맏아들", "…을 작곡한")
+# or a verb's modifier form, a word of two or more syllables whose last ends in ㄴ or ㄹ ("맡은", "나선", "알린"),
+# in an item of three or more words, unlike "김현웅 전 법무부 장관" or "윤정훈 목사"
+_KO_PARTICLE_END = ("의", "을", "를", "에서", "에게", "로", "으로")
+
+
+def _describes(item: str) -> bool:
+    words = _KO_BRACKETED.sub("《》", item).split()[:-1]
+    for w in words:
+        w = w.strip("'\"‘’“”,")
+        if w.endswith(_KO_PARTICLE_END):
+            return True
+        last = w[-1:] if len(w) >= 2 and len(words) >= 2 else ""  # "윤정훈 목사": a name, then a title
+        if "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 in (4, 8):
+            return True
+    return False
+
+
+_KO_PERSON = re.compile(r"누가|누구|사람|인물")
 _KO_MEASURE = re.compile(r"^(?:누가\s+|어느\s+\S+[이가]\s+)?(?P<m>[^?？]+?)[이가]\s*(?:더|가장|제일)\s")
 
 
@@ -118,6 +147,10 @@ class Comparison:
     verb: str = ""  # the date sub-question's verb ("born", "published"; Korean: "태어났나")
     measure: str = ""  # the number sub-question's measure ("acts", "height"; Korean: "배터리 용량")
     count: bool = False  # English: "How many {measure} does A have?" rather than "What is the {measure} of A?"
+    # an item that is a description ("the director of Alien", "《아가씨》에서 히데코 역을 맡은 배우") is first
+    # resolved to the name it describes, whose value is then looked up; the answer is that name
+    described: tuple[bool, bool] = (False, False)
+    person: bool = False  # the items are people ("who", "누가"): a description is resolved with who/누구
 
     def sub_questions(self) -> list[str]:
         return [self.sub_question(item) for item in self.items]
@@ -144,8 +177,15 @@ class Comparison:
             return fill(p.number_count if self.count else p.number_measure, item=item, measure=self.measure)
         return fill(p.number_any, item=item, question=self.question)
 
+    def resolve_question(self, item: str) -> str:
+        p = PROMPTS[self.lang]
+        if self.lang == "ko":
+            return fill(p.resolve_who if self.person else p.resolve_what, item=item + topic(item))
+        return fill(p.resolve_who if self.person else p.resolve_what, item=item)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"items": list(self.items), "kind": self.kind, "direction": self.direction}
+        return {"items": list(self.items), "kind": self.kind, "direction": self.direction,
+                "described": list(self.described)}
 
 
 def topic(word: str) -> str:
@@ -165,11 +205,14 @@ def parse_comparison(question: str, lang: str) -> Comparison | None:
     return _parse_en(q)
 
 
-def _clean(item: str, lang: str) -> str:
-    item = item.strip(" \"'“”‘’")
+def _clean(item: str, lang: str, described: bool = False) -> str:
+    """An item as the answer names it; a description is kept whole (it is resolved, never the answer)."""
+    item = item.strip(" ,\"'“”‘’")
+    if described:
+        return item
     if lang == "ko":
         m = _KO_TITLE.search(item)
-        if m:
+        if m and len(item.replace(m.group(0), " ").split()) <= 1:  # "영화 《도둑들》": the title is the name
             return m.group(1).strip()
         return re.sub(r"[\"'“”‘’]", "", item).strip()
     return re.sub(r"^the\s+", "", item, flags=re.I).strip()
@@ -196,14 +239,18 @@ def _parse_en(q: str) -> Comparison | None:
     m = _EN_TAIL.search(q) or _EN_AFTER.search(q) or _EN_BETWEEN.search(q)
     if not m:
         return None
-    items = (_clean(m.group("a"), "en"), _clean(m.group("b"), "en"))
-    if not all(items) or squash(items[0]) == squash(items[1]) or not named_as_items(q, items, "en"):
+    raw = (m.group("a").strip(), m.group("b").strip())
+    described = tuple(not named_as_items(q, (_clean(r, "en"),), "en") for r in raw)
+    # a described item keeps its "the" ("Who is the director of Alien?")
+    items = tuple(r.strip(" ,\"'“”‘’") if d else _clean(r, "en") for r, d in zip(raw, described))
+    if not all(items) or squash(items[0]) == squash(items[1]):
         return None
     masked = _masked(q, items)
     kd = _kind_and_direction(masked, "en")
     if kd is None:
         return None
     kind, d = kd
+    person = bool(_EN_PERSON.search(masked))
     if kind == "date":
         if _EN_DIED.search(masked):
             verb = "die"
@@ -217,25 +264,26 @@ def _parse_en(q: str) -> Comparison | None:
             verb = "take place"
         else:
             verb = ""
-        return Comparison(q, "en", items, kind, d, verb=verb)
+        return Comparison(q, "en", items, kind, d, verb=verb, described=described, person=person)
     c = _EN_COUNT.search(masked)
     if c and c.group("m").strip() and not c.group("m").strip().endswith("ly"):  # "more frequently": no count
-        return Comparison(q, "en", items, kind, d, measure=c.group("m").strip(), count=True)
+        return Comparison(q, "en", items, kind, d, measure=c.group("m").strip(), count=True, described=described,
+                          person=person)
     w = _EN_MEASURE_WORD.search(masked)
-    return Comparison(q, "en", items, kind, d, measure=_EN_MEASURES[w.group(1).lower()] if w else "")
+    return Comparison(q, "en", items, kind, d, measure=_EN_MEASURES[w.group(1).lower()] if w else "",
+                      described=described, person=person)
 
 
 def _parse_ko(q: str) -> Comparison | None:
     if _YES_NO_KO.search(q):
         return None
-    m = _KO_CHOICE.match(q)
+    m = next((x for x in (r.match(q) for r in _KO_CHOICES) if x), None)
     if not m:
         return None
     raw = (m.group("a").strip(), m.group("b").strip())
     # a bracketed title is a name whatever its words ("《연애의 온도》" is no description): checked with it blanked
-    if not named_as_items(_KO_BRACKETED.sub("《》", q), tuple(_KO_BRACKETED.sub("《》", r) for r in raw), "ko"):
-        return None
-    items = (_clean(raw[0], "ko"), _clean(raw[1], "ko"))
+    described = tuple(_KO_ENTITY_END.search(r) is not None and _describes(r) for r in raw)
+    items = tuple(_clean(r, "ko", described=d) for r, d in zip(raw, described))
     if not all(items) or squash(items[0]) == squash(items[1]):
         return None
     rest = m.group("rest").strip()
@@ -243,6 +291,7 @@ def _parse_ko(q: str) -> Comparison | None:
     if kd is None:
         return None
     kind, d = kd
+    extra = {"described": described, "person": bool(_KO_PERSON.search(rest))}
     if kind == "date":
         if _KO_AGE.search(rest):
             verb = "태어났나"
@@ -252,9 +301,9 @@ def _parse_ko(q: str) -> Comparison | None:
             verb = _ko_question_verb(w.group("v"))
         else:
             verb = ""
-        return Comparison(q, "ko", items, kind, d, verb=verb)
+        return Comparison(q, "ko", items, kind, d, verb=verb, **extra)
     me = _KO_MEASURE.match(rest)
-    return Comparison(q, "ko", items, kind, d, measure=me.group("m").strip() if me else "")
+    return Comparison(q, "ko", items, kind, d, measure=me.group("m").strip() if me else "", **extra)
 
 
 def _ko_question_verb(v: str) -> str:
@@ -320,34 +369,69 @@ class Verdict:
 
 
 def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
-    """Ask each item's value (one child node of `parent` per item, in parallel) and decide by code."""
+    """Resolve the described items to names, then ask each item's value (one child node of `parent` per step and
+    item; the items of a step run in parallel) and decide by code."""
     lang = comparison.lang
-    lookups = [Lookup(item, sq) for item, sq in zip(comparison.items, comparison.sub_questions())]
-    nodes = [parent.add(Node(question=lk.question, kind="compare_item", data={"compare_item": lk.item}))
-             for lk in lookups]
-    for node in nodes:
-        ctx.emit(node)
+    names = list(comparison.items)
+    described = [i for i, d in enumerate(comparison.described) if d]
+    if described:
+        nodes = {i: parent.add(Node(question=comparison.resolve_question(comparison.items[i]), kind="compare_item",
+                                    data={"compare_item": comparison.items[i], "resolve": True}))
+                 for i in described}
+        replies = dict(zip(described, ctx.map(lambda i: _read(ctx, nodes[i], "name", lang), described)))
+        for i, reply in replies.items():
+            name = reply if _is_name(reply, comparison) else ""
+            nodes[i].data["value"] = name or None
+            ctx.emit(nodes[i])
+            if not name:
+                return Verdict(comparison, [Lookup(comparison.items[i], nodes[i].question, reply, None, nodes[i].id)],
+                               None, "no name")
+            names[i] = name
+    lookups = [Lookup(name, comparison.sub_question(name)) for name in names]
+    nodes_v = [parent.add(Node(question=lk.question, kind="compare_item", data={"compare_item": lk.item}))
+               for lk in lookups]
 
     def read(pair: tuple[Lookup, Node]) -> None:
         lk, node = pair
         lk.node_id = node.id
-        passages: list[Passage] = ctx.retrieve(node, lk.question, K)
+        reply = _read(ctx, node, comparison.kind, lang)
         lk.passage_ids = list(node.passage_ids)
-        p = PROMPTS[lang]
-        prompt = p.date if comparison.kind == "date" else p.number
-        messages = prompt.messages(data_note=common_prompts.PROMPTS[lang].data_note,
-                                   passages=format_passages(passages, max_chars=PASSAGE_CHARS, query=lk.question),
-                                   question=lk.question)
-        reply = plain_answer(ctx.llm.chat(node, "compare", messages, max_tokens=MAX_TOKENS))
         lk.answer = reply
-        if reply and not is_unknown(reply) and reply.strip() not in ("unknown", "모름"):
+        if reply and not _unknown(reply):
             lk.value = parse_date(reply) if comparison.kind == "date" else parse_number(reply)
-        node.answer = reply
         node.data["value"] = list(lk.value) if isinstance(lk.value, tuple) else lk.value
         ctx.emit(node)
 
-    ctx.map(read, list(zip(lookups, nodes)))
+    ctx.map(read, list(zip(lookups, nodes_v)))
     return decide(comparison, lookups)
+
+
+def _read(ctx: RunContext, node: Node, what: str, lang: str) -> str:
+    """One short read on `node`: a small retrieval with its question, then only the asked-for thing ("date",
+    "number" or "name")."""
+    ctx.emit(node)
+    passages: list[Passage] = ctx.retrieve(node, node.question, K)
+    p = PROMPTS[lang]
+    prompt = {"date": p.date, "number": p.number, "name": p.name}[what]
+    messages = prompt.messages(data_note=common_prompts.PROMPTS[lang].data_note,
+                               passages=format_passages(passages, max_chars=PASSAGE_CHARS, query=node.question),
+                               question=node.question)
+    reply = plain_answer(ctx.llm.chat(node, "compare", messages, max_tokens=MAX_TOKENS))
+    node.answer = reply
+    return reply
+
+
+def _unknown(reply: str) -> bool:
+    return is_unknown(reply) or reply.strip().strip(".").lower() in ("unknown", "모름", "없음")
+
+
+def _is_name(reply: str, comparison: Comparison) -> bool:
+    """A resolved description must give a short name: not "unknown", not a date or number, not the question's
+    words echoed, at most six words."""
+    r = reply.strip()
+    if not r or _unknown(r) or len(r.split()) > 6 or parse_number(r) is not None and not re.search(r"[^\d\s.,]", r):
+        return False
+    return squash(r) not in squash(comparison.question) or any(squash(r) == squash(x) for x in comparison.items)
 
 
 def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
@@ -371,9 +455,13 @@ def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
 
 # -- the trace --------------------------------------------------------------------------------------------
 def describe(node: Node, lang: str) -> list[Fact]:
-    """An item's look-up node: the value read from its answer."""
+    """An item's look-up node: the value read from its answer (a described item's node: the name it resolved to)."""
     value = node.data.get("value")
     ko = lang == "ko"
+    if node.data.get("resolve"):
+        if not value:
+            return [Fact("비교 항목" if ko else "item", "이름을 찾지 못함" if ko else "no name found")]
+        return [Fact("비교 항목" if ko else "item", f"가리키는 이름: {value}" if ko else f"names: {value}")]
     if value is None:
         text = "비교할 값을 읽지 못함" if ko else "no value to compare"
     elif isinstance(value, list):

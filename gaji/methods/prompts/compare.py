@@ -13,6 +13,8 @@ class ComparePrompts:
     # user turn), told to give only a date or only a number, or "unknown" when the documents do not say
     date: Prompt
     number: Prompt
+    # the name a described item stands for ("Who is the director of Alien?")
+    name: Prompt
     # an item's sub-question, built by code from the question's own words: a date asked with the question's verb
     # ("When was A founded?", "A는 언제 설립되었나?"), an event's date ("When did A take place?"), or with no verb
     # to go on; a number asked as a count ("How many acts does A have?"), a measure ("What is the height of A?"),
@@ -23,6 +25,9 @@ class ComparePrompts:
     number_count: str
     number_measure: str
     number_any: str
+    # a described item's question: who it is (people), or what it is
+    resolve_who: str
+    resolve_what: str
 
 
 _EN_DOCS = "\n{data_note}\nThe following are the given documents.\n\n{passages}"
@@ -42,12 +47,19 @@ PROMPTS = ByLang(
             + _EN_DOCS,
             user="Question: {question}",
         ),
+        name=Prompt(
+            system="Answer the question based on the given documents. Give only the name, no other words. If the "
+            "documents do not give it, answer \"unknown\"." + _EN_DOCS,
+            user="Question: {question}",
+        ),
         date_verb="When was {item} {verb}?",
         date_event="When did {item} {verb}?",
         date_any="What date does this question compare for {item}: {question}",
         number_count="How many {measure} does {item} have?",
         number_measure="What is the {measure} of {item}?",
         number_any="What number does this question compare for {item}: {question}",
+        resolve_who="Who is {item}?",
+        resolve_what="What is {item}?",
     ),
     ko=ComparePrompts(
         date=Prompt(
@@ -60,11 +72,18 @@ PROMPTS = ByLang(
             "다른 말은 쓰지 마세요. 문서에 없으면 \"모름\"이라고 답하세요." + _KO_DOCS,
             user="질문: {question}",
         ),
+        name=Prompt(
+            system="주어진 문서를 바탕으로 질문에 답하세요. 이름만 답하고 다른 말은 쓰지 마세요. 문서에 없으면 \"모름\"이라고 "
+            "답하세요." + _KO_DOCS,
+            user="질문: {question}",
+        ),
         date_verb="{item} 언제 {verb}?",
         date_event="{item} 언제 {verb}?",
         date_any="다음 질문에서 {item}의 날짜는 언제인가? {question}",
         number_count="{item}의 {measure} 얼마인가?",
         number_measure="{item}의 {measure} 얼마인가?",
         number_any="다음 질문에서 {item}의 수치는 얼마인가? {question}",
+        resolve_who="{item} 누구인가?",
+        resolve_what="{item} 무엇인가?",
     ),
 )
