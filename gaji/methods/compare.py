@@ -65,6 +65,9 @@ _KO_CHOICES = (re.compile(r"^\s*(?P<a>.+?)" + _KO_JOIN + r",\s*(?P<b>.+?)" + _KO
                re.compile(r"^\s*(?P<a>.+?)" + _KO_JOIN + r"\s+(?!함께|같이|마찬가지)(?P<b>.+?)" + _KO_CHOICE_END))
 _KO_TITLE = re.compile(r"[《「『〈](.+?)[》」』〉]")
 _KO_BRACKETED = re.compile(r"[《「『〈][^》」』〉]*[》」』〉]")
+# a choice asks which one ("Which film is older, …", "Who was born first …"); "What ended the conflict between A
+# and B …" is no choice
+_EN_CHOICE_START = re.compile(r"^\W*(?:which|who|whom)\b", re.I)
 _YES_NO_EN = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would)\b", re.I)
 _YES_NO_KO = re.compile(r"같은가|같나|같았|둘 다|모두|인가요?\s*아닌가")
 
@@ -234,7 +237,7 @@ def _masked(question: str, items: tuple[str, str]) -> str:
 
 
 def _parse_en(q: str) -> Comparison | None:
-    if _YES_NO_EN.match(q):
+    if _YES_NO_EN.match(q) or not _EN_CHOICE_START.match(q):
         return None
     m = _EN_TAIL.search(q) or _EN_AFTER.search(q) or _EN_BETWEEN.search(q)
     if not m:

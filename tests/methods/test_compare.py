@@ -69,6 +69,8 @@ def test_a_choice_between_two_named_items_is_parsed(question, lang, items, kind,
 @pytest.mark.parametrize("question, lang", [
     ("Are Yingkou and Fuding the same level of city?", "en"),  # yes/no
     ("Which band formed in England, Of Montreal or Vib Gyor?", "en"),  # no order asked
+    ("What officially ended the first phase of the military conflict between the British Raj and the Emirate of "
+     "Afghanistan from 1878 to 1880?", "en"),  # "between A and B" in a question that asks no choice
     ("Was Am Rong born earlier than Ava DuVernay?", "en"),
     ("Which film has more than one director, Alien or Jaws?", "en"),  # a filter
     ("갤럭시 S8과 갤럭시 노트5의 RAM 용량은 같은가?", "ko"),
