@@ -478,4 +478,4 @@ def format_date(value: list[int] | tuple[int, ...], lang: str) -> str:
     y, m, d = (list(value) + [0, 0, 0])[:3]
     if lang == "ko":
         return f"{y}년" + (f" {m}월" if m else "") + (f" {d}일" if d else "")
-    return "-".join(str(x) for x in (y, m, d) if x) if m else str(y)
+    return f"{y}-{m:02d}" + (f"-{d:02d}" if d else "") if m else str(y)

@@ -7,6 +7,9 @@ A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023:
 2. **Look.** The answer's signals (signals.py: how sure the model was, whether the answer is grounded in a
    passage, whether the passages hold the question's names, its shape, ...) give P(right) under a logistic
    safety model (gaji/methods/safety.py) trained on recorded dev runs.
+   A choice between two named items by a date or a number ("Who was born first, A or B?") is also decided by
+   code from each item's value, looked up one item at a time (gaji/methods/compare.py); that verdict, when there
+   is one, replaces or confirms the answer and nothing escalates.
 3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
    to the route its shape calls for (the text router, features.py/router.py, is now only this prior: a
    comparison or an intersection goes to the question tree, whose branches answer each side or constraint; a
