@@ -315,7 +315,7 @@ __all__ = ["FORMAT", "Example", "examples_of", "train_cascade", "parse_sets", "r
 
 def live_report(run: Path) -> dict[str, Any]:
     """What a recorded run of `auto` did: F1, tokens, calls and wall time per question (p50), how many questions
-    escalated and where, and -- from the same run -- what its own one-retrieval answers would have scored
+    escalated and where, how many choices code compared, decided and changed the answer of, and -- from the same run -- what its own one-retrieval answers would have scored
     (`cascade.first_answer`, else the final answer of a question that stood), overall and per question type."""
     from gaji.eval.metrics.answer import answer_scores
 
@@ -332,7 +332,10 @@ def live_report(run: Path) -> dict[str, Any]:
         rows.append({"type": r.get("type") or "-", "f1": float(m["f1"]), "first_f1": s.f1 if s else 0.0,
                      "tokens": float(m["tokens"]), "calls": float(m["calls"]), "wall_s": float(m.get("wall_s", 0.0)),
                      "escalated": c.get("decision") == "escalate", "to": c.get("to"),
-                     "kept_cheap": bool(c.get("kept_cheap"))})
+                     "kept_cheap": bool(c.get("kept_cheap")),
+                     # the choice decided by code (gaji/methods/compare.py): tried, gave a verdict, replaced the answer
+                     "compared": "computed" in c, "decided": (c.get("computed") or {}).get("answer") is not None,
+                     "replaced": c.get("decision") == "computed"})
     if not rows:
         raise ConfigError(f"{run}: no finished question with a trace")
 
@@ -346,6 +349,8 @@ def live_report(run: Path) -> dict[str, Any]:
                 "escalated": sum(1 for r in rs if r["escalated"]),
                 "to": {t: sum(1 for r in rs if r["to"] == t) for t in ESCALATIONS},
                 "kept_cheap": sum(1 for r in rs if r["kept_cheap"]),
+                "compared": sum(1 for r in rs if r["compared"]), "decided": sum(1 for r in rs if r["decided"]),
+                "replaced": sum(1 for r in rs if r["replaced"]),
                 "wall_s_p50": round(statistics.median(walls), 1)}
 
     types = sorted({r["type"] for r in rows})

@@ -124,3 +124,29 @@ def test_live_report_reads_what_auto_did(tmp_path, monkeypatch):
     rep = live_report(run)["all"]
     assert rep["questions"] == 2 and rep["escalated"] == 1 and rep["to"] == {"steps": 0, "chain": 1, "tree": 0}
     assert rep["first_rung_f1"] == 50.0 and rep["one_call_share"] == 0.5 and rep["wall_s_p50"] == 1.5
+
+
+def test_live_report_counts_the_choices_code_decided(tmp_path):
+    from gaji_lab.learn.cascade import live_report
+    from gaji.methods.auto.method import Auto
+
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "Give only the date" in system:
+            return "1803" if "Town 3" in user else "1805"
+        return "Town 5"  # the one retrieval picks the later one
+
+    q = "Which town was founded first, Town 3 or Town 5?"
+    ctx = RunContext(llm=TrackedLLM(ScriptedLLM(default=reply), retries=0, backoff_s=0),
+                     retriever=ListRetriever(DOCS), parallel=False)
+    t = Auto().run(q, ctx)
+    assert t.answer == "Town 3"
+    run = tmp_path / "auto"
+    run.mkdir()
+    (run / "results.jsonl").write_text(json.dumps(
+        {"id": "q0", "status": "ok", "type": "comparison", "gold": ["Town 3"], "lang": "en", "prediction": t.answer,
+         "metrics": {"f1": 1.0, "tokens": t.usage().prompt_tokens, "calls": len(t.calls()), "wall_s": 2.0}}) + "\n")
+    (run / "traces.jsonl").write_text(json.dumps({"id": "q0", "trace": t.to_dict()}) + "\n")
+    rep = live_report(run)["all"]
+    assert (rep["compared"], rep["decided"], rep["replaced"], rep["escalated"]) == (1, 1, 1, 0)
+    assert rep["f1"] == 100.0 and rep["first_rung_f1"] == 50.0 and rep["calls"] == 3  # "Town 5": one word of two
