@@ -381,9 +381,9 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
         nodes = {i: parent.add(Node(question=comparison.resolve_question(comparison.items[i]), kind="compare_item",
                                     data={"compare_item": comparison.items[i], "resolve": True}))
                  for i in described}
-        replies = dict(zip(described, ctx.map(lambda i: _read(ctx, nodes[i], "name", lang), described)))
+        replies = dict(zip(described, ctx.map(lambda i: read_value(ctx, nodes[i], "name", lang), described)))
         for i, reply in replies.items():
-            name = reply if _is_name(reply, comparison) else ""
+            name = reply if name_of(reply, comparison.question, comparison.items) else ""
             nodes[i].data["value"] = name or None
             ctx.emit(nodes[i])
             if not name:
@@ -397,7 +397,7 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
     def read(pair: tuple[Lookup, Node]) -> None:
         lk, node = pair
         lk.node_id = node.id
-        reply = _read(ctx, node, comparison.kind, lang)
+        reply = read_value(ctx, node, comparison.kind, lang)
         lk.passage_ids = list(node.passage_ids)
         lk.answer = reply
         if reply and not _unknown(reply):
@@ -409,7 +409,7 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
     return decide(comparison, lookups)
 
 
-def _read(ctx: RunContext, node: Node, what: str, lang: str) -> str:
+def read_value(ctx: RunContext, node: Node, what: str, lang: str) -> str:
     """One short read on `node`: a small retrieval with its question, then only the asked-for thing ("date",
     "number" or "name")."""
     ctx.emit(node)
@@ -428,13 +428,13 @@ def _unknown(reply: str) -> bool:
     return is_unknown(reply) or reply.strip().strip(".").lower() in ("unknown", "모름", "없음")
 
 
-def _is_name(reply: str, comparison: Comparison) -> bool:
-    """A resolved description must give a short name: not "unknown", not a date or number, not the question's
-    words echoed, at most six words."""
+def name_of(reply: str, question: str, items: tuple[str, ...] | list[str]) -> bool:
+    """Is `reply` a name a description resolved to: short (at most six words), not "unknown", not a bare date or
+    number, and not the question's own words echoed (unless it is one of its named `items`)?"""
     r = reply.strip()
     if not r or _unknown(r) or len(r.split()) > 6 or parse_number(r) is not None and not re.search(r"[^\d\s.,]", r):
         return False
-    return squash(r) not in squash(comparison.question) or any(squash(r) == squash(x) for x in comparison.items)
+    return squash(r) not in squash(question) or any(squash(r) == squash(x) for x in items)
 
 
 def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:

@@ -34,7 +34,7 @@ from typing import Any, Callable
 from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
-from gaji.methods import compare
+from gaji.methods import bridge, compare
 from gaji.methods.auto.features import shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
@@ -47,6 +47,7 @@ from gaji.text.lang import detect_lang
 from gaji.types import Fact, Node, Stop, Trace
 
 NEEDS_INDEX = ("one", "chain", "tree", "steps")
+BRIDGE_POLICIES = ("off", "short", "always")
 # rungs the cascade can start on or escalate to beyond the text router's routes (gaji/recipes.py)
 CASCADE_RECIPES = {"steps": "chain-steps"}
 # how a signal reads in the trace's reasons, in English and Korean
@@ -83,11 +84,19 @@ class Auto(Method):
         # decided by code from each item's value, read one item at a time (gaji/methods/compare.py; two short
         # calls), at effort medium and high; its verdict replaces the cheap answer where they differ
         compare: bool = True
+        # a Korean bridge question ("…정책을 편 당시 서울시장이 태어난 도시는?") is split by code at effort medium and
+        # high: the described entity resolved to a name, then the rest asked about that name (gaji/methods/bridge.py;
+        # two short calls). off | short: its answer replaces the cheap answer when that names the bridge entity (one
+        # hop short) | always: whenever it answers
+        bridge: str = "always"
 
         def __post_init__(self) -> None:
             if self.route and self.route not in ROUTES + tuple(CASCADE_RECIPES):
                 raise ConfigError(f"option route of method 'auto' must be one of "
                                   f"{', '.join(ROUTES + tuple(CASCADE_RECIPES))}, not {self.route!r}")
+            if self.bridge not in BRIDGE_POLICIES:
+                raise ConfigError(f"option bridge of method 'auto' must be one of {', '.join(BRIDGE_POLICIES)}, "
+                                  f"not {self.bridge!r}")
             if self.effort not in EFFORTS:
                 raise ConfigError(f"option effort of method 'auto' must be one of {', '.join(EFFORTS)}, "
                                   f"not {self.effort!r}")
@@ -103,6 +112,8 @@ class Auto(Method):
     def describe(cls, node: Node, lang: str) -> list[Fact]:
         if "compare_item" in node.data:
             return compare.describe(node, lang)
+        if "bridge_hop" in node.data:
+            return bridge.describe(node, lang)
         by = node.data.get("routed_to")
         own = METHODS.get(by).describe(node, lang) if by in METHODS.names() and by != cls.name else []
         if "auto" not in node.data:
@@ -212,6 +223,12 @@ class Auto(Method):
             if verdict.answer is not None:
                 self.take_verdict(trace, ctx, verdict, cascade)
                 return
+        hop = self.follow_bridge(trace, ctx, shape, lang)
+        if hop is not None:
+            cascade["bridge"] = hop.to_dict()
+            if hop.answer and (self.opts.bridge == "always" or hop.names_bridge(trace.answer)):
+                self.take_hop(trace, ctx, hop, cascade)
+                return
         root.stop = Stop(stands, reason=cascade_reason(cascade, ctx.lang), by="cascade", score=round(p, 4))
         if stands:
             ctx.emit(root)
@@ -263,6 +280,30 @@ class Auto(Method):
         root.answer = trace.answer
         root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade", score=cascade.get("p_right"))
         ctx.emit(root)
+
+    def follow_bridge(self, trace: Trace, ctx: RunContext, shape: str, lang: str) -> bridge.Hop | None:
+        """A Korean bridge question split by code and followed (resolve, then ask the rest); None when it is no such
+        question, the option is off, the effort is low or the run's time limit leaves no room."""
+        if self.opts.bridge == "off" or self.opts.effort == "low" or lang != "ko" or shape != "other":
+            return None
+        b = bridge.parse_bridge(trace.question, lang)
+        if b is None:
+            return None
+        budget = EscalationBudget.of(ctx, trace.root)
+        if budget is not None and not budget.can_start():
+            return None
+        return bridge.follow(ctx, trace.root, b)
+
+    def take_hop(self, trace: Trace, ctx: RunContext, hop: bridge.Hop, cascade: dict[str, Any]) -> None:
+        """The second hop's answer is the answer (the first answer is kept in the record)."""
+        cascade.update(decision="bridged", to=None, first_answer=trace.answer)
+        trace.answer = hop.answer
+        trace.citations = hop.citations or list(trace.citations)
+        trace.explanation = f"{hop.name}: {hop.bridge.second_question(hop.name or '')}"
+        trace.root.answer = trace.answer
+        trace.root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade",
+                               score=cascade.get("p_right"))
+        ctx.emit(trace.root)
 
     def keep_cheap(self, trace: Trace, ctx: RunContext, cheap: tuple, cascade: dict[str, Any],
                    out_of_time: bool = False) -> None:
@@ -317,6 +358,7 @@ class Auto(Method):
 
 CASCADE_WORDS = {"stand": ("answered with one retrieval", "한 번 검색으로 답함"),
                  "computed": ("compared by code", "코드로 비교함"),
+                 "bridged": ("followed the bridge", "연결 개체를 따라감"),
                  "escalate": ("escalated", "더 찾아봄"),
                  "start": ("started deeper", "처음부터 깊게 찾음")}
 SHAPE_WORDS = {"compare": ("a comparison", "비교 질문"), "intersection": ("two conditions", "두 조건 질문"),
@@ -347,6 +389,11 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
                     f"replaced the first answer {c.get('first_answer')!r}")
         return (f"두 항목의 값을 하나씩 찾아 코드로 비교한 결과가 답과 같음 ({hint})" if ko else
                 f"looked up each item's value and compared them by code: it agrees with the answer ({hint})")
+    if c.get("decision") == "bridged":
+        b = c.get("bridge") or {}
+        return (f"질문이 묘사한 개체를 먼저 찾고({b.get('name')}) 나머지를 물음; 첫 답 {c.get('first_answer')!r}을(를) 바꿈"
+                if ko else f"found the entity the question describes first ({b.get('name')}) and asked the rest "
+                f"about it; replaced the first answer {c.get('first_answer')!r}")
     if c.get("decision") == "stand":
         what = "답을 그대로 냄" if ko else "the answer stands"
     else:

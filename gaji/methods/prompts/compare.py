@@ -25,9 +25,11 @@ class ComparePrompts:
     number_count: str
     number_measure: str
     number_any: str
-    # a described item's question: who it is (people), or what it is
+    # a described item's question (and a bridge entity's, gaji/methods/bridge.py): who it is (people), where
+    # (places), or what it is
     resolve_who: str
     resolve_what: str
+    resolve_where: str
 
 
 _EN_DOCS = "\n{data_note}\nThe following are the given documents.\n\n{passages}"
@@ -60,6 +62,7 @@ PROMPTS = ByLang(
         number_any="What number does this question compare for {item}: {question}",
         resolve_who="Who is {item}?",
         resolve_what="What is {item}?",
+        resolve_where="Where is {item}?",
     ),
     ko=ComparePrompts(
         date=Prompt(
@@ -85,5 +88,6 @@ PROMPTS = ByLang(
         number_any="다음 질문에서 {item}의 수치는 얼마인가? {question}",
         resolve_who="{item} 누구인가?",
         resolve_what="{item} 무엇인가?",
+        resolve_where="{item} 어디인가?",
     ),
 )

@@ -1,0 +1,190 @@
+"""A Korean bridge question split by code: resolve the entity it describes, then ask the rest about that entity.
+
+"2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장이 태어난 도시는?" describes someone (the bridge
+entity: "…정책을 편 당시 서울시장") and asks a fact about them ("…이 태어난 도시는?"). With one retrieval the 1.5B model
+often answers with the bridge entity itself, one hop short ("금강산" for the peak of the mountain). Korean puts the
+description first and marks the bridge entity with a particle, so code can split the question where a chain's first
+hop would:
+
+    1. split: the last word before the final clause that ends in 이/가 (the subject) or 의 (a possessive) and has a
+       verb's modifier form among the three words before it ("…편 당시 서울시장이"); the part before it is the
+       description, the part after it the rest ("태어난 도시는?");
+    2. resolve: "…정책을 편 당시 서울시장은 누구인가?" with a small retrieval and one short read that gives only the
+       name (the read of gaji/methods/compare.py);
+    3. ask the rest about the name: "이명박이 태어난 도시는?", with its own retrieval and the plain reader.
+
+The names rule of the question tree (checked by code, not the model) holds by construction: the second hop carries
+the resolved name, and the first hop is the question's own words.
+
+    >>> b = parse_bridge("2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장이 태어난 도시는?", "ko")
+    >>> b.description, b.particle, b.rest
+    ('2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장', '이', '태어난 도시는?')
+    >>> b.resolve_question(), b.second_question("이명박")
+    ('2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장은 누구인가?', '이명박이 태어난 도시는?')
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gaji.llm.prompts import fill
+from gaji.methods.base import RunContext
+from gaji.methods.common import attribute, format_passages, plain_answer
+from gaji.methods.compare import name_of, read_value, topic
+from gaji.methods.prompts import common as common_prompts
+from gaji.methods.prompts import direct
+from gaji.methods.prompts.compare import PROMPTS
+from gaji.methods.span import is_unknown
+from gaji.methods.toq.names_rule import squash
+from gaji.types import Node
+
+K = 5  # passages for the second hop: the plain reader's own
+PASSAGE_CHARS_KO = 400  # cut to their sentences most relevant to the second question (the one route's Korean cut)
+MAX_TOKENS = 48
+
+_EDGE = "'\"‘’“”,"
+_PARTICLE_ENDS = ("의", "을", "를", "에서", "에게", "로", "으로", "와", "과")
+# the bridge entity is a person, a place or a thing: how its description is asked about
+_PERSON = ("배우", "가수", "사람", "인물", "감독", "작가", "음악가", "정치인", "대통령", "의원", "선수", "멤버", "후보", "판사",
+           "장관", "왕비", "왕", "군인", "진행자", "아나운서", "프로듀서", "작곡가", "화가", "총재", "사무총장", "시장",
+           "사령관", "논객", "재판관", "외교관", "학자", "유학자", "교수", "총리", "장군", "황제", "천황", "여왕", "국왕",
+           "목사", "박사", "기자", "회장", "대표", "아들", "딸", "아내", "남편", "동생", "주지사", "선교사", "개화파")
+_PLACE = ("산", "도시", "나라", "국가", "섬", "지역", "곳", "지구", "관광지구", "마을", "대학", "대학교", "학교")
+
+
+# the rest asks for something ("…태어난 도시는?", "몇 회였나?"), not yes or no ("…같은 대학교를 나왔나?")
+_ASKS = re.compile(r"[은는]\s*[?？.]?\s*$|몇|언제|누구|어디|무엇|무슨|어떤|어느|얼마")
+
+
+@dataclass(frozen=True)
+class Bridge:
+    question: str
+    description: str  # the bridge entity as the question describes it
+    particle: str  # what joined it to the rest: 이/가 (subject) or 의 (possessive)
+    rest: str  # the question asked about the bridge entity
+
+    def resolve_question(self) -> str:
+        p = PROMPTS["ko"]
+        last = self.description.split()[-1]
+        template = (p.resolve_who if last.endswith(_PERSON) else p.resolve_where if last.endswith(_PLACE)
+                    else p.resolve_what)
+        return fill(template, item=self.description + topic(self.description))
+
+    def second_question(self, name: str) -> str:
+        if self.particle == "의":
+            return f"{name}의 {self.rest}"
+        return f"{name}{subject(name)} {self.rest}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"description": self.description, "particle": self.particle, "rest": self.rest}
+
+
+def subject(word: str) -> str:
+    """The Korean subject particle for `word`: 이 after a final consonant, 가 after a vowel."""
+    t = topic(word)
+    return {"은": "이", "는": "가"}.get(t, "이(가)")
+
+
+def _modifier(word: str) -> bool:
+    """A verb's modifier form ("편", "맡은", "숨진"): a word whose last syllable ends in ㄴ or ㄹ, not a particle."""
+    w = word.strip(_EDGE)
+    if not w or w.endswith(_PARTICLE_ENDS):
+        return False
+    last = w[-1]
+    return "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 in (4, 8)
+
+
+def parse_bridge(question: str, lang: str) -> Bridge | None:
+    """The split of a Korean bridge question (see the module doc); None for another language, a choice ("A와 B
+    중"), or a question with no described subject before its final clause."""
+    if lang != "ko" or " 중 " in question or "가운데" in question:
+        return None
+    words = " ".join(question.split()).split(" ")
+    cut = None
+    for i, w in enumerate(words):
+        core = w.strip(_EDGE)
+        if i < 2 or i >= len(words) - 1 or len(core) < 2 or not core.endswith(("이", "가", "의")):
+            continue
+        if any(_modifier(x) for x in words[max(0, i - 3):i]):
+            cut = i
+    if cut is None:
+        return None
+    core = words[cut].strip(_EDGE)
+    description = " ".join(words[:cut] + [core[:-1]]).strip()
+    rest = " ".join(words[cut + 1:]).strip()
+    if len(description.split()) < 3 or not rest or not _ASKS.search(rest):
+        return None
+    return Bridge(question, description, core[-1], rest)
+
+
+@dataclass
+class Hop:
+    """What the split found: the bridge entity's name (None: not resolved) and the second hop's answer."""
+
+    bridge: Bridge
+    name: str | None = None
+    answer: str = ""
+    resolve_node: str = ""
+    second_node: str = ""
+    citations: list[str] | None = None
+    why: str = ""  # "answered", or what stopped it: "no name", "no answer"
+
+    def names_bridge(self, answer: str) -> bool:
+        """Does `answer` name the bridge entity (the one-hop-short answer)?"""
+        if not self.name or not answer:
+            return False
+        a, n = squash(answer), squash(self.name)
+        return bool(a and n) and (a in n or n in a)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.bridge.to_dict(), "name": self.name, "answer": self.answer, "why": self.why,
+                "nodes": [self.resolve_node, self.second_node]}
+
+
+def follow(ctx: RunContext, parent: Node, bridge: Bridge) -> Hop:
+    """Resolve the bridge entity, then answer the rest about it (two child nodes of `parent`)."""
+    hop = Hop(bridge)
+    first = parent.add(Node(question=bridge.resolve_question(), kind="bridge_hop", data={"bridge_hop": "resolve"}))
+    reply = read_value(ctx, first, "name", "ko")
+    hop.resolve_node = first.id
+    name = reply if name_of(reply, bridge.question, ()) else ""
+    first.data["value"] = name or None
+    ctx.emit(first)
+    if not name:
+        hop.why = "no name"
+        return hop
+    hop.name = name
+    second = parent.add(Node(question=bridge.second_question(name), kind="bridge_hop", data={"bridge_hop": "ask"}))
+    hop.second_node = second.id
+    ctx.emit(second)
+    passages = ctx.retrieve(second, second.question, K)
+    p = direct.PROMPTS["ko"].plain
+    messages = p.messages(data_note=common_prompts.PROMPTS["ko"].data_note,
+                          passages=format_passages(passages, max_chars=PASSAGE_CHARS_KO, query=second.question),
+                          question=second.question)
+    answer = plain_answer(ctx.llm.chat(second, "answer", messages, max_tokens=MAX_TOKENS))
+    second.answer = answer
+    ctx.emit(second)
+    if not answer or is_unknown(answer) or squash(answer) == squash(name):
+        hop.why = "no answer"
+        return hop
+    hop.answer, hop.why = answer, "answered"
+    # the passage that holds the answer, then the one that named the bridge entity
+    first_passages = [ctx.trace.passages[i] for i in first.passage_ids] if ctx.trace is not None else []
+    cited = (attribute(answer, passages) or [p.id for p in passages[:1]])[:1] + attribute(name, first_passages)[:1]
+    hop.citations = list(dict.fromkeys(cited))
+    return hop
+
+
+def describe(node: Node, lang: str) -> list[Any]:
+    from gaji.types import Fact
+
+    ko = lang == "ko"
+    if node.data.get("bridge_hop") == "resolve":
+        value = node.data.get("value")
+        text = (f"가리키는 이름: {value}" if ko else f"names: {value}") if value else (
+            "이름을 찾지 못함" if ko else "no name found")
+        return [Fact("연결 개체" if ko else "bridge", text)]
+    return [Fact("연결 개체" if ko else "bridge", "찾은 이름에 대해 나머지를 물음" if ko
+                 else "asks the rest about the name found")]

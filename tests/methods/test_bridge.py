@@ -1,0 +1,101 @@
+"""A Korean bridge question split by code (gaji/methods/bridge.py): the split, the two hops, and auto taking the
+second hop's answer (scripted LLM: control flow, not quality)."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.auto.method import Auto
+from gaji.methods.base import RunContext
+from gaji.methods.bridge import parse_bridge, subject
+from gaji.testing import ListRetriever
+from gaji.types import Trace
+
+Q = "2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장이 태어난 도시는?"
+DOCS = [
+    ("bus", "서울 버스 개편", "2004년 서울특별시는 이명박 시장 때 대중교통 환승 할인을 도입하였다."),
+    ("lee", "이명박", "이명박은 1941년 일본 오사카에서 태어났다. 서울특별시장을 지냈다."),
+    ("osaka", "오사카", "오사카는 일본의 도시이다."),
+]
+
+
+def test_the_split_is_the_description_its_particle_and_the_rest():
+    b = parse_bridge(Q, "ko")
+    assert (b.description, b.particle, b.rest) == (
+        "2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장", "이", "태어난 도시는?")
+    assert b.resolve_question().endswith("서울시장은 누구인가?")
+    assert b.second_question("이명박") == "이명박이 태어난 도시는?" and b.second_question("오세훈") == "오세훈이 태어난 도시는?"
+    assert subject("박근혜") == "가" and subject("IBM") == "이(가)"
+    owner = parse_bridge("2010년 서울시장 선거에서 개표 초반 앞서다가 오세훈에게 역전당한 후보의 남편 이름은?", "ko")
+    assert owner.particle == "의" and owner.second_question("한명숙") == "한명숙의 남편 이름은?"
+    place = parse_bridge("2008년 7월 한국인 관광객 박왕자 씨가 조선인민군의 총격으로 숨진 관광지구가 있는 산의 주봉은?", "ko")
+    assert place.resolve_question().endswith("있는 산은 어디인가?") and place.second_question("금강산") == "금강산의 주봉은?"
+
+
+def test_most_hand_written_bridges_split_and_the_other_types_do_not():
+    def rows(kind):
+        text = (resources.files("gaji") / "data" / "komultihop" / f"{kind}.jsonl").read_text("utf-8")
+        return [json.loads(line)["question"] for line in text.splitlines()]
+
+    bridges = [(q, parse_bridge(q, "ko")) for q in rows("bridging")]
+    assert sum(b is not None for _, b in bridges) >= 0.8 * len(bridges)
+    for q, b in bridges:
+        if b:  # the two parts are the question's own words, in order
+            assert q.startswith(b.description) and q.rstrip().endswith(b.rest) and len(b.description.split()) >= 3
+    for kind in ("comparison", "hybrid", "intersection"):  # choices and yes/no questions are not bridges
+        assert not any(parse_bridge(q, "ko") for q in rows(kind)), kind
+
+
+@pytest.mark.parametrize("question, lang", [
+    ("훈민정음은 몇 년에 반포되었나요?", "ko"),  # one hop
+    ("박형식과 승리 중 누가 먼저 태어났나?", "ko"),
+    ("Where was the mayor who introduced transit transfers in Seoul born?", "en"),
+])
+def test_what_is_no_bridge(question, lang):
+    assert parse_bridge(question, lang) is None
+
+
+def _llm(name: str, second: str, first: str) -> ScriptedLLM:
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "이름만 답하고" in system:
+            return name
+        if "이명박이 태어난" in user:
+            return second
+        return first
+    return ScriptedLLM(default=reply)
+
+
+def _ctx(llm) -> RunContext:
+    return RunContext(llm=TrackedLLM(llm, retries=0, backoff_s=0), retriever=ListRetriever(DOCS), parallel=False)
+
+
+def test_a_one_hop_short_answer_is_replaced_by_the_second_hop():
+    t = Auto(bridge="short").run(Q, _ctx(_llm("이명박", "오사카", first="이명박")))
+    c = t.root.data["cascade"]
+    assert t.answer == "오사카" and c["decision"] == "bridged" and c["first_answer"] == "이명박"
+    assert [n.question for n in t.root.children] == [parse_bridge(Q, "ko").resolve_question(), "이명박이 태어난 도시는?"]
+    assert t.citations[0] == "lee" and "질문이 묘사한 개체를 먼저 찾고(이명박) 나머지를 물음" in t.root.stop.reason
+    assert sorted(x.purpose for x in t.calls()) == ["answer", "answer", "compare"]
+    assert [f.text for f in t.root.children[0].display] == ["가리키는 이름: 이명박"]
+    assert Trace.from_json(t.to_json()).root.data["cascade"]["bridge"]["name"] == "이명박"
+
+
+def test_policy_short_keeps_an_answer_that_is_not_the_bridge_and_always_replaces_it():
+    short = Auto(bridge="short").run(Q, _ctx(_llm("이명박", "오사카", first="서울")))
+    assert short.root.data["cascade"]["bridge"]["answer"] == "오사카" and short.root.data["cascade"]["decision"] != "bridged"
+    always = Auto(bridge="always").run(Q, _ctx(_llm("이명박", "오사카", first="서울")))
+    assert always.answer == "오사카" and always.root.data["cascade"]["decision"] == "bridged"
+
+
+def test_no_name_no_second_hop_and_the_option_and_low_effort_turn_it_off():
+    t = Auto().run(Q, _ctx(_llm("모름", "오사카", first="서울")))
+    assert t.root.data["cascade"]["bridge"]["why"] == "no name" and len(t.root.data["cascade"]["bridge"]["nodes"]) == 2
+    assert not any(n.question == "이명박이 태어난 도시는?" for n in t.root.walk())
+    for auto in (Auto(bridge="off"), Auto(effort="low")):
+        r = auto.run(Q, _ctx(_llm("이명박", "오사카", first="서울")))
+        assert "bridge" not in r.root.data["cascade"] and not any("bridge_hop" in n.data for n in r.root.walk())
