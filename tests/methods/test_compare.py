@@ -170,6 +170,13 @@ def test_auto_replaces_a_wrong_cheap_answer_with_the_verdict_and_says_so():
     assert back.root.data["cascade"]["computed"]["lookups"][1]["value"] == [1898, 7, 25]
 
 
+def test_an_agreeing_sentence_is_worded_as_the_item():
+    q = "강완구 판사와 김현웅 전 법무부 장관 중 누가 먼저 태어났나?"
+    llm = _values_llm({"강완구": "1945년", "김현웅": "1959년 5월 4일"}, first="강완구 판사는 1945년 서울특별시에서 태어났습니다")
+    t = Auto().run(q, _ctx(llm))
+    assert t.root.data["cascade"]["decision"] == "stand" and t.answer == "강완구 판사"
+
+
 def test_auto_keeps_an_answer_the_verdict_agrees_with_and_korean_reads_korean():
     llm = _values_llm({"박형식": "1991년 11월 16일", "승리": "1990년 12월 12일"}, first="승리")
     t = Auto().run("박형식과 승리 중 누가 먼저 태어났나?", _ctx(llm))

@@ -267,11 +267,14 @@ class Auto(Method):
         return compare.look_up(ctx, trace.root, comparison)
 
     def take_verdict(self, trace: Trace, ctx: RunContext, verdict: compare.Verdict, cascade: dict[str, Any]) -> None:
-        """The values decided the comparison: the answer stands when it names the picked item, else the picked
-        item replaces it (the order line is the explanation, the items' passages the citations)."""
+        """The values decided the comparison: the answer stands when it names the picked item (worded as the item),
+        else the picked item replaces it (the order line is the explanation, the items' passages the citations)."""
         root = trace.root
         if verdict.agrees_with(trace.answer):
+            # the item as the question names it: an answer that agrees may be a sentence around it ("강완구 판사는
+            # 1945년 …에서 태어났습니다"), whose span would be cut to the date
             cascade.update(decision="stand", to=None)
+            trace.answer = verdict.answer or trace.answer
         else:
             cascade.update(decision="computed", to=None, first_answer=trace.answer)
             trace.answer = verdict.answer or trace.answer
