@@ -8,7 +8,9 @@ hop would:
 
     1. split: the last word before the final clause that ends in 이/가 (the subject) or 의 (a possessive) and has a
        verb's modifier form among the three words before it ("…편 당시 서울시장이"); the part before it is the
-       description, the part after it the rest ("태어난 도시는?");
+       description, the part after it the rest ("태어난 도시는?"). The description must end in a person, a place
+       or a thing (서울시장, 산, 방송사, ...) and the rest must ask something of it other than its name: a one-hop
+       KorQuAD question ("…지명수배된 사람의 이름은?", "…노아의 방주가 발견되었다는 …") is no bridge;
     2. resolve: "…정책을 편 당시 서울시장은 누구인가?" with a small retrieval and one short read that gives only the
        name (the read of gaji/methods/compare.py);
     3. ask the rest about the name: "이명박이 태어난 도시는?", with its own retrieval and the plain reader.
@@ -51,6 +53,10 @@ _PERSON = ("배우", "가수", "사람", "인물", "감독", "작가", "음악�
            "사령관", "논객", "재판관", "외교관", "학자", "유학자", "교수", "총리", "장군", "황제", "천황", "여왕", "국왕",
            "목사", "박사", "기자", "회장", "대표", "아들", "딸", "아내", "남편", "동생", "주지사", "선교사", "개화파")
 _PLACE = ("산", "도시", "나라", "국가", "섬", "지역", "곳", "지구", "관광지구", "마을", "대학", "대학교", "학교")
+_THING = ("방송사", "건설사", "신문사", "출판사", "회사", "기업", "프로그램", "드라마", "영화", "앨범", "노래", "그룹", "밴드",
+          "정당", "팀", "구단", "기선", "건물", "게임", "소설", "작품", "잡지")
+# the rest asks for the bridge entity itself ("…지명수배된 사람의 이름은?"): a one-hop question, not a bridge
+_ASKS_ITSELF = re.compile(r"^(?:이름|성명|본명)(?:은|는)?\s*(?:무엇|뭐)?")
 
 
 # the rest asks for something ("…태어난 도시는?", "몇 회였나?"), not yes or no ("…같은 대학교를 나왔나?")
@@ -113,8 +119,10 @@ def parse_bridge(question: str, lang: str) -> Bridge | None:
     core = words[cut].strip(_EDGE)
     description = " ".join(words[:cut] + [core[:-1]]).strip()
     rest = " ".join(words[cut + 1:]).strip()
-    if len(description.split()) < 3 or not rest or not _ASKS.search(rest):
+    if len(description.split()) < 3 or not rest or not _ASKS.search(rest) or _ASKS_ITSELF.match(rest):
         return None
+    if not description.endswith(_PERSON + _PLACE + _THING):
+        return None  # the subject is no person, place or thing the question describes ("…노아의 방주가 …")
     return Bridge(question, description, core[-1], rest)
 
 

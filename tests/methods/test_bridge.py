@@ -99,3 +99,12 @@ def test_no_name_no_second_hop_and_the_option_and_low_effort_turn_it_off():
     for auto in (Auto(bridge="off"), Auto(effort="low")):
         r = auto.run(Q, _ctx(_llm("이명박", "오사카", first="서울")))
         assert "bridge" not in r.root.data["cascade"] and not any("bridge_hop" in n.data for n in r.root.walk())
+
+
+def test_one_hop_korquad_questions_are_almost_never_split():
+    """A one-hop question with a described subject is no bridge: the split would spend two calls to ask the
+    entity's own name, or split at a word that names no entity ("…노아의 방주가 …")."""
+    for q in ("1989년 2월 15일 여의도 농민 폭력 시위를 주도한 혐의로 지명수배된 사람의 이름은?",
+              "2012년 중국에서 노아의 방주가 발견되었다는 보도를 한 방송사는 어디인가?",
+              "육군사관학교에서 졸업한 헤이그가 제일 처음 소위로 발령받은 부대는 무엇이었나?"):
+        assert parse_bridge(q, "ko") is None, q
