@@ -108,3 +108,10 @@ def test_one_hop_korquad_questions_are_almost_never_split():
               "2012년 중국에서 노아의 방주가 발견되었다는 보도를 한 방송사는 어디인가?",
               "육군사관학교에서 졸업한 헤이그가 제일 처음 소위로 발령받은 부대는 무엇이었나?"):
         assert parse_bridge(q, "ko") is None, q
+
+
+def test_a_wrong_policy_is_a_clear_error():
+    from gaji.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="option bridge of method 'auto' must be one of off, short, always"):
+        Auto(bridge="sometimes")
