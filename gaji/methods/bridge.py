@@ -39,6 +39,7 @@ from gaji.methods.prompts import direct
 from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.span import is_unknown
 from gaji.methods.toq.names_rule import squash
+from gaji.text.ko_phrases import ends_in_entity, entity_kind, is_modifier
 from gaji.types import Node
 
 K = 5  # passages for the second hop: the plain reader's own
@@ -46,19 +47,8 @@ PASSAGE_CHARS_KO = 400  # cut to their sentences most relevant to the second que
 MAX_TOKENS = 48
 
 _EDGE = "'\"‘’“”,"
-_PARTICLE_ENDS = ("의", "을", "를", "에서", "에게", "로", "으로", "와", "과")
-# the bridge entity is a person, a place or a thing: how its description is asked about
-_PERSON = ("배우", "가수", "사람", "인물", "감독", "작가", "음악가", "정치인", "대통령", "의원", "선수", "멤버", "후보", "판사",
-           "장관", "왕비", "왕", "군인", "진행자", "아나운서", "프로듀서", "작곡가", "화가", "총재", "사무총장", "시장",
-           "사령관", "논객", "재판관", "외교관", "학자", "유학자", "교수", "총리", "장군", "황제", "천황", "여왕", "국왕",
-           "목사", "박사", "기자", "회장", "대표", "아들", "딸", "아내", "남편", "동생", "주지사", "선교사", "개화파")
-_PLACE = ("산", "도시", "나라", "국가", "섬", "지역", "곳", "지구", "관광지구", "마을", "대학", "대학교", "학교")
-_THING = ("방송사", "건설사", "신문사", "출판사", "회사", "기업", "프로그램", "드라마", "영화", "앨범", "노래", "그룹", "밴드",
-          "정당", "팀", "구단", "기선", "건물", "게임", "소설", "작품", "잡지")
 # the rest asks for the bridge entity itself ("…지명수배된 사람의 이름은?"): a one-hop question, not a bridge
 _ASKS_ITSELF = re.compile(r"^(?:이름|성명|본명)(?:은|는)?\s*(?:무엇|뭐)?")
-
-
 # the rest asks for something ("…태어난 도시는?", "몇 회였나?"), not yes or no ("…같은 대학교를 나왔나?")
 _ASKS = re.compile(r"[은는]\s*[?？.]?\s*$|몇|언제|누구|어디|무엇|무슨|어떤|어느|얼마")
 
@@ -72,9 +62,8 @@ class Bridge:
 
     def resolve_question(self) -> str:
         p = PROMPTS["ko"]
-        last = self.description.split()[-1]
-        template = (p.resolve_who if last.endswith(_PERSON) else p.resolve_where if last.endswith(_PLACE)
-                    else p.resolve_what)
+        kind = entity_kind(self.description)
+        template = p.resolve_who if kind == "person" else p.resolve_where if kind == "place" else p.resolve_what
         return fill(template, item=self.description + topic(self.description))
 
     def second_question(self, name: str) -> str:
@@ -92,15 +81,6 @@ def subject(word: str) -> str:
     return {"은": "이", "는": "가"}.get(t, "이(가)")
 
 
-def _modifier(word: str) -> bool:
-    """A verb's modifier form ("편", "맡은", "숨진"): a word whose last syllable ends in ㄴ or ㄹ, not a particle."""
-    w = word.strip(_EDGE)
-    if not w or w.endswith(_PARTICLE_ENDS):
-        return False
-    last = w[-1]
-    return "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 in (4, 8)
-
-
 def parse_bridge(question: str, lang: str) -> Bridge | None:
     """The split of a Korean bridge question (see the module doc); None for another language, a choice ("A와 B
     중"), or a question with no described subject before its final clause."""
@@ -112,7 +92,7 @@ def parse_bridge(question: str, lang: str) -> Bridge | None:
         core = w.strip(_EDGE)
         if i < 2 or i >= len(words) - 1 or len(core) < 2 or not core.endswith(("이", "가", "의")):
             continue
-        if any(_modifier(x) for x in words[max(0, i - 3):i]):
+        if any(is_modifier(x) for x in words[max(0, i - 3):i]):
             cut = i
     if cut is None:
         return None
@@ -121,7 +101,7 @@ def parse_bridge(question: str, lang: str) -> Bridge | None:
     rest = " ".join(words[cut + 1:]).strip()
     if len(description.split()) < 3 or not rest or not _ASKS.search(rest) or _ASKS_ITSELF.match(rest):
         return None
-    if not description.endswith(_PERSON + _PLACE + _THING):
+    if not ends_in_entity(description):
         return None  # the subject is no person, place or thing the question describes ("…노아의 방주가 …")
     return Bridge(question, description, core[-1], rest)
 

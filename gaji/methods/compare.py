@@ -39,6 +39,7 @@ from gaji.methods.span import is_unknown
 from gaji.methods.toq.comparative import Direction, direction
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.order import Order, named_as_items, parse_date, parse_number, surely_before
+from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier
 from gaji.types import Fact, Node, Passage
 
 K = 3  # passages per item: the item's own article is nearly always first when the query names it
@@ -111,27 +112,19 @@ _KO_MODIFIER = re.compile(r"^(?P<stem>.*?)(?P<end>된|진|난|한|온|간|든|�
 _KO_ENDINGS = {"된": "되었나", "진": "졌나", "난": "났나", "한": "했나", "온": "왔나", "간": "갔나", "든": "들었나",
                "린": "렸나", "친": "쳤나"}
 # a described item ends in a noun for a person or a thing it stands for ("…역을 맡은 배우", "…을 작곡한 음악가",
-# "다이쇼 천황의 맏아들"); an item that ends otherwise ("정도전의 성균시 급제", "유다 왕국의 왕 아몬") is asked about as it is
-_KO_ENTITY_END = re.compile(r"(?:배우|가수|사람|인물|감독|작가|음악가|정치인|대통령|의원|선수|멤버|그룹|영화|드라마|앨범|게임|"
-                            r"회사|후보|판사|장관|왕비|왕|군인|진행자|아나운서|프로듀서|작곡가|화가|소설|작품|노래|곡|팀|"
-                            r"대표|아들|딸|장녀|장남|남동생|여동생|동생|아내|남편|재판관|싱어송라이터|외교관|유학자|학자|"
-                            r"교수|총리|시장|장군|황제|천황|여왕|국왕|목사|박사|기업|단체|도시|나라|국가)$")
-# ... and holds a relation or a clause before its last word: a word ending in a particle ("…의 맏아들", "…을 작곡한")
-# or a verb's modifier form, a word of two or more syllables whose last ends in ㄴ or ㄹ ("맡은", "나선", "알린"),
-# in an item of three or more words, unlike "김현웅 전 법무부 장관" or "윤정훈 목사"
-_KO_PARTICLE_END = ("의", "을", "를", "에서", "에게", "로", "으로")
+# "다이쇼 천황의 맏아들") and holds a relation or a clause before its last word: a word ending in a particle ("…의
+# 맏아들") or a verb's modifier form ("맡은", "나선"), the latter in an item of three or more words, unlike "김현웅
+# 전 법무부 장관" or "윤정훈 목사"; an item that ends otherwise ("정도전의 성균시 급제", "유다 왕국의 왕 아몬") is
+# asked about as it is
 
 
 def _describes(item: str) -> bool:
-    words = _KO_BRACKETED.sub("《》", item).split()[:-1]
-    for w in words:
-        w = w.strip("'\"‘’“”,")
-        if w.endswith(_KO_PARTICLE_END):
-            return True
-        last = w[-1:] if len(w) >= 2 and len(words) >= 2 else ""  # "윤정훈 목사": a name, then a title
-        if "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 in (4, 8):
-            return True
-    return False
+    words = _KO_BRACKETED.sub("《》", item).split()
+    if not ends_in_entity(item) or len(words) < 2:
+        return False
+    before = words[:-1]
+    return any(w.strip("'\"‘’“”,").endswith(PARTICLES) or (len(before) >= 2 and len(w) >= 2 and is_modifier(w))
+               for w in before)
 
 
 _KO_PERSON = re.compile(r"누가|누구|사람|인물")
@@ -285,7 +278,7 @@ def _parse_ko(q: str) -> Comparison | None:
         return None
     raw = (m.group("a").strip(), m.group("b").strip())
     # a bracketed title is a name whatever its words ("《연애의 온도》" is no description): checked with it blanked
-    described = tuple(_KO_ENTITY_END.search(r) is not None and _describes(r) for r in raw)
+    described = tuple(_describes(r) for r in raw)
     items = tuple(_clean(r, "ko", described=d) for r, d in zip(raw, described))
     if not all(items) or squash(items[0]) == squash(items[1]):
         return None

@@ -1,0 +1,42 @@
+"""What Korean code reads from a question's phrases without a parser: which words stand for a person, a place or a
+thing, and which word is a verb's modifier form. gaji/methods/compare.py and gaji/methods/bridge.py read the
+entities a question describes ("…역을 맡은 배우", "…정책을 편 당시 서울시장") with these.
+
+    >>> ends_in_entity("영화 《아가씨》에서 히데코 역을 맡은 배우"), is_modifier("맡은"), is_modifier("배우")
+    (True, True, False)
+"""
+from __future__ import annotations
+
+# nouns that end a description of a person, a place or a thing
+PERSON = ("배우", "가수", "사람", "인물", "감독", "작가", "음악가", "정치인", "대통령", "의원", "선수", "멤버", "후보", "판사",
+          "장관", "왕비", "왕", "군인", "진행자", "아나운서", "프로듀서", "작곡가", "화가", "총재", "사무총장", "시장",
+          "사령관", "논객", "재판관", "외교관", "학자", "유학자", "교수", "총리", "장군", "황제", "천황", "여왕", "국왕",
+          "목사", "박사", "기자", "회장", "대표", "아들", "딸", "장녀", "장남", "아내", "남편", "동생", "남동생", "여동생",
+          "주지사", "선교사", "개화파", "싱어송라이터")
+PLACE = ("산", "도시", "나라", "국가", "섬", "지역", "곳", "지구", "관광지구", "마을", "대학", "대학교", "학교")
+THING = ("방송사", "건설사", "신문사", "출판사", "회사", "기업", "단체", "프로그램", "드라마", "영화", "앨범", "노래", "곡",
+         "그룹", "밴드", "정당", "팀", "구단", "기선", "건물", "게임", "소설", "작품", "잡지")
+# particles a word of a description ends in ("…의 맏아들", "…을 작곡한")
+PARTICLES = ("의", "을", "를", "에서", "에게", "로", "으로")
+_EDGE = "'\"‘’“”,"
+
+
+def ends_in_entity(text: str) -> bool:
+    """Does `text` end in a noun for a person, a place or a thing?"""
+    return text.rstrip().endswith(PERSON + PLACE + THING)
+
+
+def entity_kind(text: str) -> str:
+    """"person", "place" or "thing" by the noun `text` ends in ("thing" when it names none)."""
+    t = text.rstrip()
+    return "person" if t.endswith(PERSON) else "place" if t.endswith(PLACE) else "thing"
+
+
+def is_modifier(word: str) -> bool:
+    """A verb's modifier form ("편", "맡은", "숨진", "알린"): a word whose last syllable ends in ㄴ or ㄹ and that
+    is not a particle-ended word."""
+    w = word.strip(_EDGE)
+    if not w or w.endswith(PARTICLES):
+        return False
+    last = w[-1]
+    return "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 in (4, 8)
