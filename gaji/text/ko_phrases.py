@@ -33,10 +33,10 @@ def entity_kind(text: str) -> str:
 
 
 def is_modifier(word: str) -> bool:
-    """A verb's modifier form ("편", "맡은", "숨진", "알린"): a word whose last syllable ends in ㄴ or ㄹ and that
-    is not a particle-ended word."""
+    """A verb's modifier form ("편", "맡은", "숨진", "알린"): a word of Hangul only whose last syllable ends in ㄴ or
+    ㄹ and that is not a particle-ended word."""
     w = word.strip(_EDGE)
-    if not w or w.endswith(PARTICLES):
+    if not w or w.endswith(PARTICLES) or not all("가" <= ch <= "힣" for ch in w):  # "2010년" is no verb
         return False
     last = w[-1]
     return "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 in (4, 8)
