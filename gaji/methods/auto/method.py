@@ -259,17 +259,13 @@ class Auto(Method):
         if not self.opts.compare or self.opts.effort == "low":
             return None
         comparison = compare.parse_comparison(trace.question, lang)
-        if comparison is None:
-            return None
-        budget = EscalationBudget.of(ctx, trace.root)
-        if budget is not None and not budget.can_start():
+        if comparison is None or not EscalationBudget.room(ctx, trace.root):
             return None
         return compare.look_up(ctx, trace.root, comparison)
 
     def take_verdict(self, trace: Trace, ctx: RunContext, verdict: compare.Verdict, cascade: dict[str, Any]) -> None:
         """The values decided the comparison: the answer stands when it names the picked item (worded as the item),
         else the picked item replaces it (the order line is the explanation, the items' passages the citations)."""
-        root = trace.root
         if verdict.agrees_with(trace.answer):
             # the item as the question names it: an answer that agrees may be a sentence around it ("강완구 판사는
             # 1945년 …에서 태어났습니다"), whose span would be cut to the date
@@ -280,9 +276,7 @@ class Auto(Method):
             trace.answer = verdict.answer or trace.answer
             trace.citations = verdict.citations or list(trace.citations)
             trace.explanation = verdict.hint
-        root.answer = trace.answer
-        root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade", score=cascade.get("p_right"))
-        ctx.emit(root)
+        settle(trace, ctx, cascade)
 
     def follow_bridge(self, trace: Trace, ctx: RunContext, shape: str, lang: str) -> bridge.Hop | None:
         """A Korean bridge question split by code and followed (resolve, then ask the rest); None when it is no such
@@ -290,10 +284,7 @@ class Auto(Method):
         if self.opts.bridge == "off" or self.opts.effort == "low" or lang != "ko" or shape != "other":
             return None
         b = bridge.parse_bridge(trace.question, lang)
-        if b is None:
-            return None
-        budget = EscalationBudget.of(ctx, trace.root)
-        if budget is not None and not budget.can_start():
+        if b is None or not EscalationBudget.room(ctx, trace.root):
             return None
         return bridge.follow(ctx, trace.root, b)
 
@@ -303,10 +294,7 @@ class Auto(Method):
         trace.answer = hop.answer
         trace.citations = hop.citations or list(trace.citations)
         trace.explanation = f"{hop.name}: {hop.bridge.second_question(hop.name or '')}"
-        trace.root.answer = trace.answer
-        trace.root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade",
-                               score=cascade.get("p_right"))
-        ctx.emit(trace.root)
+        settle(trace, ctx, cascade)
 
     def keep_cheap(self, trace: Trace, ctx: RunContext, cheap: tuple, cascade: dict[str, Any],
                    out_of_time: bool = False) -> None:
@@ -366,6 +354,13 @@ CASCADE_WORDS = {"stand": ("answered with one retrieval", "한 번 검색으로 
                  "start": ("started deeper", "처음부터 깊게 찾음")}
 SHAPE_WORDS = {"compare": ("a comparison", "비교 질문"), "intersection": ("two conditions", "두 조건 질문"),
                "other": ("a chain of facts", "사실이 이어지는 질문")}
+
+
+def settle(trace: Trace, ctx: RunContext, cascade: dict[str, Any]) -> None:
+    """The trace's answer is final: the root holds it, and the cascade's decision is the root's Stop."""
+    trace.root.answer = trace.answer
+    trace.root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade", score=cascade.get("p_right"))
+    ctx.emit(trace.root)
 
 
 def cascade_reason(c: dict[str, Any], lang: str) -> str:
@@ -438,6 +433,12 @@ class EscalationBudget:
         call_s = max((c.wall_ms for c in root.calls), default=0.0) / 1000.0
         reserve = RESERVE_MIN_S + RESERVE_CALLS * call_s
         return cls(ctx.time_left, reserve, reserve + START_CALLS * call_s)
+
+    @classmethod
+    def room(cls, ctx: RunContext, root: Node) -> bool:
+        """Is there time for more calls after the first one (always, without a time limit)?"""
+        budget = cls.of(ctx, root)
+        return budget is None or budget.can_start()
 
     def left(self) -> float:
         v = self.time_left()
