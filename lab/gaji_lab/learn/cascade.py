@@ -335,7 +335,9 @@ def live_report(run: Path) -> dict[str, Any]:
                      "kept_cheap": bool(c.get("kept_cheap")),
                      # the choice decided by code (gaji/methods/compare.py): tried, gave a verdict, replaced the answer
                      "compared": "computed" in c, "decided": (c.get("computed") or {}).get("answer") is not None,
-                     "replaced": c.get("decision") == "computed"})
+                     "replaced": c.get("decision") == "computed",
+                     # the Korean bridge split (gaji/methods/bridge.py): tried, and its second hop took the answer
+                     "split": "bridge" in c, "bridged": c.get("decision") == "bridged"})
     if not rows:
         raise ConfigError(f"{run}: no finished question with a trace")
 
@@ -351,6 +353,7 @@ def live_report(run: Path) -> dict[str, Any]:
                 "kept_cheap": sum(1 for r in rs if r["kept_cheap"]),
                 "compared": sum(1 for r in rs if r["compared"]), "decided": sum(1 for r in rs if r["decided"]),
                 "replaced": sum(1 for r in rs if r["replaced"]),
+                "split": sum(1 for r in rs if r["split"]), "bridged": sum(1 for r in rs if r["bridged"]),
                 "wall_s_p50": round(statistics.median(walls), 1)}
 
     types = sorted({r["type"] for r in rows})

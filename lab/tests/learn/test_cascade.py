@@ -149,4 +149,5 @@ def test_live_report_counts_the_choices_code_decided(tmp_path):
     (run / "traces.jsonl").write_text(json.dumps({"id": "q0", "trace": t.to_dict()}) + "\n")
     rep = live_report(run)["all"]
     assert (rep["compared"], rep["decided"], rep["replaced"], rep["escalated"]) == (1, 1, 1, 0)
+    assert (rep["split"], rep["bridged"]) == (0, 0)  # an English choice is no Korean bridge
     assert rep["f1"] == 100.0 and rep["first_rung_f1"] == 50.0 and rep["calls"] == 3  # "Town 5": one word of two
