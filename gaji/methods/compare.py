@@ -348,6 +348,13 @@ class Verdict:
             out.extend(i for i in lk.passage_ids[:1] if i not in out)
         return out
 
+    def worded(self, answer: str) -> str:
+        """The answer to give when `answer` agrees: the shorter of it and the picked item, so that a sentence
+        around the item ("강완구 판사는 1945년 …에서 태어났습니다") gives the item, and a name without the title the
+        question adds ("윤정훈" for "윤정훈 목사") stays as it is."""
+        mine = self.answer or answer
+        return answer if squash(answer) and squash(answer) in squash(mine) else mine
+
     def agrees_with(self, answer: str) -> bool:
         """Does `answer` name the item the verdict picked (and not the other)?"""
         if self.answer is None:
@@ -376,7 +383,9 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
                  for i in described}
         replies = dict(zip(described, ctx.map(lambda i: read_value(ctx, nodes[i], "name", lang), described)))
         for i, reply in replies.items():
-            name = reply if name_of(reply, comparison.question, comparison.items) else ""
+            # the description echoed back is no name; a named item of the question may be one
+            named = tuple(x for x, d in zip(comparison.items, comparison.described) if not d)
+            name = reply if name_of(reply, comparison.question, named) else ""
             nodes[i].data["value"] = name or None
             ctx.emit(nodes[i])
             if not name:

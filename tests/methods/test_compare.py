@@ -177,6 +177,29 @@ def test_an_agreeing_sentence_is_worded_as_the_item():
     assert t.root.data["cascade"]["decision"] == "stand" and t.answer == "강완구 판사"
 
 
+def test_an_agreeing_name_keeps_its_own_shorter_wording():
+    q = "윤정훈 목사와 '미네르바' 박대성 중 누가 먼저 태어났나?"
+    llm = _values_llm({"윤정훈": "1974년", "박대성": "1978년"}, first="윤정훈")
+    t = Auto().run(q, _ctx(llm))
+    assert t.root.data["cascade"]["decision"] == "stand" and t.answer == "윤정훈"
+
+
+def test_a_description_echoed_back_is_no_name():
+    q = "영화 《도둑들》에서 예니콜 역을 맡은 배우와 2005년 스위스에서 독도 사랑 캠페인을 벌인 배우 중 누가 먼저 영화에 데뷔했나?"
+
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "이름만 답하고" in system:
+            return "전지현" if "도둑들" in user else "2005년 스위스에서 독도 사랑 캠페인을 벌인 배우"
+        if "날짜만 답하고" in system:
+            return "1997년"
+        return "전지현"
+
+    t = Auto().run(q, _ctx(ScriptedLLM(default=reply)))
+    computed = t.root.data["cascade"]["computed"]
+    assert computed["answer"] is None and computed["why"] == "no name" and t.answer == "전지현"
+
+
 def test_auto_keeps_an_answer_the_verdict_agrees_with_and_korean_reads_korean():
     llm = _values_llm({"박형식": "1991년 11월 16일", "승리": "1990년 12월 12일"}, first="승리")
     t = Auto().run("박형식과 승리 중 누가 먼저 태어났나?", _ctx(llm))

@@ -270,7 +270,7 @@ class Auto(Method):
             # the item as the question names it: an answer that agrees may be a sentence around it ("강완구 판사는
             # 1945년 …에서 태어났습니다"), whose span would be cut to the date
             cascade.update(decision="stand", to=None)
-            trace.answer = verdict.answer or trace.answer
+            trace.answer = verdict.worded(trace.answer)
         else:
             cascade.update(decision="computed", to=None, first_answer=trace.answer)
             trace.answer = verdict.answer or trace.answer
