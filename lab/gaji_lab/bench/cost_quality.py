@@ -170,7 +170,8 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def _escalated(run: Path) -> float | None:
-    """The share of a live run's questions that escalated, from its traces (None without them)."""
+    """The share of a live run's questions that went past one retrieval (escalated, or a code rung looked more
+    up), from its traces (None without them)."""
     from gaji_lab.learn.cascade import live_report
 
     if not any((run / f).is_file() for f in ("traces.jsonl", "traces.jsonl.xz")):
@@ -181,7 +182,7 @@ def _escalated(run: Path) -> float | None:
         return None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputError(f"a trace or result without what auto records: {e}", path=str(run)) from None
-    return a["escalated"] / a["questions"]
+    return a["past_one"] / a["questions"]
 
 
 def points(root: Path | str = ".") -> list[Point]:
@@ -402,7 +403,8 @@ def table(pts: list[Point]) -> str:
         lines += ["", "auto is the cascade: one retrieval, then a deeper route (a chain, the tree) when the safety "
                   "model finds the answer unsafe; its effort (low, medium, high) sets how unsure an answer must be "
                   "to escalate, and at medium and high the question shapes the model's `start` names begin on a "
-                  "deeper route. escalated = the share of questions that went past one retrieval.", ""]
+                  "deeper route. escalated = the share of questions that went past one retrieval (an escalation, or a code "
+                  "rung's look-ups: a choice decided by code, a Korean bridge split).", ""]
     if replays:
         srcs = ", ".join(f"`{x}`" for x in dict.fromkeys(p.source for p in replays))
         lines.append(f"- **auto low/medium/high (replay, dev)**: the safety model's held-out replay ({srcs}, "

@@ -354,6 +354,8 @@ def live_report(run: Path) -> dict[str, Any]:
                 "compared": sum(1 for r in rs if r["compared"]), "decided": sum(1 for r in rs if r["decided"]),
                 "replaced": sum(1 for r in rs if r["replaced"]),
                 "split": sum(1 for r in rs if r["split"]), "bridged": sum(1 for r in rs if r["bridged"]),
+                # went past the one retrieval: escalated, or a code rung looked more up
+                "past_one": sum(1 for r in rs if r["escalated"] or r["compared"] or r["split"]),
                 "wall_s_p50": round(statistics.median(walls), 1)}
 
     types = sorted({r["type"] for r in rows})
