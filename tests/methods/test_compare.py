@@ -184,17 +184,23 @@ def test_an_agreeing_name_keeps_its_own_shorter_wording():
     assert t.root.data["cascade"]["decision"] == "stand" and t.answer == "윤정훈"
 
 
+def _ko_reads(names: dict[str, str], dates: dict[str, str], first: str):
+    """Replies of a scripted Korean reader: a name read gives the name of the first key its question holds, a date
+    read the date of the first key its question holds, any other call `first`."""
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        table = names if "이름만 답하고" in system else dates if "날짜만 답하고" in system else None
+        if table is None:
+            return first
+        return next((v for k, v in table.items() if k in user), "모름")
+    return reply
+
+
 def test_a_description_echoed_back_is_no_name():
     q = "영화 《도둑들》에서 예니콜 역을 맡은 배우와 2005년 스위스에서 독도 사랑 캠페인을 벌인 배우 중 누가 먼저 영화에 데뷔했나?"
 
-    def reply(req):
-        system, user = req.messages[0]["content"], req.messages[-1]["content"]
-        if "이름만 답하고" in system:
-            return "전지현" if "도둑들" in user else "2005년 스위스에서 독도 사랑 캠페인을 벌인 배우"
-        if "날짜만 답하고" in system:
-            return "1997년"
-        return "전지현"
-
+    reply = _ko_reads(names={"도둑들": "전지현", "2005년": "2005년 스위스에서 독도 사랑 캠페인을 벌인 배우"},
+                      dates={"": "1997년"}, first="전지현")
     t = Auto().run(q, _ctx(ScriptedLLM(default=reply)))
     computed = t.root.data["cascade"]["computed"]
     assert computed["answer"] is None and computed["why"] == "no name" and t.answer == "전지현"
@@ -224,14 +230,8 @@ def test_without_a_verdict_the_cascade_goes_on_and_low_effort_never_looks_up():
 def test_described_items_are_resolved_then_compared_and_the_answer_is_the_name():
     q = "영화 《아가씨》에서 히데코 역을 맡은 배우와 2007년 핑크리본 홍보대사로 유방암의 위험성을 알린 배우 중 누가 먼저 연기를 시작했나?"
 
-    def reply(req):
-        system, user = req.messages[0]["content"], req.messages[-1]["content"]
-        if "이름만 답하고" in system:
-            return "김민희" if "아가씨" in user else "송윤아"
-        if "날짜만 답하고" in system:
-            return "1999년" if "김민희" in user else "1995년"
-        return "아가씨"  # the one retrieval's reader echoes a title
-
+    reply = _ko_reads(names={"아가씨": "김민희", "핑크리본": "송윤아"}, dates={"김민희": "1999년", "송윤아": "1995년"},
+                      first="아가씨")  # the one retrieval's reader echoes a title
     t = Auto().run(q, _ctx(ScriptedLLM(default=reply)))
     c = t.root.data["cascade"]
     assert t.answer == "송윤아" and c["decision"] == "computed"
