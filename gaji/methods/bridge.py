@@ -40,7 +40,7 @@ from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.span import is_unknown
 from gaji.methods.toq.names_rule import squash
 from gaji.text.ko_phrases import ends_in_entity, entity_kind, is_modifier
-from gaji.types import Node
+from gaji.types import Fact, Node
 
 K = 5  # passages for the second hop: the plain reader's own
 PASSAGE_CHARS_KO = 400  # cut to their sentences most relevant to the second question (the one route's Korean cut)
@@ -165,9 +165,7 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge) -> Hop:
     return hop
 
 
-def describe(node: Node, lang: str) -> list[Any]:
-    from gaji.types import Fact
-
+def describe(node: Node, lang: str) -> list[Fact]:
     ko = lang == "ko"
     if node.data.get("bridge_hop") == "resolve":
         value = node.data.get("value")

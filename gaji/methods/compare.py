@@ -326,9 +326,14 @@ class Lookup:
     node_id: str = ""
     passage_ids: list[str] = field(default_factory=list)
 
+    @property
+    def json_value(self) -> Any:
+        """The value as the trace's JSON holds it: a date as [year, month, day], a number as it is."""
+        return list(self.value) if isinstance(self.value, tuple) else self.value
+
     def to_dict(self) -> dict[str, Any]:
         return {"item": self.item, "question": self.question, "answer": self.answer,
-                "value": list(self.value) if isinstance(self.value, tuple) else self.value, "node": self.node_id}
+                "value": self.json_value, "node": self.node_id}
 
 
 @dataclass
@@ -404,7 +409,7 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
         lk.answer = reply
         if reply and not _unknown(reply):
             lk.value = parse_date(reply) if comparison.kind == "date" else parse_number(reply)
-        node.data["value"] = list(lk.value) if isinstance(lk.value, tuple) else lk.value
+        node.data["value"] = lk.json_value
         ctx.emit(node)
 
     ctx.map(read, list(zip(lookups, nodes_v)))

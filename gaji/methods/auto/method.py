@@ -9,7 +9,9 @@ A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023:
    safety model (gaji/methods/safety.py) trained on recorded dev runs.
    A choice between two named items by a date or a number ("Who was born first, A or B?") is also decided by
    code from each item's value, looked up one item at a time (gaji/methods/compare.py); that verdict, when there
-   is one, replaces or confirms the answer and nothing escalates.
+   is one, replaces or confirms the answer and nothing escalates. A Korean bridge question ("…서울시장이 태어난
+   도시는?") is split by code: its described subject resolved to a name, the rest asked about that name
+   (gaji/methods/bridge.py); the second hop's answer is the answer.
 3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
    to the route its shape calls for (the text router, features.py/router.py, is now only this prior: a
    comparison or an intersection goes to the question tree, whose branches answer each side or constraint; a

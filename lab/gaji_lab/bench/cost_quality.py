@@ -403,8 +403,8 @@ def table(pts: list[Point]) -> str:
         lines += ["", "auto is the cascade: one retrieval, then a deeper route (a chain, the tree) when the safety "
                   "model finds the answer unsafe; its effort (low, medium, high) sets how unsure an answer must be "
                   "to escalate, and at medium and high the question shapes the model's `start` names begin on a "
-                  "deeper route. escalated = the share of questions that went past one retrieval (an escalation, or a code "
-                  "rung's look-ups: a choice decided by code, a Korean bridge split).", ""]
+                  "deeper route. escalated = the share of questions that went past one retrieval (an escalation, or "
+                  "a code rung's look-ups: a choice decided by code, a Korean bridge split).", ""]
     if replays:
         srcs = ", ".join(f"`{x}`" for x in dict.fromkeys(p.source for p in replays))
         lines.append(f"- **auto low/medium/high (replay, dev)**: the safety model's held-out replay ({srcs}, "

@@ -315,8 +315,9 @@ __all__ = ["FORMAT", "Example", "examples_of", "train_cascade", "parse_sets", "r
 
 def live_report(run: Path) -> dict[str, Any]:
     """What a recorded run of `auto` did: F1, tokens, calls and wall time per question (p50), how many questions
-    escalated and where, how many choices code compared, decided and changed the answer of, and -- from the same run -- what its own one-retrieval answers would have scored
-    (`cascade.first_answer`, else the final answer of a question that stood), overall and per question type."""
+    escalated and where, how many choices code compared, decided and changed the answer of, how many Korean bridges
+    it split, and -- from the same run -- what its own one-retrieval answers would have scored (`cascade.first_answer`,
+    else the final answer of a question that stood), overall and per question type."""
     from gaji.eval.metrics.answer import answer_scores
 
     results, traces = read_run(run)
