@@ -210,6 +210,28 @@ def render_toq_order(lang: str) -> list[Request]:
     return requests
 
 
+def render_check(lang: str) -> list[Request]:
+    """auto on yes/no and which-one questions about two items (gaji/methods/check.py): the per-item yes/no and
+    value reads, the description's resolve read, and the judgement of two different values."""
+    questions = {
+        "en": ["Are both the Battle of Guam and the Battle of Manila battles of World War II?",
+               "Were the Battle of Guam and the Battle of Manila fought in the same country?",
+               "Which battle was fought on an island, the Battle of Guam or the Battle of Manila?"],
+        "ko": ["경복궁과 토지는 둘 다 조선 시대에 만들어졌나?", "경복궁과 토지는 같은 나라에서 만들어졌나?",
+               "흥선대원군이 다시 지은 궁궐과 박경리가 쓴 대하소설은 같은 해에 완성되었나?"],
+    }[lang]
+
+    def reply(req: Request) -> str:
+        user = req.messages[-1]["content"] if req.messages else ""
+        return "Guam" if "Guam" in user or "경복궁" in user else "Philippines"
+
+    llm = ScriptedLLM(default=reply)
+    g = Gaji(llm=llm, retriever=ListRetriever(DOCS), settings=Settings(retries=0, k=2))
+    for q in questions:
+        g.ask(q, method="auto", options={}, parallel=False)
+    return llm.requests
+
+
 def shipped_methods() -> list[str]:
     """The methods gaji ships (not the test doubles other test modules register)."""
     return [n for n in METHODS.names() if METHODS.get(n).__module__.startswith("gaji.")]
@@ -231,6 +253,7 @@ def cases() -> dict[str, Callable[[str], list[Request]]]:
     out["eval-judge"] = render_eval_judge
     out["reask"] = render_reask
     out["toq-parts"] = render_toq_parts
+    out["auto yes/no and which-one"] = render_check
     return out
 
 

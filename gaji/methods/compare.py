@@ -379,24 +379,9 @@ class Verdict:
 def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
     """Resolve the described items to names, then ask each item's value (one child node of `parent` per step and
     item; the items of a step run in parallel) and decide by code."""
-    lang = comparison.lang
-    names = list(comparison.items)
-    described = [i for i, d in enumerate(comparison.described) if d]
-    if described:
-        nodes = {i: parent.add(Node(question=comparison.resolve_question(comparison.items[i]), kind="compare_item",
-                                    data={"compare_item": comparison.items[i], "resolve": True}))
-                 for i in described}
-        replies = dict(zip(described, ctx.map(lambda i: read_value(ctx, nodes[i], "name", lang), described)))
-        for i, reply in replies.items():
-            # the description echoed back is no name; a named item of the question may be one
-            named = tuple(x for x, d in zip(comparison.items, comparison.described) if not d)
-            name = reply if name_of(reply, comparison.question, named) else ""
-            nodes[i].data["value"] = name or None
-            ctx.emit(nodes[i])
-            if not name:
-                return Verdict(comparison, [Lookup(comparison.items[i], nodes[i].question, reply, None, nodes[i].id)],
-                               None, "no name")
-            names[i] = name
+    names, failed = resolve_items(ctx, parent, comparison)
+    if failed is not None:
+        return Verdict(comparison, [failed], None, "no name")
     lookups = [Lookup(name, comparison.sub_question(name)) for name in names]
     nodes_v = [parent.add(Node(question=lk.question, kind="compare_item", data={"compare_item": lk.item}))
                for lk in lookups]
@@ -404,7 +389,7 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
     def read(pair: tuple[Lookup, Node]) -> None:
         lk, node = pair
         lk.node_id = node.id
-        reply = read_value(ctx, node, comparison.kind, lang)
+        reply = read_value(ctx, node, comparison.kind, comparison.lang)
         lk.passage_ids = list(node.passage_ids)
         lk.answer = reply
         if reply and not _unknown(reply):
@@ -416,13 +401,39 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
     return decide(comparison, lookups)
 
 
+def resolve_items(ctx: RunContext, parent: Node, question: Any) -> tuple[list[str], Lookup | None]:
+    """The names `question`'s items stand for: a named item as it is, a described one resolved by one short read
+    (one child node of `parent` each, run in parallel). `question` is a Comparison or anything with its `question`,
+    `lang`, `items`, `described` and `resolve_question`. On a description that resolves to no name (none read, or
+    the description echoed back): the names so far and that item's look-up."""
+    lang = question.lang
+    names = list(question.items)
+    described = [i for i, d in enumerate(question.described) if d]
+    if not described:
+        return names, None
+    nodes = {i: parent.add(Node(question=question.resolve_question(question.items[i]), kind="compare_item",
+                                data={"compare_item": question.items[i], "resolve": True}))
+             for i in described}
+    replies = dict(zip(described, ctx.map(lambda i: read_value(ctx, nodes[i], "name", lang), described)))
+    for i, reply in replies.items():
+        # the description echoed back is no name; a named item of the question may be one
+        named = tuple(x for x, d in zip(question.items, question.described) if not d)
+        name = reply if name_of(reply, question.question, named) else ""
+        nodes[i].data["value"] = name or None
+        ctx.emit(nodes[i])
+        if not name:
+            return names, Lookup(question.items[i], nodes[i].question, reply, None, nodes[i].id)
+        names[i] = name
+    return names, None
+
+
 def read_value(ctx: RunContext, node: Node, what: str, lang: str) -> str:
     """One short read on `node`: a small retrieval with its question, then only the asked-for thing ("date",
     "number" or "name")."""
     ctx.emit(node)
     passages: list[Passage] = ctx.retrieve(node, node.question, K)
     p = PROMPTS[lang]
-    prompt = {"date": p.date, "number": p.number, "name": p.name}[what]
+    prompt = {"date": p.date, "number": p.number, "name": p.name, "yesno": p.yes_no, "value": p.value}[what]
     messages = prompt.messages(data_note=common_prompts.PROMPTS[lang].data_note,
                                passages=format_passages(passages, max_chars=PASSAGE_CHARS, query=node.question),
                                question=node.question)

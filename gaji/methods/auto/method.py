@@ -9,7 +9,8 @@ A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023:
    safety model (gaji/methods/safety.py) trained on recorded dev runs.
    A choice between two named items by a date or a number ("Who was born first, A or B?") is also decided by
    code from each item's value, looked up one item at a time (gaji/methods/compare.py); that verdict, when there
-   is one, replaces or confirms the answer and nothing escalates. A Korean bridge question ("…서울시장이 태어난
+   is one, replaces or confirms the answer and nothing escalates; so is a yes/no or which-one question about two
+   items ("Are both A and B American?", "A와 B는 같은 대학교를 나왔나?": gaji/methods/check.py). A Korean bridge question ("…서울시장이 태어난
    도시는?") is split by code: its described subject resolved to a name, the rest asked about that name
    (gaji/methods/bridge.py); the second hop's answer is the answer.
 3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
@@ -36,7 +37,7 @@ from typing import Any, Callable
 from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
-from gaji.methods import bridge, compare
+from gaji.methods import bridge, check, compare
 from gaji.methods.auto.features import shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
@@ -84,7 +85,9 @@ class Auto(Method):
         k: int = 0  # passages per retrieval for the route's method (0 = the method's own default)
         # a question that picks one of two named items by a date or a number ("Who was born first, A or B?") is
         # decided by code from each item's value, read one item at a time (gaji/methods/compare.py; two short
-        # calls), at effort medium and high; its verdict replaces the cheap answer where they differ
+        # calls), at effort medium and high; its verdict replaces the cheap answer where they differ. So is a
+        # yes/no or which-one question about two items ("Are both A and B American?", "A와 B는 같은 대학교를
+        # 나왔나?", "Which author is an economist, A or B?": gaji/methods/check.py)
         compare: bool = True
         # a Korean bridge question ("…정책을 편 당시 서울시장이 태어난 도시는?") is split by code at effort medium and
         # high: the described entity resolved to a name, then the rest asked about that name (gaji/methods/bridge.py;
@@ -112,6 +115,8 @@ class Auto(Method):
 
     @classmethod
     def describe(cls, node: Node, lang: str) -> list[Fact]:
+        if "check" in node.data:
+            return check.describe(node, lang)
         if "compare_item" in node.data:
             return compare.describe(node, lang)
         if "bridge_hop" in node.data:
@@ -255,14 +260,17 @@ class Auto(Method):
         ctx.emit(root)
 
     def compare_by_values(self, trace: Trace, ctx: RunContext, lang: str) -> compare.Verdict | None:
-        """A comparison of two named items by a date or a number, looked up item by item and decided by code;
-        None when the question is no such comparison, the option is off, the effort is low or the run's time
-        limit leaves no room."""
+        """A comparison of two named items by a date or a number, or a yes/no or which-one question about two
+        items (gaji/methods/check.py), looked up item by item and decided by code; None when the question is no
+        such question, the option is off, the effort is low or the run's time limit leaves no room."""
         if not self.opts.compare or self.opts.effort == "low":
             return None
         comparison = compare.parse_comparison(trace.question, lang)
-        if comparison is None or not EscalationBudget.room(ctx, trace.root):
+        yes_no = check.parse_check(trace.question, lang) if comparison is None else None
+        if (comparison is None and yes_no is None) or not EscalationBudget.room(ctx, trace.root):
             return None
+        if yes_no is not None:
+            return check.look_up(ctx, trace.root, yes_no)
         return compare.look_up(ctx, trace.root, comparison)
 
     def take_verdict(self, trace: Trace, ctx: RunContext, verdict: compare.Verdict, cascade: dict[str, Any]) -> None:
@@ -271,7 +279,7 @@ class Auto(Method):
         if verdict.agrees_with(trace.answer):
             # the item as the question names it: an answer that agrees may be a sentence around it ("강완구 판사는
             # 1945년 …에서 태어났습니다"), whose span would be cut to the date
-            cascade.update(decision="stand", to=None)
+            cascade.update(decision="stand", to=None, first_answer=trace.answer)
             trace.answer = verdict.worded(trace.answer)
         else:
             cascade.update(decision="computed", to=None, first_answer=trace.answer)

@@ -15,6 +15,12 @@ class ComparePrompts:
     number: Prompt
     # the name a described item stands for ("Who is the director of Alien?")
     name: Prompt
+    # a yes/no question asked of one item ("Is Cynthia Mort American?"), and the short value a "same" question
+    # compares ("What is the country of Tony Gatlif?"), for gaji/methods/check.py
+    yes_no: Prompt
+    value: Prompt
+    # whether two values read for two items are the same thing ("American" and "United States")
+    same: Prompt
     # an item's sub-question, built by code from the question's own words: a date asked with the question's verb
     # ("When was A founded?", "A는 언제 설립되었나?"), an event's date ("When did A take place?"), or with no verb
     # to go on; a number asked as a count ("How many acts does A have?"), a measure ("What is the height of A?"),
@@ -30,6 +36,16 @@ class ComparePrompts:
     resolve_who: str
     resolve_what: str
     resolve_where: str
+    # a yes/no or which-one question asked of one item, built by code (gaji/methods/check.py): the question put to
+    # one item ("Which author is an economist? Is it Czesław Miłosz?"); "A와 B는 같은 해에 데뷔했나?" asks "A는 몇 년에
+    # 데뷔했나?" and "A와 B의 RAM 용량은 같은가?" asks "A의 RAM 용량은 무엇인가?"; an English "same" question
+    # asks the compared thing of each item ("What is the language of A?"), a year with date_verb ("When was A
+    # released?"); value_when and value_what ask an item that is itself the compared value ("반기문이 유엔
+    # 사무총장에 당선된 해는 언제인가?", "…무엇인가?")
+    fits: str
+    value_of: str
+    value_when: str
+    value_what: str
 
 
 _EN_DOCS = "\n{data_note}\nThe following are the given documents.\n\n{passages}"
@@ -54,6 +70,21 @@ PROMPTS = ByLang(
             "documents do not give it, answer \"unknown\"." + _EN_DOCS,
             user="Question: {question}",
         ),
+        yes_no=Prompt(
+            system="Answer the question based on the given documents with only \"yes\" or \"no\", no other words. "
+            "If the documents do not say, answer \"unknown\"." + _EN_DOCS,
+            user="Question: {question}",
+        ),
+        value=Prompt(
+            system="Answer the question based on the given documents in as few words as possible (a name, a "
+            "place, a year or a number), no sentence. If the documents do not give it, answer \"unknown\"."
+            + _EN_DOCS,
+            user="Question: {question}",
+        ),
+        same=Prompt(
+            system="Answer with only \"yes\" or \"no\".",
+            user="Do \"{a}\" and \"{b}\" name the same {what}?",
+        ),
         date_verb="When was {item} {verb}?",
         date_event="When did {item} {verb}?",
         date_any="What date does this question compare for {item}: {question}",
@@ -63,6 +94,10 @@ PROMPTS = ByLang(
         resolve_who="Who is {item}?",
         resolve_what="What is {item}?",
         resolve_where="Where is {item}?",
+        fits="{question} Is it {item}?",
+        value_of="What is the {what} of {item}?",
+        value_when="When was {item}?",
+        value_what="What is {item}?",
     ),
     ko=ComparePrompts(
         date=Prompt(
@@ -80,6 +115,20 @@ PROMPTS = ByLang(
             "답하세요." + _KO_DOCS,
             user="질문: {question}",
         ),
+        yes_no=Prompt(
+            system="주어진 문서를 바탕으로 질문에 \"예\" 또는 \"아니오\"로만 답하고 다른 말은 쓰지 마세요. 문서에 없으면 "
+            "\"모름\"이라고 답하세요." + _KO_DOCS,
+            user="질문: {question}",
+        ),
+        value=Prompt(
+            system="주어진 문서를 바탕으로 질문에 되도록 짧게(이름, 장소, 연도나 수치만) 답하고 문장으로 쓰지 마세요. 문서에 "
+            "없으면 \"모름\"이라고 답하세요." + _KO_DOCS,
+            user="질문: {question}",
+        ),
+        same=Prompt(
+            system="\"예\" 또는 \"아니오\"로만 답하세요.",
+            user="\"{a}\"와(과) \"{b}\"는 같은 {what} 가리키나?",
+        ),
         date_verb="{item} 언제 {verb}?",
         date_event="{item} 언제 {verb}?",
         date_any="다음 질문에서 {item}의 날짜는 언제인가? {question}",
@@ -89,5 +138,9 @@ PROMPTS = ByLang(
         resolve_who="{item} 누구인가?",
         resolve_what="{item} 무엇인가?",
         resolve_where="{item} 어디인가?",
+        fits="{question} {item}인가?",
+        value_of="{item}의 {what} 무엇인가?",
+        value_when="{item} 언제인가?",
+        value_what="{item} 무엇인가?",
     ),
 )
