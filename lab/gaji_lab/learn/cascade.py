@@ -30,6 +30,7 @@ import numpy as np
 from gaji.errors import ConfigError
 from gaji.io import read_jsonl_tolerant
 from gaji.methods.auto.features import question_features, shape_of
+from gaji.methods.check import KINDS as CHECK_KINDS
 from gaji.methods.safety import DEFAULT_ESCALATE, ESCALATIONS, FORMAT, SafetyModel
 from gaji.methods.signals import SIGNALS, node_signals
 from gaji.text.lang import detect_lang
@@ -336,6 +337,8 @@ def live_report(run: Path) -> dict[str, Any]:
                      "kept_cheap": bool(c.get("kept_cheap")),
                      # the choice decided by code (gaji/methods/compare.py): tried, gave a verdict, replaced the answer
                      "compared": "computed" in c, "decided": (c.get("computed") or {}).get("answer") is not None,
+                     # of those, a yes/no or which-one question checked item by item (gaji/methods/check.py)
+                     "checked": (c.get("computed") or {}).get("kind") in CHECK_KINDS,
                      "replaced": c.get("decision") == "computed",
                      # the Korean bridge split (gaji/methods/bridge.py): tried, and its second hop took the answer
                      "split": "bridge" in c, "bridged": c.get("decision") == "bridged"})
@@ -353,6 +356,7 @@ def live_report(run: Path) -> dict[str, Any]:
                 "to": {t: sum(1 for r in rs if r["to"] == t) for t in ESCALATIONS},
                 "kept_cheap": sum(1 for r in rs if r["kept_cheap"]),
                 "compared": sum(1 for r in rs if r["compared"]), "decided": sum(1 for r in rs if r["decided"]),
+                "checked": sum(1 for r in rs if r["checked"]),
                 "replaced": sum(1 for r in rs if r["replaced"]),
                 "split": sum(1 for r in rs if r["split"]), "bridged": sum(1 for r in rs if r["bridged"]),
                 # went past the one retrieval: escalated, or a code rung looked more up

@@ -148,6 +148,30 @@ def test_live_report_counts_the_choices_code_decided(tmp_path):
          "metrics": {"f1": 1.0, "tokens": t.usage().prompt_tokens, "calls": len(t.calls()), "wall_s": 2.0}}) + "\n")
     (run / "traces.jsonl").write_text(json.dumps({"id": "q0", "trace": t.to_dict()}) + "\n")
     rep = live_report(run)["all"]
-    assert (rep["compared"], rep["decided"], rep["replaced"], rep["escalated"]) == (1, 1, 1, 0)
+    assert (rep["compared"], rep["decided"], rep["replaced"], rep["escalated"], rep["checked"]) == (1, 1, 1, 0, 0)
     assert (rep["split"], rep["bridged"]) == (0, 0)  # an English choice is no Korean bridge
     assert rep["f1"] == 100.0 and rep["first_rung_f1"] == 50.0 and rep["calls"] == 3  # "Town 5": one word of two
+
+
+def test_live_report_counts_the_yes_no_questions_checked_item_by_item(tmp_path):
+    from gaji_lab.learn.cascade import live_report
+    from gaji.methods.auto.method import Auto
+
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if '"yes" or "no"' in system:
+            return "yes" if "Town 3" in user else "no"
+        return "Yes"  # the one retrieval says yes without looking
+
+    t = Auto().run("Were both Town 3 and Town 5 founded by settlers?", RunContext(
+        llm=TrackedLLM(ScriptedLLM(default=reply), retries=0, backoff_s=0), retriever=ListRetriever(DOCS),
+        parallel=False))
+    assert t.answer == "no"
+    run = tmp_path / "auto"
+    run.mkdir()
+    (run / "results.jsonl").write_text(json.dumps(
+        {"id": "q0", "status": "ok", "type": "comparison", "gold": ["no"], "lang": "en", "prediction": t.answer,
+         "metrics": {"f1": 1.0, "tokens": t.usage().prompt_tokens, "calls": len(t.calls()), "wall_s": 2.0}}) + "\n")
+    (run / "traces.jsonl").write_text(json.dumps({"id": "q0", "trace": t.to_dict()}) + "\n")
+    rep = live_report(run)["all"]
+    assert (rep["compared"], rep["checked"], rep["replaced"]) == (1, 1, 1) and rep["first_rung_f1"] == 0.0
