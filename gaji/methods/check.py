@@ -60,7 +60,7 @@ _EN_SAME = re.compile(r"^\s*" + _AUX + r"\s+(?:both\s+)?(?P<head>.+?)\s+(?:the|t
                       r"\s*\?*\s*$", re.I)
 # words that may sit inside a name ("Song of the South", "Ariane et Barbe-bleue")
 _EN_INNER = {"of", "the", "de", "del", "la", "le", "les", "du", "des", "von", "van", "der", "den", "da", "di", "et",
-             "und", "y", "&", "a", "an", "for", "on"}
+             "und", "y", "&", "a", "an", "for", "on", "–", "—", "-"}
 _QUOTES = "\"“”'‘’"
 _EN_DATE_WHAT = re.compile(r"^(?:year|decade|date|day|month|century)$", re.I)
 _EN_NUMBER_WHAT = re.compile(r"^number\s+of\s+(?P<m>.+)$", re.I)
@@ -158,7 +158,8 @@ def _lead_name(words: list[str]) -> int:
     n = 0
     while n < len(words):
         w = words[n]
-        if w[:1].isupper() or w[:1].isdigit():
+        if w[:1].isupper() or w[:1].isdigit() or (n > 0 and w[:1] == "(" and w[1:2].isalnum()) or (
+                n > 0 and words[n - 1][:1] == "(" and not words[n - 1].endswith(")")):
             n += 1
         elif w.lower() in _EN_INNER and n > 0 and n + 1 < len(words) and (words[n + 1][:1].isupper()
                                                                            or words[n + 1].lower() in _EN_INNER):
@@ -177,6 +178,27 @@ def _name_of_phrase(phrase: str) -> str:
         if w[:1].isupper() or w[:1].isdigit() or w[:1] in _QUOTES:
             return _strip_quotes(" ".join(words[i:]))
     return _strip_quotes(" ".join(words))
+
+
+def _relation(prefix: str, vp: str) -> str:
+    """The person the question asks about for each item, when it is not the item itself: "Do both directors of
+    films A and B …", "Do both films A and B have the directors that …" -> "director"; "" otherwise."""
+    m = _EN_REL_BEFORE.search(prefix) or _EN_REL_AFTER.search(vp)
+    return m.group(1).lower() if m else ""
+
+
+_EN_PEOPLE = r"(director|composer|author|writer|creator|producer|founder|performer|singer|father|mother|spouse)s?"
+_EN_REL_BEFORE = re.compile(r"\b" + _EN_PEOPLE + r"\s+of\b", re.I)
+_EN_REL_AFTER = re.compile(r"\bhave\s+(?:the\s+)?" + _EN_PEOPLE + r"\b", re.I)
+
+
+def _with_relation(q: str, a: str, b: str, prefix: str, vp: str) -> tuple[tuple[str, str], tuple[bool, bool]]:
+    """The items to check: the items themselves, or "the director of A" and "the director of B" (resolved to
+    names first) when the question asks about a person of each."""
+    rel = _relation(prefix, vp)
+    if not rel:
+        return (a, b), (False, False)
+    return (f"the {rel} of {a}", f"the {rel} of {b}"), (True, True)
 
 
 def _strip_quotes(s: str) -> str:
@@ -210,27 +232,34 @@ def _parse_en(q: str) -> Check | None:
         a, b, vp = split[0], split[1], split[2].rstrip(" .")
         if not (a and b) or squash(a) == squash(b):
             return None
+        items, described = _with_relation(q, a, b, head.split(" and ", 1)[0], vp)
         if num := _EN_NUMBER_WHAT.match(what):
-            return Check(q, "en", (a, b), "same", vp, form="count", what=num.group("m"), value="number")
+            return Check(q, "en", items, "same", vp, form="count", what=num.group("m"), value="number",
+                         described=described)
         if _EN_DATE_WHAT.match(what):
             verb = re.sub(r"\s+(?:in|on|at|during)$", "", vp)
-            if verb and compare._EN_PARTICIPLE.fullmatch(verb.split()[0]):
-                return Check(q, "en", (a, b), "same", verb.split()[0], form="when", what=what, value="date")
-            return Check(q, "en", (a, b), "same", vp, form="of", what=what, value="date")
-        return Check(q, "en", (a, b), "same", vp, form="of", what=what, value="value")
+            if verb and compare._EN_PARTICIPLE.fullmatch(verb.split()[0]) and not any(described):
+                return Check(q, "en", items, "same", verb.split()[0], form="when", what=what, value="date")
+            return Check(q, "en", items, "same", vp, form="of", what=what, value="date", described=described)
+        return Check(q, "en", items, "same", vp, form="of", what=what, value="value", described=described)
     if m := _EN_BOTH_AFTER.match(q):
         a, b, rest = _name_of_phrase(m.group("a")), _strip_quotes(m.group("b")), m.group("rest").strip()
+        prefix = m.group("a")
     elif m := _EN_BOTH_FIRST.match(q):
         split = _split_pair(m.group("pair"))
         if split is None:
             return None
         a, b, rest = split
+        prefix = m.group("pair").split(" and ", 1)[0]
     else:
         return _parse_en_which(q)
     if not (a and b and rest) or squash(a) == squash(b):
         return None
     aux = _EN_AUX[m.group("aux").lower()]
-    return Check(q, "en", (a, b), "both", rest, aux=aux.capitalize())
+    items, described = _with_relation(q, a, b, prefix, rest)
+    if any(described):
+        rest = _EN_REL_AFTER.sub("", rest).strip()
+    return Check(q, "en", items, "both", rest, aux=aux.capitalize(), described=described)
 
 
 def _parse_en_which(q: str) -> Check | None:
@@ -314,7 +343,8 @@ def _ordered(text: str, lang: str) -> bool:
 
 _KO_ORDER = re.compile(r"(?:^|\s)(?:더|가장|제일|먼저|나중에?)\s")
 _EN_ORDER = re.compile(r"\b(?:more|most|less|least|fewer|fewest|first|last|earlier|later|further|farther|closer|"
-                       r"closest|nearer|nearest)\b", re.I)
+                       r"closest|nearer|nearest|older|oldest|younger|youngest|taller|shorter|longer|bigger|larger|"
+                       r"smaller|higher|lower)\b", re.I)
 # a wh-word: the question asks for something, not yes or no ("…이 모두 이긴 나라는 어디인가?")
 _KO_WH = re.compile(r"누구|무엇|어디|언제|몇|어느|어떤|얼마|왜|무슨")
 

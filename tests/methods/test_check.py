@@ -47,6 +47,12 @@ DOCS = [
      "When was The Bomb released?"),
     ("Are Aladdin and Song of the South produced by the same company?", "en", "same", ("Aladdin", "Song of the South"),
      "What is the company of Aladdin?"),
+    ("Do both directors of films Kaalapani and Leaving Home – The Life & Music Of Indian Ocean have the same "
+     "nationality?", "en", "same", ("the director of Kaalapani", "the director of Leaving Home – The Life & Music Of "
+                                    "Indian Ocean"), "What is the nationality of the director of Kaalapani?"),
+    ("Do both films Levity (Film) and I Come With The Rain have the directors that share the same nationality?", "en",
+     "same", ("the director of Levity (Film)", "the director of I Come With The Rain"),
+     "What is the nationality of the director of Levity (Film)?"),
     ("Which author is an economist, Czesław Miłosz or Bhabananda Deka?", "en", "which",
      ("Czesław Miłosz", "Bhabananda Deka"), "Which author is an economist? Is it Czesław Miłosz?"),
     ("Which dog's ancestors include Gordon and Irish Setters: the Manchester Terrier or the Scotch Collie?", "en",
@@ -64,6 +70,7 @@ def test_a_question_about_two_items_is_split_by_code(question, lang, kind, items
     c = parse_check(question, lang)
     assert c is not None, question
     assert (c.kind, c.items, c.sub_questions()[0]) == (kind, items, first_sub)
+    assert any(c.described) == items[0].startswith("the director of")  # a person of each item: resolved first
 
 
 @pytest.mark.parametrize("question, lang", [
@@ -72,6 +79,7 @@ def test_a_question_about_two_items_is_split_by_code(question, lang, kind, items
     ("Which canal is located further North, Beaver and Erie Canal or the Dismal Swamp Canal?", "en"),
     ('What type of film are both "500 Years Later" and "Manson"?', "en"),  # asks a thing, not yes or no
     ("Is Gasherbrum II or Nuptse closest to the tallest mountain in the world?", "en"),
+    ("Which film has the director who is older than the other, Kanchana Sita or Ghost Of The China Sea?", "en"),
     ("강완구와 김이수 중 사법연수원 기수가 더 빠른 사람은?", "ko"),  # an order
     ("1982년 월드컵 조별리그에서 이탈리아와 우루과이가 모두 이긴 나라는 어디인가?", "ko"),  # a wh-question
     ("정도전의 개혁과 요동 정벌 준비는 같은 개국공신 누구의 반발을 불러일으켰나?", "ko"),
@@ -201,3 +209,23 @@ def test_an_unsure_read_leaves_the_cascade_to_go_on_and_the_option_turns_it_off(
     assert computed["answer"] is None and computed["why"] == "no value"
     off = Auto(compare=False).run(q, _ctx(_reader({}, {}, first="Yes")))
     assert not any(n.kind == "compare_item" for n in off.root.walk()) and len(off.calls()) == 1
+
+
+def test_a_check_that_would_overrun_the_time_limit_stops_and_the_cheap_answer_stands():
+    q = "Are David O. Russell and Tony Gatlif from the same country?"
+    left = [20.0]
+    inner = _reader({}, {"Russell": "American", "Gatlif": "France"}, first="Yes", judge="No")
+    reply = inner.default
+
+    def timed(req):
+        left[0] -= 6.0  # each call takes 6 s of the 20 s the run has
+        return reply(req)
+
+    inner.default = timed
+    c = _ctx(inner)
+    c.time_left = lambda: left[0]
+    t = Auto().run(q, c)
+    cas = t.root.data["cascade"]
+    assert t.answer == "Yes" and cas["out_of_time"] and "computed" not in cas
+    assert len(t.calls()) == 3  # the cheap answer and both reads; the judgement would have started with 2 s left
+    assert not any(n.status == "running" for n in t.root.walk())

@@ -270,8 +270,8 @@ class Auto(Method):
         if (comparison is None and yes_no is None) or not EscalationBudget.room(ctx, trace.root):
             return None
         if yes_no is not None:
-            return check.look_up(ctx, trace.root, yes_no)
-        return compare.look_up(ctx, trace.root, comparison)
+            return within_time(ctx, trace.root, lambda c: check.look_up(c, trace.root, yes_no))
+        return within_time(ctx, trace.root, lambda c: compare.look_up(c, trace.root, comparison))
 
     def take_verdict(self, trace: Trace, ctx: RunContext, verdict: compare.Verdict, cascade: dict[str, Any]) -> None:
         """The values decided the comparison: the answer stands when it names the picked item (worded as the item),
@@ -296,7 +296,7 @@ class Auto(Method):
         b = bridge.parse_bridge(trace.question, lang)
         if b is None or not EscalationBudget.room(ctx, trace.root):
             return None
-        return bridge.follow(ctx, trace.root, b)
+        return within_time(ctx, trace.root, lambda c: bridge.follow(c, trace.root, b))
 
     def take_hop(self, trace: Trace, ctx: RunContext, hop: bridge.Hop, cascade: dict[str, Any]) -> None:
         """The second hop's answer is the answer (the first answer is kept in the record)."""
@@ -416,6 +416,22 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     elif c.get("kept_cheap"):
         tail += "; 확대한 경로가 답을 못 찾아 첫 답 유지" if ko else "; escalation found nothing: first answer kept"
     return head + tail
+
+
+def within_time(ctx: RunContext, root: Node, rung: Callable[[RunContext], Any]) -> Any:
+    """Run a code rung (its look-ups are calls like an escalation's) under the run's time limit: a call that would
+    overrun it is not started, and the rung gives nothing (None), so the cheap answer stands."""
+    budget = EscalationBudget.of(ctx, root)
+    if budget is None:
+        return rung(ctx)
+    try:
+        return rung(dataclasses.replace(ctx, llm=ctx.llm.checked(budget.check)))
+    except OutOfTime:
+        root.data.setdefault("cascade", {})["out_of_time"] = True
+        for n in root.walk():
+            if n is not root and n.status == "running":
+                n.status = "stopped"
+        return None
 
 
 class OutOfTime(BaseException):
