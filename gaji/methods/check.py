@@ -62,6 +62,7 @@ _EN_SAME = re.compile(r"^\s*" + _AUX + r"\s+(?:both\s+)?(?P<head>.+?)\s+(?:the|t
 _EN_INNER = {"of", "the", "de", "del", "la", "le", "les", "du", "des", "von", "van", "der", "den", "da", "di", "et",
              "und", "y", "&", "a", "an", "for", "on", "–", "—", "-"}
 _QUOTES = "\"“”'‘’"
+_EN_PREPOSITION = re.compile(r"\b(?:by|from|in|of|at|on|to|with|for)$", re.I)
 _EN_DATE_WHAT = re.compile(r"^(?:year|decade|date|day|month|century)$", re.I)
 _EN_NUMBER_WHAT = re.compile(r"^number\s+of\s+(?P<m>.+)$", re.I)
 
@@ -122,6 +123,8 @@ class Check:
             return fill(p.date_verb, item=item, verb=self.rest)
         if self.form == "count":
             return fill(p.number_count, item=item, measure=self.what)
+        if self.form == "verb":
+            return f"Which {self.what} {self.aux} {item} {self.rest}?"
         return fill(p.value_of, item=item, what=self.what)
 
     def resolve_question(self, item: str) -> str:
@@ -241,6 +244,10 @@ def _parse_en(q: str) -> Check | None:
             if verb and compare._EN_PARTICIPLE.fullmatch(verb.split()[0]) and not any(described):
                 return Check(q, "en", items, "same", verb.split()[0], form="when", what=what, value="date")
             return Check(q, "en", items, "same", vp, form="of", what=what, value="date", described=described)
+        if vp and not any(described) and _EN_PREPOSITION.search(vp):
+            # the question's own verb: "Which company was Aladdin produced by?", "Which country is A from?"
+            be = "was" if m.group("aux").lower() in ("were", "was", "did") else "is"
+            return Check(q, "en", items, "same", vp, form="verb", what=what, value="value", aux=be)
         return Check(q, "en", items, "same", vp, form="of", what=what, value="value", described=described)
     if m := _EN_BOTH_AFTER.match(q):
         a, b, rest = _name_of_phrase(m.group("a")), _strip_quotes(m.group("b")), m.group("rest").strip()
@@ -431,13 +438,16 @@ def decide(check: Check, lookups: list[compare.Lookup],
     """The answer the per-item reads give (see the module doc); no verdict when a read gives nothing."""
     yes, no = ANSWERS[check.lang]
     values = [lk.value for lk in lookups]
-    if any(v is None for v in values):
-        return CheckVerdict(check, lookups, None, "no value")
     shown = "; ".join(f"{lk.item}: {lk.answer}" for lk in lookups)
+    if check.kind == "both" and False in values:
+        return CheckVerdict(check, lookups, no, "decided", shown)  # one "no" decides, whatever the other read
+    if any(v is None for v in values) and check.kind != "which":
+        return CheckVerdict(check, lookups, None, "no value", shown)
     if check.kind == "both":
         return CheckVerdict(check, lookups, yes if all(values) else no, "decided", shown)
     if check.kind == "which":
-        fits = [lk.item for lk, v in zip(lookups, values) if v]
+        # the one item read as fitting: the other read "no", or found nothing that says it fits
+        fits = [lk.item for lk in lookups if lk.value is True]
         if len(fits) != 1:
             return CheckVerdict(check, lookups, None, "both fit" if fits else "neither fits", shown)
         return CheckVerdict(check, lookups, fits[0], "decided", shown)

@@ -40,13 +40,13 @@ DOCS = [
     ("Are both Yangzhou and Jiangyan District considered coastal cities?", "en", "both",
      ("Yangzhou", "Jiangyan District"), "Is Yangzhou considered coastal cities?"),
     ("Are David O. Russell and Tony Gatlif from the same country?", "en", "same", ("David O. Russell", "Tony Gatlif"),
-     "What is the country of David O. Russell?"),
+     "Which country is David O. Russell from?"),
     ("Are the flowering plants Ecballium and Elatostema in the same family?", "en", "same",
-     ("Ecballium", "Elatostema"), "What is the family of Ecballium?"),
+     ("Ecballium", "Elatostema"), "Which family is Ecballium in?"),
     ("Were The Bomb and Rolling Papers released in the same year?", "en", "same", ("The Bomb", "Rolling Papers"),
      "When was The Bomb released?"),
     ("Are Aladdin and Song of the South produced by the same company?", "en", "same", ("Aladdin", "Song of the South"),
-     "What is the company of Aladdin?"),
+     "Which company is Aladdin produced by?"),
     ("Do both directors of films Kaalapani and Leaving Home – The Life & Music Of Indian Ocean have the same "
      "nationality?", "en", "same", ("the director of Kaalapani", "the director of Leaving Home – The Life & Music Of "
                                     "Indian Ocean"), "What is the nationality of the director of Kaalapani?"),
@@ -133,9 +133,12 @@ def test_the_per_item_reads_decide_or_leave_it_open():
     assert decide(both, _lookups(both, True, False)).answer == "no"
     assert decide(both, _lookups(both, True, True)).answer == "yes"
     assert decide(both, _lookups(both, True, None)).why == "no value"
+    assert decide(both, _lookups(both, None, False)).answer == "no"  # one "no" decides
     which = parse_check("Which author is an economist, Czesław Miłosz or Bhabananda Deka?", "en")
     assert decide(which, _lookups(which, False, True)).answer == "Bhabananda Deka"
     assert decide(which, _lookups(which, True, True)).why == "both fit"
+    assert decide(which, _lookups(which, True, None)).answer == "Czesław Miłosz"  # nothing says the other fits
+    assert decide(which, _lookups(which, None, None)).why == "neither fits"
     same = parse_check("Are David O. Russell and Tony Gatlif from the same country?", "en")
     assert decide(same, _lookups(same, "United States", "France"), judge=lambda a, b: False).answer == "no"
     assert decide(same, _lookups(same, "United States", "France")).why == "unsure"  # no judge, no verdict

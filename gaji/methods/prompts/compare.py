@@ -72,7 +72,8 @@ PROMPTS = ByLang(
         ),
         yes_no=Prompt(
             system="Answer the question based on the given documents with only \"yes\" or \"no\", no other words. "
-            "If the documents do not say, answer \"unknown\"." + _EN_DOCS,
+            "Answer \"no\" when the documents describe it otherwise (another kind of thing, another place, another "
+            "job, another date). Answer \"unknown\" only when the documents say nothing about it." + _EN_DOCS,
             user="Question: {question}",
         ),
         value=Prompt(
@@ -116,8 +117,9 @@ PROMPTS = ByLang(
             user="질문: {question}",
         ),
         yes_no=Prompt(
-            system="주어진 문서를 바탕으로 질문에 \"예\" 또는 \"아니오\"로만 답하고 다른 말은 쓰지 마세요. 문서에 없으면 "
-            "\"모름\"이라고 답하세요." + _KO_DOCS,
+            system="주어진 문서를 바탕으로 질문에 \"예\" 또는 \"아니오\"로만 답하고 다른 말은 쓰지 마세요. 문서가 질문과 "
+            "다르게 설명하면(다른 종류, 다른 곳, 다른 직업, 다른 날짜) \"아니오\"라고 답하세요. 문서에 그에 대한 내용이 전혀 "
+            "없을 때만 \"모름\"이라고 답하세요." + _KO_DOCS,
             user="질문: {question}",
         ),
         value=Prompt(
