@@ -353,18 +353,42 @@ _EN_ORDER = re.compile(r"\b(?:more|most|less|least|fewer|fewest|first|last|earli
                        r"closest|nearer|nearest|older|oldest|younger|youngest|taller|shorter|longer|bigger|larger|"
                        r"smaller|higher|lower)\b", re.I)
 # a wh-word: the question asks for something, not yes or no ("…이 모두 이긴 나라는 어디인가?")
-_KO_WH = re.compile(r"누구|무엇|어디|언제|몇|어느|어떤|얼마|왜|무슨")
+_KO_WH = re.compile(r"누가|누구|무엇|뭐|뭔|뭘|무슨|어디|어딘|언제|몇|며칠|어느|어떤|어떠|어떻|얼마|왜")
+# a Korean question that asks yes or no: no wh-word, and a question ending ("…나왔나?", "…출신인가?", "…같은가요?")
+_KO_YES_NO_END = re.compile(r"(?:나|가|까|니|냐|죠|요)\s*[?？]\s*$")
 
 
 # -- reading and deciding -----------------------------------------------------------------------------------
 def polarity(reply: str) -> bool | None:
-    """A yes/no reply read: True (yes, 예, 네), False (no, 아니오), None (neither: unknown, or something else)."""
+    """A yes/no reply read: True (yes, 예, 네), False (no, 아니오), None (neither: unknown, or something else, such
+    as "네덜란드")."""
     t = reply.strip().lstrip(_QUOTES + " *").lower()
-    if re.match(r"(?:yes|yeah|true|correct)\b", t) or t.startswith(("예", "네", "맞")):
+    if re.match(r"(?:yes|yeah|true|correct)\b", t) or re.match(r"(?:예|네|맞(?:습니다|아요|다))(?=$|[\s,.!])", t):
         return True
-    if re.match(r"(?:no|false)\b", t) or t.startswith(("아니", "아뇨")):
+    if re.match(r"(?:no|false)\b", t) or re.match(r"(?:아니(?:오|요|다|에요)?|아닙니다|아뇨)(?=$|[\s,.!])", t):
         return False
     return None
+
+
+def asks_yes_no(question: str, lang: str) -> bool:
+    """Does `question` ask yes or no ("Are both A and B American?", "A와 B는 같은 대학교를 나왔나?"), not which one
+    ("Is A or B closer …?") and not a wh-question?"""
+    q = " ".join(question.split())
+    if lang == "ko":
+        return not _KO_WH.search(q) and bool(_KO_YES_NO_END.search(q))
+    return bool(compare._YES_NO_EN.match(q)) and not re.search(r"\bor\b", q, re.I)
+
+
+def plain_yes_no(question: str, answer: str, lang: str) -> str | None:
+    """The yes or no an answer to a yes/no question opens with, as the plain word ("네, 두 사람 모두 사법연수원
+    16기입니다" -> "예"); None when the question asks something else or the answer opens with neither."""
+    if not asks_yes_no(question, lang):
+        return None
+    p = polarity(answer)
+    if p is None:
+        return None
+    yes, no = ANSWERS["ko" if lang == "ko" else "en"]
+    return yes if p else no
 
 
 class CheckVerdict(compare.Verdict):

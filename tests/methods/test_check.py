@@ -232,3 +232,30 @@ def test_a_check_that_would_overrun_the_time_limit_stops_and_the_cheap_answer_st
     assert t.answer == "Yes" and cas["out_of_time"] and "computed" not in cas
     assert len(t.calls()) == 3  # the cheap answer and both reads; the judgement would have started with 2 s left
     assert not any(n.status == "running" for n in t.root.walk())
+
+
+def test_a_yes_no_answer_is_worded_as_the_plain_word_and_other_questions_are_left_alone():
+    from gaji.methods.check import asks_yes_no, plain_yes_no
+
+    assert plain_yes_no("나경원과 김무성은 둘 다 새누리당 소속 국회의원이었나?", "네, 두 사람 모두 국회의원이었습니다", "ko") == "예"
+    assert plain_yes_no("이회장은 감사원장 공관입주를 받아들였나?", "아니요.", "ko") == "아니오"
+    assert plain_yes_no("Were The Bomb and Rolling Papers released in the same year?", "Yes, both in 2011", "en") == "yes"
+    assert plain_yes_no("네덜란드의 수도는 어디인가?", "네덜란드", "ko") is None  # a wh-question, and no "네"
+    assert plain_yes_no("이 선수는 어느 나라 출신인가?", "네덜란드", "ko") is None
+    assert not asks_yes_no("Is Gasherbrum II or Nuptse closest to the tallest mountain in the world?", "en")
+    assert not asks_yes_no("훈민정음은 몇 년에 반포되었나요?", "ko") and not asks_yes_no("금강산의 주봉은?", "ko")
+    t = Auto(compare=False).run("나경원과 김무성은 둘 다 새누리당 소속 국회의원이었나?",
+                                _ctx(_reader({}, {}, first="네, 두 사람 모두 새누리당 소속 국회의원이었습니다")))
+    assert t.answer == "예" and t.explanation.startswith("네, 두 사람 모두")
+    assert t.root.data["cascade"]["worded"]["to"] == "예"
+
+
+def test_no_korquad_question_that_asks_a_thing_reads_as_yes_no():
+    path = resources.files("gaji").parent.parent / "shared" / "data" / "KorQuAD_v1.0_dev.json"
+    if not path.is_file():
+        pytest.skip("../shared/data is not beside the checkout")
+    from gaji.methods.check import asks_yes_no
+
+    data = json.loads(path.read_text("utf-8"))["data"]
+    questions = [qa["question"] for a in data for p in a["paragraphs"] for qa in p["qas"]]
+    assert sum(asks_yes_no(q, "ko") for q in questions) <= len(questions) // 500  # a few real yes/no ones

@@ -189,6 +189,18 @@ class Auto(Method):
         ctx.emit(root)
         self.run_route(trace, ctx, first)
         self.look_and_decide(trace, ctx, shape, lang, router.methods)
+        self.word_yes_no(trace, ctx, lang)
+
+    def word_yes_no(self, trace: Trace, ctx: RunContext, lang: str) -> None:
+        """A yes/no question's answer is the plain word ("예", "no"), like every other short answer a span; the
+        sentence the reader wrapped it in ("네, 두 사람 모두 …") stays as the explanation."""
+        plain = check.plain_yes_no(trace.question, trace.answer or "", lang)
+        if plain is None or plain.lower() == (trace.answer or "").strip().strip(".!").lower():
+            return
+        trace.explanation = trace.explanation or trace.answer
+        trace.root.data.setdefault("cascade", {})["worded"] = {"from": trace.answer, "to": plain}
+        trace.answer = trace.root.answer = plain
+        ctx.emit(trace.root)
 
     def start_deeper(self, trace: Trace, ctx: RunContext, shape: str, lang: str,
                      router_methods: dict[str, dict[str, Any]]) -> bool:
