@@ -95,10 +95,14 @@ class Check:
     kind: str  # both | same | which
     rest: str  # what is asked of one item: the predicate (both), the compared thing's clause (same), the question
     # without its choice (which)
-    form: str = ""  # how one item's question is built: see sub_question
+    # how one item's "same" question is built (sub_question): "" the question's own clause ("A는 어느 대학교를
+    # 나왔나?") | of ("What is the family of A?", "A의 RAM 용량은 무엇인가?") | verb ("Which company is A produced
+    # by?") | when ("When was A released?", "…한 해는 언제인가?") | what ("…은 무엇인가?") | count ("How many acts
+    # does A have?")
+    form: str = ""
     what: str = ""  # same: the compared thing ("country", "대학교", "RAM 용량")
     value: str = "value"  # same: what one item's read gives: date | number | value (a name or a number)
-    aux: str = ""  # English both: the verb that opens one item's question ("Is", "Did")
+    aux: str = ""  # English: the verb that opens one item's question ("Is", "Did"; "is"/"was" of the verb form)
     described: tuple[bool, bool] = (False, False)
 
     def sub_questions(self) -> list[str]:
