@@ -126,6 +126,17 @@ def test_live_report_reads_what_auto_did(tmp_path, monkeypatch):
     assert rep["first_rung_f1"] == 50.0 and rep["one_call_share"] == 0.5 and rep["wall_s_p50"] == 1.5
 
 
+def _one_question_run(tmp_path, t, gold: str):
+    """A recorded run of one English comparison question answered right by `t`: its results and its trace."""
+    run = tmp_path / "auto"
+    run.mkdir()
+    (run / "results.jsonl").write_text(json.dumps(
+        {"id": "q0", "status": "ok", "type": "comparison", "gold": [gold], "lang": "en", "prediction": t.answer,
+         "metrics": {"f1": 1.0, "tokens": t.usage().prompt_tokens, "calls": len(t.calls()), "wall_s": 2.0}}) + "\n")
+    (run / "traces.jsonl").write_text(json.dumps({"id": "q0", "trace": t.to_dict()}) + "\n")
+    return run
+
+
 def test_live_report_counts_the_choices_code_decided(tmp_path):
     from gaji_lab.learn.cascade import live_report
     from gaji.methods.auto.method import Auto
@@ -141,13 +152,7 @@ def test_live_report_counts_the_choices_code_decided(tmp_path):
                      retriever=ListRetriever(DOCS), parallel=False)
     t = Auto().run(q, ctx)
     assert t.answer == "Town 3"
-    run = tmp_path / "auto"
-    run.mkdir()
-    (run / "results.jsonl").write_text(json.dumps(
-        {"id": "q0", "status": "ok", "type": "comparison", "gold": ["Town 3"], "lang": "en", "prediction": t.answer,
-         "metrics": {"f1": 1.0, "tokens": t.usage().prompt_tokens, "calls": len(t.calls()), "wall_s": 2.0}}) + "\n")
-    (run / "traces.jsonl").write_text(json.dumps({"id": "q0", "trace": t.to_dict()}) + "\n")
-    rep = live_report(run)["all"]
+    rep = live_report(_one_question_run(tmp_path, t, "Town 3"))["all"]
     assert (rep["compared"], rep["decided"], rep["replaced"], rep["escalated"], rep["checked"]) == (1, 1, 1, 0, 0)
     assert (rep["split"], rep["bridged"]) == (0, 0)  # an English choice is no Korean bridge
     assert rep["f1"] == 100.0 and rep["first_rung_f1"] == 50.0 and rep["calls"] == 3  # "Town 5": one word of two
@@ -167,11 +172,5 @@ def test_live_report_counts_the_yes_no_questions_checked_item_by_item(tmp_path):
         llm=TrackedLLM(ScriptedLLM(default=reply), retries=0, backoff_s=0), retriever=ListRetriever(DOCS),
         parallel=False))
     assert t.answer == "no"
-    run = tmp_path / "auto"
-    run.mkdir()
-    (run / "results.jsonl").write_text(json.dumps(
-        {"id": "q0", "status": "ok", "type": "comparison", "gold": ["no"], "lang": "en", "prediction": t.answer,
-         "metrics": {"f1": 1.0, "tokens": t.usage().prompt_tokens, "calls": len(t.calls()), "wall_s": 2.0}}) + "\n")
-    (run / "traces.jsonl").write_text(json.dumps({"id": "q0", "trace": t.to_dict()}) + "\n")
-    rep = live_report(run)["all"]
+    rep = live_report(_one_question_run(tmp_path, t, "no"))["all"]
     assert (rep["compared"], rep["checked"], rep["replaced"]) == (1, 1, 1) and rep["first_rung_f1"] == 0.0
