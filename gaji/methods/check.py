@@ -199,7 +199,7 @@ _EN_REL_BEFORE = re.compile(r"\b" + _EN_PEOPLE + r"\s+of\b", re.I)
 _EN_REL_AFTER = re.compile(r"\bhave\s+(?:the\s+)?" + _EN_PEOPLE + r"\b", re.I)
 
 
-def _with_relation(q: str, a: str, b: str, prefix: str, vp: str) -> tuple[tuple[str, str], tuple[bool, bool]]:
+def _with_relation(a: str, b: str, prefix: str, vp: str) -> tuple[tuple[str, str], tuple[bool, bool]]:
     """The items to check: the items themselves, or "the director of A" and "the director of B" (resolved to
     names first) when the question asks about a person of each."""
     rel = _relation(prefix, vp)
@@ -239,7 +239,7 @@ def _parse_en(q: str) -> Check | None:
         a, b, vp = split[0], split[1], split[2].rstrip(" .")
         if not (a and b) or squash(a) == squash(b):
             return None
-        items, described = _with_relation(q, a, b, head.split(" and ", 1)[0], vp)
+        items, described = _with_relation(a, b, head.split(" and ", 1)[0], vp)
         if num := _EN_NUMBER_WHAT.match(what):
             return Check(q, "en", items, "same", vp, form="count", what=num.group("m"), value="number",
                          described=described)
@@ -267,7 +267,7 @@ def _parse_en(q: str) -> Check | None:
     if not (a and b and rest) or squash(a) == squash(b):
         return None
     aux = _EN_AUX[m.group("aux").lower()]
-    items, described = _with_relation(q, a, b, prefix, rest)
+    items, described = _with_relation(a, b, prefix, rest)
     if any(described):
         rest = _EN_REL_AFTER.sub("", rest).strip()
     return Check(q, "en", items, "both", rest, aux=aux.capitalize(), described=described)

@@ -415,9 +415,9 @@ def resolve_items(ctx: RunContext, parent: Node, question: Any) -> tuple[list[st
                                 data={"compare_item": question.items[i], "resolve": True}))
              for i in described}
     replies = dict(zip(described, ctx.map(lambda i: read_value(ctx, nodes[i], "name", lang), described)))
+    # the description echoed back is no name; a named item of the question may be one
+    named = tuple(x for x, d in zip(question.items, question.described) if not d)
     for i, reply in replies.items():
-        # the description echoed back is no name; a named item of the question may be one
-        named = tuple(x for x, d in zip(question.items, question.described) if not d)
         name = reply if name_of(reply, question.question, named) else ""
         nodes[i].data["value"] = name or None
         ctx.emit(nodes[i])
@@ -429,7 +429,7 @@ def resolve_items(ctx: RunContext, parent: Node, question: Any) -> tuple[list[st
 
 def read_value(ctx: RunContext, node: Node, what: str, lang: str) -> str:
     """One short read on `node`: a small retrieval with its question, then only the asked-for thing ("date",
-    "number" or "name")."""
+    "number", "name", "yesno" or a short "value")."""
     ctx.emit(node)
     passages: list[Passage] = ctx.retrieve(node, node.question, K)
     p = PROMPTS[lang]

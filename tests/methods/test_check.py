@@ -7,6 +7,7 @@ from importlib import resources
 
 import pytest
 
+from gaji.corpus.shared_data import dataset_paths, find_data_dir, load_korquad_questions
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.auto.method import Auto
@@ -15,6 +16,15 @@ from gaji.methods.check import decide, parse_check, polarity, same_value
 from gaji.methods.compare import Lookup
 from gaji.testing import ListRetriever
 from gaji.types import Trace
+
+data = pytest.mark.data
+needs_data = pytest.mark.skipif(find_data_dir() is None, reason="shared data dir absent")
+
+
+def korquad_questions() -> list[str]:
+    """The KorQuAD v1 dev questions of ../shared/data, in file order."""
+    return [q["question"] for q in load_korquad_questions(dataset_paths("korquad")[0])]
+
 
 DOCS = [
     ("mort", "Cynthia Mort", "Cynthia Mort is an American television writer and director."),
@@ -92,12 +102,10 @@ def test_what_is_no_such_question_is_left_alone(question, lang):
     assert parse_check(question, lang) is None
 
 
+@data
+@needs_data
 def test_no_korquad_question_of_the_first_thousand_is_taken_for_one():
-    path = resources.files("gaji").parent.parent / "shared" / "data" / "KorQuAD_v1.0_dev.json"
-    if not path.is_file():
-        pytest.skip("../shared/data is not beside the checkout")
-    data = json.loads(path.read_text("utf-8"))["data"]
-    questions = [qa["question"] for a in data for p in a["paragraphs"] for qa in p["qas"]][:1000]
+    questions = korquad_questions()[:1000]
     assert [q for q in questions if parse_check(q, "ko")] == []
 
 
@@ -250,12 +258,10 @@ def test_a_yes_no_answer_is_worded_as_the_plain_word_and_other_questions_are_lef
     assert t.root.data["cascade"]["worded"]["to"] == "예"
 
 
+@data
+@needs_data
 def test_no_korquad_question_that_asks_a_thing_reads_as_yes_no():
-    path = resources.files("gaji").parent.parent / "shared" / "data" / "KorQuAD_v1.0_dev.json"
-    if not path.is_file():
-        pytest.skip("../shared/data is not beside the checkout")
     from gaji.methods.check import asks_yes_no
 
-    data = json.loads(path.read_text("utf-8"))["data"]
-    questions = [qa["question"] for a in data for p in a["paragraphs"] for qa in p["qas"]]
+    questions = korquad_questions()
     assert sum(asks_yes_no(q, "ko") for q in questions) <= len(questions) // 500  # a few real yes/no ones

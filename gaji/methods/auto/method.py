@@ -326,9 +326,7 @@ class Auto(Method):
         cascade["kept_cheap"] = True
         if out_of_time:
             cascade["out_of_time"] = True
-            for n in trace.root.walk():
-                if n is not trace.root and n.status == "running":
-                    n.status = "stopped"
+            stop_running(trace.root)
         trace.root.answer = trace.answer
         trace.root.stop = Stop(False, reason=cascade_reason(cascade, ctx.lang), by="cascade",
                                score=cascade.get("p_right"))
@@ -440,10 +438,15 @@ def within_time(ctx: RunContext, root: Node, rung: Callable[[RunContext], Any]) 
         return rung(dataclasses.replace(ctx, llm=ctx.llm.checked(budget.check)))
     except OutOfTime:
         root.data.setdefault("cascade", {})["out_of_time"] = True
-        for n in root.walk():
-            if n is not root and n.status == "running":
-                n.status = "stopped"
+        stop_running(root)
         return None
+
+
+def stop_running(root: Node) -> None:
+    """Mark the nodes under `root` that a time limit cut off mid-call as stopped, not left running."""
+    for n in root.walk():
+        if n is not root and n.status == "running":
+            n.status = "stopped"
 
 
 class OutOfTime(BaseException):
