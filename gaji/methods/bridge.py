@@ -1,4 +1,4 @@
-"""A Korean bridge question split by code: resolve the entity it describes, then ask the rest about that entity.
+"""A bridge question split in two: resolve the entity it describes, then ask the rest about that entity.
 
 "2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장이 태어난 도시는?" describes someone (the bridge
 entity: "…정책을 편 당시 서울시장") and asks a fact about them ("…이 태어난 도시는?"). With one retrieval the 1.5B model
@@ -23,6 +23,14 @@ the resolved name, and the first hop is the question's own words.
     ('2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장', '이', '태어난 도시는?')
     >>> b.resolve_question(), b.second_question("이명박")
     ('2004년 서울시민이 대중교통 환승 할인을 받게 된 정책을 편 당시 서울시장은 누구인가?', '이명박이 태어난 도시는?')
+
+English puts the description after the noun, in too many forms for a rule ("the woman who portrayed Corliss
+Archer", "a band formed in 1998 whose singer …", "Steven Covey, the father of Sean Covey, …"). An English question
+is split by the question tree's chain prompt instead (`split`: one call, gaji/methods/toq/decomposer.py): the
+question that finds the hidden entity, and the question about it with `[ANS_1]` in its place. Code still checks what
+the model wrote, as the tree does: the split keeps the question's names (the names rule), its first question is not
+the whole question again, its second uses the slot; a question that names everything it asks about is not split.
+The two hops are then the same as the Korean ones.
 """
 from __future__ import annotations
 
@@ -30,6 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gaji.errors import LLMError
 from gaji.llm.prompts import fill
 from gaji.methods.base import RunContext
 from gaji.methods.common import attribute, format_passages, plain_answer
@@ -38,12 +47,15 @@ from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.span import is_unknown
+from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.names_rule import squash
+from gaji.methods.toq.tree import SLOT
 from gaji.text.ko_phrases import ends_in_entity, entity_kind, is_modifier
 from gaji.types import Fact, Node
 
 K = 5  # passages for the second hop: the plain reader's own
 PASSAGE_CHARS_KO = 400  # cut to their sentences most relevant to the second question (the one route's Korean cut)
+PASSAGE_CHARS = 1200  # an English passage: the one route's own cut
 MAX_TOKENS = 48
 
 _EDGE = "'\"‘’“”,"
@@ -71,8 +83,51 @@ class Bridge:
             return f"{name}의 {self.rest}"
         return f"{name}{subject(name)} {self.rest}"
 
+    lang = "ko"
+
     def to_dict(self) -> dict[str, Any]:
-        return {"description": self.description, "particle": self.particle, "rest": self.rest}
+        return {"split": "code", "description": self.description, "particle": self.particle, "rest": self.rest}
+
+
+@dataclass(frozen=True)
+class Split:
+    """A bridge question as the chain prompt split it: `first` finds the hidden entity, `then` asks about it
+    (`[ANS_1]` where the entity goes)."""
+
+    question: str
+    lang: str
+    first: str
+    then: str
+
+    def resolve_question(self) -> str:
+        return self.first
+
+    def second_question(self, name: str) -> str:
+        return SLOT.sub(lambda _m: name, self.then)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"split": "chain prompt", "first": self.first, "then": self.then}
+
+
+def split(ctx: RunContext, parent: Node, question: str, lang: str) -> Split | None:
+    """The chain prompt's split of `question` (one call, a retry when code refuses the split), recorded on a child
+    node of `parent`; None when the question names everything it asks about or no valid split came back."""
+    node = parent.add(Node(question=question, kind="bridge_hop", data={"bridge_hop": "split"}))
+    ctx.emit(node)
+    try:
+        d = QuestionDecomposer(ctx.llm).chain(node, question, lang)
+    except LLMError:  # refused after the retry, or the calls failed: the calls' errors say which
+        node.data["why"] = "refused"
+        ctx.emit(node)
+        return None
+    if d.is_single or len(d.subquestions) != 2 or not SLOT.search(d.subquestions[1].question):
+        node.data["why"] = "single"
+        ctx.emit(node)
+        return None
+    s = Split(question, lang, d.subquestions[0].question, d.subquestions[1].question)
+    node.data.update(first=s.first, then=s.then)
+    ctx.emit(node)
+    return s
 
 
 def subject(word: str) -> str:
@@ -110,7 +165,7 @@ def parse_bridge(question: str, lang: str) -> Bridge | None:
 class Hop:
     """What the split found: the bridge entity's name (None: not resolved) and the second hop's answer."""
 
-    bridge: Bridge
+    bridge: Bridge | Split
     name: str | None = None
     answer: str = ""
     resolve_node: str = ""
@@ -130,11 +185,11 @@ class Hop:
                 "nodes": [self.resolve_node, self.second_node]}
 
 
-def follow(ctx: RunContext, parent: Node, bridge: Bridge) -> Hop:
+def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     """Resolve the bridge entity, then answer the rest about it (two child nodes of `parent`)."""
-    hop = Hop(bridge)
+    hop, lang = Hop(bridge), bridge.lang
     first = parent.add(Node(question=bridge.resolve_question(), kind="bridge_hop", data={"bridge_hop": "resolve"}))
-    reply = read_value(ctx, first, "name", "ko")
+    reply = read_value(ctx, first, "name", lang)
     hop.resolve_node = first.id
     name = reply if name_of(reply, bridge.question, ()) else ""
     first.data["value"] = name or None
@@ -147,9 +202,10 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge) -> Hop:
     hop.second_node = second.id
     ctx.emit(second)
     passages = ctx.retrieve(second, second.question, K)
-    p = direct.PROMPTS["ko"].plain
-    messages = p.messages(data_note=common_prompts.PROMPTS["ko"].data_note,
-                          passages=format_passages(passages, max_chars=PASSAGE_CHARS_KO, query=second.question),
+    p = direct.PROMPTS[lang].plain
+    chars = PASSAGE_CHARS_KO if lang == "ko" else PASSAGE_CHARS
+    messages = p.messages(data_note=common_prompts.PROMPTS[lang].data_note,
+                          passages=format_passages(passages, max_chars=chars, query=second.question),
                           question=second.question)
     answer = plain_answer(ctx.llm.chat(second, "answer", messages, max_tokens=MAX_TOKENS))
     second.answer = answer
@@ -165,8 +221,18 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge) -> Hop:
     return hop
 
 
+SPLIT_WHY = {"single": ("not split: the question names everything it asks about", "나누지 않음: 질문이 묻는 대상을 모두 이름으로 댐"),
+             "refused": ("not split: no split kept the question's names", "나누지 않음: 질문의 이름을 지킨 분할이 없음")}
+
+
 def describe(node: Node, lang: str) -> list[Fact]:
     ko = lang == "ko"
+    if node.data.get("bridge_hop") == "split":
+        if node.data.get("first"):
+            text = f"{node.data['first']} → {node.data['then']}"
+        else:
+            text = SPLIT_WHY.get(node.data.get("why", ""), SPLIT_WHY["refused"])[1 if ko else 0]
+        return [Fact("연결 개체" if ko else "bridge", text)]
     if node.data.get("bridge_hop") == "resolve":
         value = node.data.get("value")
         text = (f"가리키는 이름: {value}" if ko else f"names: {value}") if value else (

@@ -83,7 +83,8 @@ def test_an_ungrounded_comparison_escalates_to_the_tree_reusing_the_search(tmp_p
 
 
 def test_other_shapes_escalate_where_the_file_says_and_korean_reads_korean(tmp_path):
-    t = Auto(safety=safety_file(tmp_path)).run(BRIDGE, ctx(answering("Midway")))
+    # (the bridge split is off: these tests are about the escalation it would come before)
+    t = Auto(safety=safety_file(tmp_path), bridge="off").run(BRIDGE, ctx(answering("Midway")))
     assert t.root.data["cascade"]["to"] == "chain" and t.root.children[0].data["routed_to"] == "ircot"
     k = Auto(safety=safety_file(tmp_path)).run("괌 전투는 언제 끝났나요?", ctx(answering("미드웨이")))
     shown = {f.label: f.text for f in k.root.display}
@@ -264,7 +265,7 @@ def test_a_shape_the_model_starts_deeper_skips_the_one_retrieval_in_its_language
 
 
 def test_an_unsafe_bridge_can_escalate_to_the_step_chain(tmp_path):
-    t = Auto(safety=start_file(tmp_path, {})).run(BRIDGE, ctx(answering("Midway")))
+    t = Auto(safety=start_file(tmp_path, {}), bridge="off").run(BRIDGE, ctx(answering("Midway")))
     c = t.root.data["cascade"]
     assert c["decision"] == "escalate" and c["to"] == "steps"
     (sub,) = t.root.children
@@ -290,5 +291,5 @@ def test_a_language_may_escalate_a_shape_elsewhere(tmp_path):
     assert SafetyModel.load(path).escalate_by_lang == {"ko": {"other": "steps"}}
     k = Auto(safety=str(path)).run("괌 전투는 언제 끝났나요?", ctx(answering("미드웨이")))
     assert k.root.data["cascade"]["to"] == "steps" and k.root.children[0].data["routed_to"] == "chain"
-    e = Auto(safety=str(path)).run(BRIDGE, ctx(answering("Midway")))
+    e = Auto(safety=str(path), bridge="off").run(BRIDGE, ctx(answering("Midway")))
     assert e.root.data["cascade"]["to"] == "chain" and e.root.children[0].data["routed_to"] == "ircot"

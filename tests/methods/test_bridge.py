@@ -115,3 +115,67 @@ def test_a_wrong_policy_is_a_clear_error():
 
     with pytest.raises(ConfigError, match="option bridge of method 'auto' must be one of off, short, always"):
         Auto(bridge="sometimes")
+
+
+# -- an English bridge: split by the chain prompt (one call), then the same two hops ---------------------------------
+EN_Q = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+EN_DOCS = [
+    ("kiss", "Kiss and Tell (1945 film)", "Kiss and Tell is a 1945 comedy in which Shirley Temple plays Corliss Archer."),
+    ("temple", "Shirley Temple", "Shirley Temple was an actress who later served as Chief of Protocol of the United "
+                                  "States."),
+]
+
+
+def _en_llm(split: dict, name: str = "Shirley Temple", second: str = "Chief of Protocol", first: str = "Kiss and Tell"):
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "hidden" in system:
+            return json.dumps(split)
+        if "Give only the name" in system:
+            return name
+        if "Shirley Temple" in user:
+            return second
+        return first
+    return ScriptedLLM(default=reply)
+
+
+def _en_ctx(llm) -> RunContext:
+    return RunContext(llm=TrackedLLM(llm, retries=0, backoff_s=0), retriever=ListRetriever(EN_DOCS), parallel=False)
+
+
+SPLIT = {"hidden": "the woman who portrayed Corliss Archer in the film Kiss and Tell",
+         "first": "Who portrayed Corliss Archer in the film Kiss and Tell?",
+         "then": "What government position was held by [ANS_1]?"}
+
+
+def test_an_english_bridge_is_split_by_the_chain_prompt_and_followed():
+    t = Auto().run(EN_Q, _en_ctx(_en_llm(SPLIT)))
+    c = t.root.data["cascade"]
+    assert t.answer == "Chief of Protocol" and c["decision"] == "bridged" and c["first_answer"] == "Kiss and Tell"
+    assert c["bridge"]["split"] == "chain prompt" and c["bridge"]["name"] == "Shirley Temple"
+    split_node, resolve, ask = t.root.children
+    assert split_node.data["first"] == SPLIT["first"] and resolve.question == SPLIT["first"]
+    assert ask.question == "What government position was held by Shirley Temple?" and t.citations[0] == "temple"
+    # the cheap answer (re-asked: a title is the wrong shape for a position), the split, the two hops
+    assert sorted(x.purpose for x in t.calls()) == ["answer", "answer", "compare", "decompose-chain", "reask"]
+    assert [f.text for f in split_node.display] == [f"{SPLIT['first']} → {SPLIT['then']}"]
+    assert "found the entity the question describes first (Shirley Temple)" in t.root.stop.reason
+
+
+def test_an_english_question_that_names_everything_is_not_split():
+    t = Auto().run(EN_Q, _en_ctx(_en_llm({"hidden": "", "first": EN_Q, "then": ""})))
+    assert "bridge" not in t.root.data["cascade"] and t.answer == "Kiss and Tell"
+    (split_node,) = [n for n in t.root.walk() if "bridge_hop" in n.data]
+    assert split_node.data["why"] == "single"
+    assert [f.text for f in split_node.display] == ["not split: the question names everything it asks about"]
+
+
+def test_a_split_that_drops_the_questions_names_is_refused_after_its_retry():
+    """The names rule is code's check on the model: a first hop about something the question never named loses the
+    bridge, so the split is asked again and then given up; the cheap answer stands."""
+    bad = {"hidden": "the woman", "first": "Who is the woman?", "then": "What government position was held by [ANS_1]?"}
+    t = Auto().run(EN_Q, _en_ctx(_en_llm(bad)))
+    (split_node,) = [n for n in t.root.walk() if "bridge_hop" in n.data]
+    assert split_node.data["why"] == "refused" and len(split_node.calls) == 2
+    assert all("invalid decomposition" in (c.error or "") for c in split_node.calls)
+    assert t.answer == "Kiss and Tell" and "bridge" not in t.root.data["cascade"]

@@ -12,7 +12,8 @@ A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023:
    is one, replaces or confirms the answer and nothing escalates; so is a yes/no or which-one question about two
    items ("Are both A and B American?", "A와 B는 같은 대학교를 나왔나?": gaji/methods/check.py). A Korean bridge question ("…서울시장이 태어난
    도시는?") is split by code: its described subject resolved to a name, the rest asked about that name
-   (gaji/methods/bridge.py); the second hop's answer is the answer.
+   (gaji/methods/bridge.py); the second hop's answer is the answer. An English bridge is split the same way by
+   the question tree's chain prompt (one more call; code checks the split keeps the question's names).
 3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
    to the route its shape calls for (the text router, features.py/router.py, is now only this prior: a
    comparison or an intersection goes to the question tree, whose branches answer each side or constraint; a
@@ -89,10 +90,11 @@ class Auto(Method):
         # yes/no or which-one question about two items ("Are both A and B American?", "A와 B는 같은 대학교를
         # 나왔나?", "Which author is an economist, A or B?": gaji/methods/check.py)
         compare: bool = True
-        # a Korean bridge question ("…정책을 편 당시 서울시장이 태어난 도시는?") is split by code at effort medium and
-        # high: the described entity resolved to a name, then the rest asked about that name (gaji/methods/bridge.py;
-        # two short calls). off | short: its answer replaces the cheap answer when that names the bridge entity (one
-        # hop short) | always: whenever it answers
+        # a bridge question ("…정책을 편 당시 서울시장이 태어난 도시는?", "What position was held by the woman who
+        # portrayed Corliss Archer?") is split at effort medium and high, a Korean one by code and an English one by
+        # the chain prompt (one more call): the described entity resolved to a name, then the rest asked about that
+        # name (gaji/methods/bridge.py; two short calls). off | short: its answer replaces the cheap answer when
+        # that names the bridge entity (one hop short) | always: whenever it answers
         bridge: str = "always"
 
         def __post_init__(self) -> None:
@@ -301,14 +303,22 @@ class Auto(Method):
         settle(trace, ctx, cascade)
 
     def follow_bridge(self, trace: Trace, ctx: RunContext, shape: str, lang: str) -> bridge.Hop | None:
-        """A Korean bridge question split by code and followed (resolve, then ask the rest); None when it is no such
-        question, the option is off, the effort is low or the run's time limit leaves no room."""
-        if self.opts.bridge == "off" or self.opts.effort == "low" or lang != "ko" or shape != "other":
+        """A bridge question split in two and followed (resolve, then ask the rest): a Korean one split by code, an
+        English one by the chain prompt; None when it is no such question, the option is off, the effort is low
+        or the run's time limit leaves no room."""
+        if self.opts.bridge == "off" or self.opts.effort == "low" or shape != "other":
             return None
-        b = bridge.parse_bridge(trace.question, lang)
-        if b is None or not EscalationBudget.room(ctx, trace.root):
+        if lang not in ("ko", "en") or not EscalationBudget.room(ctx, trace.root):
             return None
-        return within_time(ctx, trace.root, lambda c: bridge.follow(c, trace.root, b))
+        root, q = trace.root, trace.question
+        if lang == "ko":
+            b = bridge.parse_bridge(q, lang)
+            return None if b is None else within_time(ctx, root, lambda c: bridge.follow(c, root, b))
+
+        def split_and_follow(c: RunContext) -> bridge.Hop | None:
+            s = bridge.split(c, root, q, lang)
+            return None if s is None else bridge.follow(c, root, s)
+        return within_time(ctx, root, split_and_follow)
 
     def take_hop(self, trace: Trace, ctx: RunContext, hop: bridge.Hop, cascade: dict[str, Any]) -> None:
         """The second hop's answer is the answer (the first answer is kept in the record)."""

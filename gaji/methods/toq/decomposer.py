@@ -348,13 +348,21 @@ class QuestionDecomposer:
                 d = self._ask(node, "decompose-intersect", msgs, intersect_schema(self.max_children), parse_intersect,
                               question, lang)
             else:
-                msgs = p.chain.messages(question=question)
-                d = self._ask(node, "decompose-chain", msgs, chain_schema(), parse_chain, question, lang)
+                d = self.chain(node, question, lang)
             d.prompt = prompt
         except LLMError as e:
             d = self._paper_or_single(node, question, lang)
             d.fallback = str(e)
         d.route, d.cue, d.split = route, cue, how
+        return d
+
+    def chain(self, node: Node, question: str, lang: str) -> Decomposition:
+        """The chain prompt alone (no shape router): a bridging split (the question that finds the hidden thing,
+        then the question about `[ANS_1]`) or a single one when the question names everything it asks about.
+        The names rule is checked; LLMError when no valid split came back after the retries."""
+        d = self._ask(node, "decompose-chain", PROMPTS[lang].chain.messages(question=question), chain_schema(),
+                      parse_chain, question, lang)
+        d.prompt = "chain"
         return d
 
     def _paper(self, node: Node, question: str, lang: str) -> Decomposition:
