@@ -46,6 +46,8 @@ from gaji.methods.compare import name_of, read_value, topic
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.methods.prompts.compare import PROMPTS
+from gaji.methods.reask import ask_plain
+from gaji.methods.signals import kind_mismatch
 from gaji.methods.span import is_unknown
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.names_rule import squash
@@ -171,7 +173,7 @@ class Hop:
     resolve_node: str = ""
     second_node: str = ""
     citations: list[str] | None = None
-    why: str = ""  # "answered", or what stopped it: "no name", "no answer"
+    why: str = ""  # "answered", or what stopped it: "no name", "no answer", "wrong kind" (for the whole question)
 
     def names_bridge(self, answer: str) -> bool:
         """Does `answer` name the bridge entity (the one-hop-short answer)?"""
@@ -207,11 +209,17 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     messages = p.messages(data_note=common_prompts.PROMPTS[lang].data_note,
                           passages=format_passages(passages, max_chars=chars, query=second.question),
                           question=second.question)
-    answer = plain_answer(ctx.llm.chat(second, "answer", messages, max_tokens=MAX_TOKENS))
+    # re-asked once when the answer echoes the question (the resolved name again, "Kochi" for "What is the
+    # headquarters of Kochi?"), as the one route's reader is
+    answer = plain_answer(ask_plain(ctx.llm, second, messages, second.question, passages, lang, MAX_TOKENS,
+                                    reask=True))
     second.answer = answer
     ctx.emit(second)
     if not answer or is_unknown(answer) or squash(answer) == squash(name):
         hop.why = "no answer"
+        return hop
+    if kind_mismatch(bridge.question, answer, lang):  # no date for "when", a bare number for "who"
+        hop.why = "wrong kind"
         return hop
     hop.answer, hop.why = answer, "answered"
     # the passage that holds the answer, then the one that named the bridge entity

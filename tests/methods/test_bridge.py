@@ -179,3 +179,13 @@ def test_a_split_that_drops_the_questions_names_is_refused_after_its_retry():
     assert split_node.data["why"] == "refused" and len(split_node.calls) == 2
     assert all("invalid decomposition" in (c.error or "") for c in split_node.calls)
     assert t.answer == "Kiss and Tell" and "bridge" not in t.root.data["cascade"]
+
+
+def test_a_second_answer_of_the_wrong_kind_for_the_whole_question_is_not_taken():
+    q = "When was the actress who portrayed Corliss Archer in the film Kiss and Tell born?"
+    split = {"hidden": "the actress who portrayed Corliss Archer in the film Kiss and Tell",
+             "first": "Who portrayed Corliss Archer in the film Kiss and Tell?", "then": "When was [ANS_1] born?"}
+    t = Auto().run(q, _en_ctx(_en_llm(split, second="Chief of Protocol", first="1928")))
+    assert t.root.data["cascade"]["bridge"]["why"] == "wrong kind" and t.answer == "1928"
+    right = Auto().run(q, _en_ctx(_en_llm(split, second="April 23, 1928", first="1945")))
+    assert right.answer == "April 23, 1928" and right.root.data["cascade"]["decision"] == "bridged"

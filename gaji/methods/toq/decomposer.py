@@ -112,6 +112,7 @@ class Decomposition:
     cue: str = ""  # routed mode: the intersection detector's cue when it fired (intersect.detect)
     split: str = ""  # a detected intersection: "code" (split by intersect.split, no LLM call), "llm" (the intersect
     # prompt) or "none" (code could not split it cleanly: the chain prompt was asked)
+    hidden: str = ""  # a chain: the question's words for the hidden thing its `[ANS_1]` stands for
 
     @property
     def is_single(self) -> bool:
@@ -197,6 +198,7 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
                             question, max_children)
     if not any(sq.depends_on for sq in d.subquestions):
         raise DependencyError("the chain's two questions are the same")
+    d.hidden = hidden
     return d
 
 
@@ -388,7 +390,7 @@ class QuestionDecomposer:
                 # the comparison itself ("both Korean breeds?"), and Kiwi tags some names as common nouns
                 # (진돗개): the names rule is for splits that chain, where a dropped name loses the bridge
                 if not d.is_single and purpose != "decompose-compare":
-                    why = lost_names([sq.question for sq in d.subquestions], question, lang)
+                    why = lost_names([sq.question for sq in d.subquestions], question, lang, carried=d.hidden)
                     if why:
                         raise LostNames(why)
                 return d

@@ -67,6 +67,19 @@ def test_lost_names_checks_every_sub_question_and_every_name():
     assert lost_names(["a", "b"], "what is love?", "en") == ""  # nothing named: nothing to check
 
 
+def test_a_name_of_the_hidden_thing_is_carried_by_the_slot_when_the_first_hop_keeps_another():
+    q = "In which year was the King who made the 1925 Birthday Honours born?"
+    hidden = "the King who made the 1925 Birthday Honours"
+    subs = ["Who made the 1925 Birthday Honours?", "In which year was [ANS_1] born?"]
+    assert "King" in lost_names(subs, q, "en") and lost_names(subs, q, "en", carried=hidden) == ""
+    # a name outside the hidden thing is still a dropped constraint, and a first hop that keeps none of the hidden
+    # thing's names does not carry them
+    q2 = "What retailer in ABQ Uptown is headquartered in Poole, Dorset?"
+    assert "Poole" in lost_names(["Which retailer is in ABQ Uptown?", "Where is [ANS_1] headquartered?"], q2, "en",
+                                 carried="retailer in ABQ Uptown")
+    assert lost_names(["Who made the honours?", "In which year was [ANS_1] born?"], q, "en", carried=hidden) != ""
+
+
 def test_paper_decomposer_falls_back_to_single_with_the_reason():
     h = handlers([DROPPED, "그 드라마의 방송사는?"])
     node = Node(question=Q)
