@@ -189,3 +189,8 @@ def test_a_second_answer_of_the_wrong_kind_for_the_whole_question_is_not_taken()
     assert t.root.data["cascade"]["bridge"]["why"] == "wrong kind" and t.answer == "1928"
     right = Auto().run(q, _en_ctx(_en_llm(split, second="April 23, 1928", first="1945")))
     assert right.answer == "April 23, 1928" and right.root.data["cascade"]["decision"] == "bridged"
+
+
+def test_an_english_question_with_no_bridge_marker_keeps_its_one_call():
+    t = Auto().run("When was Shirley Temple born?", _en_ctx(_en_llm(SPLIT, first="1928")))
+    assert len(t.calls()) == 1 and not any("bridge_hop" in n.data for n in t.root.walk())

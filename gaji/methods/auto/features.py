@@ -87,6 +87,13 @@ def question_features(question: str, p_compare: float | None = None) -> dict[str
     return {name: f[name] for name in FEATURES}
 
 
+def bridge_marked(question: str) -> bool:
+    """Does the question carry a bridge marker (the `nesting` feature: "of the", "'s", "whose", a relative clause)?
+    auto asks the chain prompt for an English split only then, so that a one-hop question keeps its one call."""
+    q = " ".join(question.split())
+    return bool((_KO_NESTING if detect_lang(q) == "ko" else _EN_NESTING).search(q))
+
+
 def shape_of(question: str, feats: dict[str, float] | None = None) -> str:
     """How the question is built, for where an unsafe answer escalates: "compare" (two named things and a
     comparison cue), "intersection" (two constraints on one asked-for thing, read by the tree's intersection

@@ -13,7 +13,8 @@ A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023:
    items ("Are both A and B American?", "A와 B는 같은 대학교를 나왔나?": gaji/methods/check.py). A Korean bridge question ("…서울시장이 태어난
    도시는?") is split by code: its described subject resolved to a name, the rest asked about that name
    (gaji/methods/bridge.py); the second hop's answer is the answer. An English bridge is split the same way by
-   the question tree's chain prompt (one more call; code checks the split keeps the question's names).
+   the question tree's chain prompt when it has a bridge marker (a relative clause, "of the", a possessive; one more
+   call; code checks the split keeps the question's names).
 3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
    to the route its shape calls for (the text router, features.py/router.py, is now only this prior: a
    comparison or an intersection goes to the question tree, whose branches answer each side or constraint; a
@@ -39,7 +40,7 @@ from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
 from gaji.methods import bridge, check, compare
-from gaji.methods.auto.features import shape_of
+from gaji.methods.auto.features import bridge_marked, shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
 from gaji.methods.signals import node_signals
@@ -314,6 +315,10 @@ class Auto(Method):
         if lang == "ko":
             b = bridge.parse_bridge(q, lang)
             return None if b is None else within_time(ctx, root, lambda c: bridge.follow(c, root, b))
+        if not bridge_marked(q):
+            # no relative clause, "of the" or possessive to hide an entity behind: a one-hop question keeps its one
+            # call (on HotpotQA's dev questions every split that answered but one had such a marker)
+            return None
 
         def split_and_follow(c: RunContext) -> bridge.Hop | None:
             s = bridge.split(c, root, q, lang)

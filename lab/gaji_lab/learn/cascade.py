@@ -340,7 +340,10 @@ def live_report(run: Path) -> dict[str, Any]:
                      # of those, a yes/no or which-one question checked item by item (gaji/methods/check.py)
                      "checked": (c.get("computed") or {}).get("kind") in CHECK_KINDS,
                      "replaced": c.get("decision") == "computed",
-                     # the Korean bridge split (gaji/methods/bridge.py): tried, and its second hop took the answer
+                     # the bridge split (gaji/methods/bridge.py): asked of the chain prompt (English), split and
+                     # followed, and its second hop took the answer
+                     "split_asked": any((n.get("data") or {}).get("bridge_hop") == "split"
+                                        for n in root.get("children") or []),
                      "split": "bridge" in c, "bridged": c.get("decision") == "bridged"})
     if not rows:
         raise ConfigError(f"{run}: no finished question with a trace")
@@ -358,6 +361,7 @@ def live_report(run: Path) -> dict[str, Any]:
                 "compared": sum(1 for r in rs if r["compared"]), "decided": sum(1 for r in rs if r["decided"]),
                 "checked": sum(1 for r in rs if r["checked"]),
                 "replaced": sum(1 for r in rs if r["replaced"]),
+                "split_asked": sum(1 for r in rs if r["split_asked"]),
                 "split": sum(1 for r in rs if r["split"]), "bridged": sum(1 for r in rs if r["bridged"]),
                 # went past the one retrieval: escalated, or a code rung looked more up
                 "past_one": sum(1 for r in rs if r["escalated"] or r["compared"] or r["split"]),

@@ -154,7 +154,7 @@ def test_live_report_counts_the_choices_code_decided(tmp_path):
     assert t.answer == "Town 3"
     rep = live_report(_one_question_run(tmp_path, t, "Town 3"))["all"]
     assert (rep["compared"], rep["decided"], rep["replaced"], rep["escalated"], rep["checked"]) == (1, 1, 1, 0, 0)
-    assert (rep["split"], rep["bridged"]) == (0, 0)  # an English choice is no Korean bridge
+    assert (rep["split_asked"], rep["split"], rep["bridged"]) == (0, 0, 0)  # a choice is no bridge
     assert rep["f1"] == 100.0 and rep["first_rung_f1"] == 50.0 and rep["calls"] == 3  # "Town 5": one word of two
 
 
@@ -174,3 +174,25 @@ def test_live_report_counts_the_yes_no_questions_checked_item_by_item(tmp_path):
     assert t.answer == "no"
     rep = live_report(_one_question_run(tmp_path, t, "no"))["all"]
     assert (rep["compared"], rep["checked"], rep["replaced"]) == (1, 1, 1) and rep["first_rung_f1"] == 0.0
+
+
+def test_live_report_counts_the_english_bridge_splits_asked_and_taken(tmp_path):
+    from gaji_lab.learn.cascade import live_report
+    from gaji.methods.auto.method import Auto
+
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "hidden" in system:
+            return json.dumps({"hidden": "the man who founded Town 3", "first": "Who founded Town 3?",
+                               "then": "Where was [ANS_1] born?"})
+        if "Give only the name" in system:
+            return "Ann Lee"
+        return "Town 5" if "Ann Lee" in user else "Town 3"
+
+    q = "Where was the man who founded Town 3 born?"
+    ctx = RunContext(llm=TrackedLLM(ScriptedLLM(default=reply), retries=0, backoff_s=0),
+                     retriever=ListRetriever(DOCS), parallel=False)
+    t = Auto().run(q, ctx)
+    rep = live_report(_one_question_run(tmp_path, t, "Town 5"))["all"]
+    assert (rep["split_asked"], rep["split"], rep["bridged"], rep["past_one"]) == (1, 1, 1, 1)
+    assert rep["f1"] == 100.0 and rep["first_rung_f1"] == 50.0  # "Town 3": one word of two
