@@ -59,12 +59,16 @@ def test_what_is_no_bridge(question, lang):
     assert parse_bridge(question, lang) is None
 
 
-def _llm(name: str, second: str, first: str) -> ScriptedLLM:
+def _llm(name: str, second: str, first: str, split: dict | None = None, resolved: str = "이명박") -> ScriptedLLM:
+    """The chain prompt's `split`, the resolve read's `name`, the second hop's `second` (a question about
+    `resolved`), and `first` for the one retrieval."""
     def reply(req):
         system, user = req.messages[0]["content"], req.messages[-1]["content"]
-        if "이름만 답하고" in system:
+        if split is not None and "hidden" in system:
+            return json.dumps(split)
+        if "이름만 답하고" in system or "Give only the name" in system:
             return name
-        if "이명박이 태어난" in user:
+        if resolved in user:
             return second
         return first
     return ScriptedLLM(default=reply)
@@ -127,16 +131,7 @@ EN_DOCS = [
 
 
 def _en_llm(split: dict, name: str = "Shirley Temple", second: str = "Chief of Protocol", first: str = "Kiss and Tell"):
-    def reply(req):
-        system, user = req.messages[0]["content"], req.messages[-1]["content"]
-        if "hidden" in system:
-            return json.dumps(split)
-        if "Give only the name" in system:
-            return name
-        if "Shirley Temple" in user:
-            return second
-        return first
-    return ScriptedLLM(default=reply)
+    return _llm(name, second, first, split=split, resolved="Shirley Temple")
 
 
 def _en_ctx(llm) -> RunContext:
