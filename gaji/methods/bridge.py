@@ -73,6 +73,7 @@ class Bridge:
     description: str  # the bridge entity as the question describes it
     particle: str  # what joined it to the rest: 이/가 (subject) or 의 (possessive)
     rest: str  # the question asked about the bridge entity
+    lang = "ko"  # a class attribute, not a field: the split by code reads Korean only
 
     def resolve_question(self) -> str:
         p = PROMPTS["ko"]
@@ -84,8 +85,6 @@ class Bridge:
         if self.particle == "의":
             return f"{name}의 {self.rest}"
         return f"{name}{subject(name)} {self.rest}"
-
-    lang = "ko"
 
     def to_dict(self) -> dict[str, Any]:
         return {"split": "code", "description": self.description, "particle": self.particle, "rest": self.rest}
@@ -229,8 +228,11 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     return hop
 
 
-SPLIT_WHY = {"single": ("not split: the question names everything it asks about", "나누지 않음: 질문이 묻는 대상을 모두 이름으로 댐"),
-             "refused": ("not split: no split kept the question's names", "나누지 않음: 질문의 이름을 지킨 분할이 없음")}
+# why the chain prompt's split was not followed, in English and Korean
+SPLIT_WHY = {"single": ("not split: the question names everything it asks about",
+                        "나누지 않음: 질문이 묻는 대상을 모두 이름으로 댐"),
+             "refused": ("not split: no split passed the checks (the calls' errors say why)",
+                         "나누지 않음: 검사를 통과한 분할이 없음 (호출 오류에 이유가 있음)")}
 
 
 def describe(node: Node, lang: str) -> list[Fact]:
