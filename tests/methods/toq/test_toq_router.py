@@ -97,6 +97,7 @@ def test_parse_chain_builds_a_slot_chain_and_repairs_a_repeated_description():
     d = parse_chain({"hidden": "the director of Oldboy", "first": "Who directed Oldboy?",
                      "then": "Where was [ANS_1] born?"}, "Where was the director of Oldboy born?", 4)
     assert d.type == "bridging" and [s.depends_on for s in d.subquestions] == [[], [0]] and d.waves == [[0], [1]]
+    assert d.hidden == "the director of Oldboy"  # what the slot stands for, for the names rule
     # the model wrote the hidden thing's words again instead of the slot: code puts the slot there
     d = parse_chain({"hidden": "the director of Oldboy", "first": "Who directed Oldboy?",
                      "then": "Where was The Director of Oldboy born?"}, "q", 4)
