@@ -180,12 +180,22 @@ def test_a_second_answer_of_the_wrong_kind_for_the_whole_question_is_not_taken()
     q = "When was the actress who portrayed Corliss Archer in the film Kiss and Tell born?"
     split = {"hidden": "the actress who portrayed Corliss Archer in the film Kiss and Tell",
              "first": "Who portrayed Corliss Archer in the film Kiss and Tell?", "then": "When was [ANS_1] born?"}
-    t = Auto().run(q, _en_ctx(_en_llm(split, second="Chief of Protocol", first="1928")))
+    # effort high: split whatever the first answer's P(right) (a bare year reads as a sure answer at medium)
+    t = Auto(effort="high").run(q, _en_ctx(_en_llm(split, second="Chief of Protocol", first="1928")))
     assert t.root.data["cascade"]["bridge"]["why"] == "wrong kind" and t.answer == "1928"
-    right = Auto().run(q, _en_ctx(_en_llm(split, second="April 23, 1928", first="1945")))
+    right = Auto(effort="high").run(q, _en_ctx(_en_llm(split, second="April 23, 1928", first="1945")))
     assert right.answer == "April 23, 1928" and right.root.data["cascade"]["decision"] == "bridged"
 
 
 def test_an_english_question_with_no_bridge_marker_keeps_its_one_call():
     t = Auto().run("When was Shirley Temple born?", _en_ctx(_en_llm(SPLIT, first="1928")))
     assert len(t.calls()) == 1 and not any("bridge_hop" in n.data for n in t.root.walk())
+
+
+def test_a_sure_first_answer_is_not_split_at_medium_effort(monkeypatch):
+    import gaji.methods.auto.method as auto_method
+
+    monkeypatch.setattr(auto_method, "SPLIT_BELOW", {"medium": 0.0, "high": 1.01})
+    t = Auto().run(EN_Q, _en_ctx(_en_llm(SPLIT)))
+    assert not any("bridge_hop" in n.data for n in t.root.walk()) and "bridge" not in t.root.data["cascade"]
+    assert Auto(effort="high").run(EN_Q, _en_ctx(_en_llm(SPLIT))).root.data["cascade"]["decision"] == "bridged"
