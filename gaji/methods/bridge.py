@@ -121,7 +121,7 @@ def split(ctx: RunContext, parent: Node, question: str, lang: str) -> Split | No
         node.data["why"] = "refused"
         ctx.emit(node)
         return None
-    if d.is_single or len(d.subquestions) != 2 or not SLOT.search(d.subquestions[1].question):
+    if d.is_single:  # otherwise parse_chain made it two questions, the second with the slot
         node.data["why"] = "single"
         ctx.emit(node)
         return None

@@ -76,7 +76,7 @@ def question_features(question: str, p_compare: float | None = None) -> dict[str
         "names": float(min(6, len(names(q, "ko" if ko else "en")))),
         "compare": float(bool((_KO_COMPARE if ko else _EN_COMPARE).search(q))),
         "yes_no": float(bool((_KO_YES_NO if ko else _EN_YES_NO).search(q))),
-        "nesting": float(min(4, len((_KO_NESTING if ko else _EN_NESTING).findall(q)))),
+        "nesting": float(min(4, len(_bridge_marks(q, ko)))),
         "commas": float(min(3, q.count(","))),
         "digits": float(bool(re.search(r"\d", q))),
     }
@@ -87,11 +87,16 @@ def question_features(question: str, p_compare: float | None = None) -> dict[str
     return {name: f[name] for name in FEATURES}
 
 
+def _bridge_marks(q: str, ko: bool) -> list[str]:
+    """The bridge markers of a whitespace-normalised question (the `nesting` feature counts them)."""
+    return (_KO_NESTING if ko else _EN_NESTING).findall(q)
+
+
 def bridge_marked(question: str) -> bool:
     """Does the question carry a bridge marker (the `nesting` feature: "of the", "'s", "whose", a relative clause)?
     auto asks the chain prompt for an English split only then, so that a one-hop question keeps its one call."""
     q = " ".join(question.split())
-    return bool((_KO_NESTING if detect_lang(q) == "ko" else _EN_NESTING).search(q))
+    return bool(_bridge_marks(q, detect_lang(q) == "ko"))
 
 
 def shape_of(question: str, feats: dict[str, float] | None = None) -> str:

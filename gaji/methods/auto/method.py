@@ -33,6 +33,7 @@ root as a sub-tree (kind "route") and takes the answer.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -303,7 +304,7 @@ class Auto(Method):
             trace.explanation = verdict.hint
         settle(trace, ctx, cascade)
 
-    def follow_bridge(self, trace: Trace, ctx: RunContext, shape: str, lang: str, p_right: float = 0.0
+    def follow_bridge(self, trace: Trace, ctx: RunContext, shape: str, lang: str, p_right: float
                       ) -> bridge.Hop | None:
         """A bridge question split in two and followed (resolve, then ask the rest): a Korean one split by code, an
         English one by the chain prompt when the first answer's P(right) is below the effort's `SPLIT_BELOW`; None
@@ -317,7 +318,7 @@ class Auto(Method):
         if lang == "ko":
             b = bridge.parse_bridge(q, lang)
             return None if b is None else within_time(ctx, root, lambda c: bridge.follow(c, root, b))
-        if not bridge_marked(q) or p_right >= SPLIT_BELOW.get(self.opts.effort, 1.0):
+        if not bridge_marked(q) or p_right >= SPLIT_BELOW.get(self.opts.effort, math.inf):
             # no relative clause, "of the" or possessive to hide an entity behind (on HotpotQA's dev questions every
             # split that answered but one had such a marker), or a first answer sure enough: it keeps its one call
             return None
@@ -386,8 +387,9 @@ class Auto(Method):
 
 # an English bridge is split (one more call, then two) only when the first answer's P(right) is below this: on the
 # 28 "other"-shaped HotpotQA dev questions (benchmarks/auto/cascade/NOTES.md) splitting below 0.6 scored 45.6 F1,
-# below 0.45-0.55 44.2, always 42.1 (the two hops that made answers worse followed answers at 0.58 and 0.61)
-SPLIT_BELOW = {"medium": 0.6, "high": 1.01}
+# below 0.45-0.55 44.2, always 42.1 (the two hops that made answers worse followed answers at 0.58 and 0.61); an
+# effort not named here (high) splits whatever the P(right)
+SPLIT_BELOW = {"medium": 0.6}
 
 CASCADE_WORDS = {"stand": ("answered with one retrieval", "한 번 검색으로 답함"),
                  "computed": ("compared by code", "코드로 비교함"),
