@@ -6,11 +6,13 @@ often answers with the bridge entity itself, one hop short ("금강산" for the 
 description first and marks the bridge entity with a particle, so code can split the question where a chain's first
 hop would:
 
-    1. split: the last word before the final clause that ends in 이/가 (the subject) or 의 (a possessive) and has a
-       verb's modifier form among the three words before it ("…편 당시 서울시장이"); the part before it is the
-       description, the part after it the rest ("태어난 도시는?"). The description must end in a person, a place
-       or a thing (서울시장, 산, 방송사, ...) and the rest must ask something of it other than its name: a one-hop
-       KorQuAD question ("…지명수배된 사람의 이름은?", "…노아의 방주가 발견되었다는 …") is no bridge;
+    1. split: a word before the final clause that ends in 이/가 (the subject), 의 (a possessive), 을/를 (the object)
+       or 에게 and has a verb's modifier form among the three words before it ("…편 당시 서울시장이"; modifiers read
+       in context by kiwipiepy); the part before it is the description, the part after it the rest ("태어난
+       도시는?"). The description must end in a person, a place or a thing (서울시장, 산, 방송사, ...) and the rest
+       must ask something of it other than its name or title: a one-hop KorQuAD question ("…지명수배된 사람의
+       이름은?", "…노아의 방주가 발견되었다는 …") is no bridge. The last such word is tried first, then the ones
+       before it. A choice ("A와 B 중 누가", "…배우 가운데") is no bridge; "미국 방문 중 만난" (during) may be one;
     2. resolve: "…정책을 편 당시 서울시장은 누구인가?" with a small retrieval and one short read that gives only the
        name (the read of gaji/methods/compare.py);
     3. ask the rest about the name: "이명박이 태어난 도시는?", with its own retrieval and the plain reader.
@@ -48,30 +50,36 @@ from gaji.methods.prompts import direct
 from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.reask import ask_plain
 from gaji.methods.signals import kind_mismatch
-from gaji.methods.span import is_unknown
+from gaji.methods.span import is_unknown, shape_answer
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.tree import SLOT
-from gaji.text.ko_phrases import ends_in_entity, entity_kind, is_modifier
+from gaji.text.ko_phrases import ends_in_entity, entity_kind, modifier_flags
 from gaji.types import Fact, Node
 
 K = 5  # passages for the second hop: the plain reader's own
 PASSAGE_CHARS_KO = 400  # cut to their sentences most relevant to the second question (the one route's Korean cut)
 PASSAGE_CHARS = 1200  # an English passage: the one route's own cut
 MAX_TOKENS = 48
+MAX_TOKENS_KO = 64  # a Korean reply often restates the question before its answer ("…출두한 날은 2012년 7월 5일")
 
 _EDGE = "'\"‘’“”,"
 # the rest asks for the bridge entity itself ("…지명수배된 사람의 이름은?"): a one-hop question, not a bridge
-_ASKS_ITSELF = re.compile(r"^(?:이름|성명|본명)(?:은|는)?\s*(?:무엇|뭐)?")
+_ASKS_ITSELF = re.compile(r"^(?:이름|성명|본명|제목|명칭)(?:은|는)?\s*(?:무엇|뭐)?")
 # the rest asks for something ("…태어난 도시는?", "몇 회였나?"), not yes or no ("…같은 대학교를 나왔나?")
 _ASKS = re.compile(r"[은는]\s*[?？.]?\s*$|몇|언제|누구|어디|무엇|무슨|어떤|어느|얼마")
+# the particles that join a described entity to the rest: subject, possessive, object, dative ("…공약한 건물을 설계한
+# 건축가는?", "…이긴 전 의원에게 … 넘겨준 사람은?"), longest first
+MARKS = ("에게", "이", "가", "의", "을", "를")
+# the word after "중" in a choice ("A와 B 중 누가 먼저 …")
+_CHOOSES = re.compile(r"^(?:누가|누구|어느|어떤|무엇|뭐|더|먼저|가장|나중)")
 
 
 @dataclass(frozen=True)
 class Bridge:
     question: str
     description: str  # the bridge entity as the question describes it
-    particle: str  # what joined it to the rest: 이/가 (subject) or 의 (possessive)
+    particle: str  # what joined it to the rest: 이/가 (subject), 의 (possessive), 을/를 (object) or 에게
     rest: str  # the question asked about the bridge entity
     lang = "ko"  # a class attribute, not a field: the split by code reads Korean only
 
@@ -82,8 +90,10 @@ class Bridge:
         return fill(template, item=self.description + topic(self.description))
 
     def second_question(self, name: str) -> str:
-        if self.particle == "의":
-            return f"{name}의 {self.rest}"
+        if self.particle in ("의", "에게"):
+            return f"{name}{self.particle} {self.rest}"
+        if self.particle in ("을", "를"):
+            return f"{name}{obj(name)} {self.rest}"
         return f"{name}{subject(name)} {self.rest}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,29 +147,54 @@ def subject(word: str) -> str:
     return {"은": "이", "는": "가"}.get(t, "이(가)")
 
 
+def obj(word: str) -> str:
+    """The Korean object particle for `word`: 을 after a final consonant, 를 after a vowel."""
+    t = topic(word)
+    return {"은": "을", "는": "를"}.get(t, "을(를)")
+
+
 def parse_bridge(question: str, lang: str) -> Bridge | None:
     """The split of a Korean bridge question (see the module doc); None for another language, a choice ("A와 B
-    중"), or a question with no described subject before its final clause."""
-    if lang != "ko" or " 중 " in question or "가운데" in question:
+    중", "…배우 가운데"), or a question with no described subject before its final clause. The last word that can
+    end a description is tried first, then the ones before it ("…기선의 이름은?" asks the ship's name, a one-hop
+    rest, so "…전한 인물이 …" is the split)."""
+    if lang != "ko" or is_choice(question):
         return None
     words = " ".join(question.split()).split(" ")
-    cut = None
-    for i, w in enumerate(words):
-        core = w.strip(_EDGE)
-        if i < 2 or i >= len(words) - 1 or len(core) < 2 or not core.endswith(("이", "가", "의")):
+    modifier = modifier_flags(words)
+    cuts = [i for i, w in enumerate(words)
+            if 2 <= i < len(words) - 1 and len(w.strip(_EDGE)) >= 2 and w.strip(_EDGE).endswith(MARKS)
+            and any(modifier[max(0, i - 3):i])]
+    for cut in reversed(cuts):
+        core = words[cut].strip(_EDGE)
+        particle = next(m for m in MARKS if core.endswith(m))
+        description = " ".join(words[:cut] + [core[:-len(particle)]]).strip()
+        rest = " ".join(words[cut + 1:]).strip()
+        if len(description.split()) < 3 or not rest or not _ASKS.search(rest) or _ASKS_ITSELF.match(rest):
             continue
-        if any(is_modifier(x) for x in words[max(0, i - 3):i]):
-            cut = i
-    if cut is None:
-        return None
-    core = words[cut].strip(_EDGE)
-    description = " ".join(words[:cut] + [core[:-1]]).strip()
-    rest = " ".join(words[cut + 1:]).strip()
-    if len(description.split()) < 3 or not rest or not _ASKS.search(rest) or _ASKS_ITSELF.match(rest):
-        return None
-    if not ends_in_entity(description):
-        return None  # the subject is no person, place or thing the question describes ("…노아의 방주가 …")
-    return Bridge(question, description, core[-1], rest)
+        if not ends_in_entity(description):
+            continue  # the word is no person, place or thing the question describes ("…노아의 방주가 …")
+        return Bridge(question, description, particle, rest)
+    return None
+
+
+def is_choice(question: str) -> bool:
+    """Does a Korean question choose among things ("A와 B 중 누가", "…배우 가운데 …한 사람은?")? "중" after a
+    person, a place or a thing, or before a question word, picks among them; after an action it is "during"
+    ("미국 방문 중 만난 대통령은?"), which a bridge may hold."""
+    if "가운데" in question:
+        return True
+    words = " ".join(question.split()).split(" ")
+    for i, w in enumerate(words):
+        if w.strip(_EDGE) not in ("중", "중에서", "중에"):
+            continue
+        before = " ".join(words[:i])
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if not before or ends_in_entity(before) or _CHOOSES.match(after) or before.rstrip().endswith(("와", "과")):
+            return True
+        if re.search(r"(?:와|과|랑)\s", before):  # "A와 B 중", B of several words
+            return True
+    return False
 
 
 @dataclass
@@ -210,8 +245,11 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
                           question=second.question)
     # re-asked once when the answer echoes the question (the resolved name again, "Kochi" for "What is the
     # headquarters of Kochi?"), as the one route's reader is
-    answer = plain_answer(ask_plain(ctx.llm, second, messages, second.question, passages, lang, MAX_TOKENS,
-                                    reask=True))
+    reply = plain_answer(ask_plain(ctx.llm, second, messages, second.question, passages, lang,
+                                   MAX_TOKENS_KO if lang == "ko" else MAX_TOKENS, reask=True))
+    # the span, shaped against the question asked here: a reply that restates it ("정두언 의원이 … 출두한 날은 …")
+    # holds the resolved name, which the whole question does not
+    answer = shape_answer(reply, second.question, passages, lang).answer if reply else reply
     second.answer = answer
     ctx.emit(second)
     if not answer or is_unknown(answer) or squash(answer) == squash(name):

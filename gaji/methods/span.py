@@ -349,9 +349,33 @@ def drop_restated_head(reply: str, question: str) -> str:
     return " ".join(rest)
 
 
+def after_restated(reply: str, question: str) -> str:
+    """A Korean reply that restates its question up to the asked word, then answers, cut or not by the token limit
+    ("정두언 의원이 … 검찰에 출두한 날은 2012년 7월 5" for "정두언 의원이 … 검찰에 출두한 날은?"): what follows the
+    asked word, when every word before it is the question's own; else the reply."""
+    asked_word = _strip_edges(question.split()[-1]) if question.split() else ""
+    if not re.search(r"[가-힣](?:은|는)$", asked_word):
+        return reply
+    words = reply.split()
+    asked = _keys(question)
+    for j, w in enumerate(words):
+        if _strip_edges(w) != asked_word:
+            continue
+        head, rest = words[:j], words[j + 1:]
+        if len(head) >= 2 and rest and all(_keys(x) <= asked for x in head):
+            return " ".join(rest)
+        break
+    return reply
+
+
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
     reply = unask(unecho(reply), question)
+    if lang == "ko" and len(split_sentences(reply)) <= 1:  # a reply that runs on is read from its first sentence
+        cut = after_restated(reply, question)
+        span = shape_answer(cut, question, passages, lang).answer if cut != reply else ""
+        if span and not is_sentence(span, lang):  # the answer is what follows the restated question
+            return Shaped(span, reply)
     yes_no = _YES_NO.match(reply)
     if yes_no:  # the opening word is the answer; the rest explains it
         return Shaped(yes_no.group(1), reply)

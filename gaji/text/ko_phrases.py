@@ -7,6 +7,8 @@ entities a question describes ("…역을 맡은 배우", "…정책을 편 당�
 """
 from __future__ import annotations
 
+import bisect
+
 # nouns that end a description of a person, a place or a thing
 PERSON = ("배우", "가수", "사람", "인물", "감독", "작가", "음악가", "정치인", "대통령", "의원", "선수", "멤버", "후보", "판사",
           "장관", "왕비", "왕", "군인", "진행자", "아나운서", "프로듀서", "작곡가", "화가", "총재", "사무총장", "시장",
@@ -19,6 +21,10 @@ THING = ("방송사", "건설사", "신문사", "출판사", "회사", "기업",
 # particles a word of a description ends in ("…의 맏아들", "…을 작곡한")
 PARTICLES = ("의", "을", "를", "에서", "에게", "로", "으로")
 _EDGE = "'\"‘’“”,"
+# the particles of a verb's arguments: a one-syllable word after one is a verb, not a noun
+ARGUMENT_PARTICLES = ("에게", "에게서", "을", "를", "에서", "으로", "로", "이", "가")
+# endings that close in ㄴ or ㄹ yet modify no noun: conditionals and topic-marked adverbials
+NOT_MODIFIERS = ("면", "서는", "에는", "로는", "와는", "과는", "고는", "지만")
 
 
 def ends_in_entity(text: str) -> bool:
@@ -34,9 +40,34 @@ def entity_kind(text: str) -> str:
 
 def is_modifier(word: str) -> bool:
     """A verb's modifier form ("편", "맡은", "숨진", "알린"): a word of Hangul only whose last syllable ends in ㄴ or
-    ㄹ and that is not a particle-ended word."""
+    ㄹ and that is neither a particle-ended word nor a connective ("실재했다면", "위해서는": no noun follows)."""
     w = word.strip(_EDGE)
     if not w or w.endswith(PARTICLES) or not all("가" <= ch <= "힣" for ch in w):  # "2010년" is no verb
         return False
+    if w.endswith(NOT_MODIFIERS):
+        return False
     last = w[-1]
     return "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 in (4, 8)
+
+
+def modifier_flags(words: list[str]) -> list[bool]:
+    """For each of a sentence's words, is it a verb's modifier form? Read in context by kiwipiepy (a word whose last
+    morpheme is a modifier ending, ETM: "정책을 편* 당시", "건너갈* 때 탄* 일본 기선"; out of context "편", "탄" read
+    as nouns), else word by word with `is_modifier`."""
+    from gaji.text.analyzers import kiwi_available, kiwi_tokens
+
+    if not words or not kiwi_available():
+        return [is_modifier(w) for w in words]
+    text, starts = "", []
+    for w in words:
+        starts.append(len(text))
+        text += w + " "
+    last_tag: dict[int, str] = {}
+    for t in kiwi_tokens(text) or []:
+        i = bisect.bisect_right(starts, t.start) - 1
+        if i >= 0:
+            last_tag[i] = t.tag
+    # a one-syllable modifier after a verb's argument ("나경원에게 진* 의원") that kiwipiepy reads as a noun
+    return [last_tag.get(i) == "ETM" or (len(w.strip(_EDGE)) == 1 and is_modifier(w) and i > 0
+                                         and words[i - 1].strip(_EDGE).endswith(ARGUMENT_PARTICLES))
+            for i, w in enumerate(words)]

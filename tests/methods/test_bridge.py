@@ -11,7 +11,8 @@ from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.auto.method import Auto
 from gaji.methods.base import RunContext
-from gaji.methods.bridge import parse_bridge, subject
+from gaji.methods.auto.features import shape_of
+from gaji.methods.bridge import is_choice, obj, parse_bridge, subject
 from gaji.testing import ListRetriever
 from gaji.types import Trace
 
@@ -57,6 +58,55 @@ def test_most_hand_written_bridges_split_and_the_other_types_do_not():
 ])
 def test_what_is_no_bridge(question, lang):
     assert parse_bridge(question, lang) is None
+
+
+def test_an_earlier_described_subject_is_split_when_the_last_one_asks_for_itself():
+    # "…탄 기선의 이름은?" asks the ship's own name (one hop): the split is at the person who took it
+    b = parse_bridge("세종이 아낀 학자로 1443년 새 문자를 왕에게 올린 인물이 1447년 명나라로 건너갈 때 탄 기선의 이름은?", "ko")
+    assert b.description.endswith("왕에게 올린 인물") and b.particle == "이"
+    assert b.rest == "1447년 명나라로 건너갈 때 탄 기선의 이름은?"
+
+
+def test_an_object_or_a_dative_may_mark_the_described_entity():
+    building = parse_bridge("오세훈이 2006년 선거에서 동대문 운동장과 함께 철거를 공약한 건물을 설계한 건축가는?", "ko")
+    assert building.particle == "을" and building.rest == "설계한 건축가는?"
+    assert building.second_question("세운상가") == "세운상가를 설계한 건축가는?"
+    assert building.second_question("세운상가 건물") == "세운상가 건물을 설계한 건축가는?" and obj("IBM") == "을(를)"
+    loser = parse_bridge("치과의사로서 처음 사법시험에 합격한 정치인을 경선에서 이긴 전 의원에게 2007년 후보 자리를 넘겨준 사람은?", "ko")
+    assert loser.particle == "에게" and loser.second_question("정동영") == "정동영에게 2007년 후보 자리를 넘겨준 사람은?"
+
+
+def test_during_is_no_choice_but_a_choice_among_things_is():
+    assert not is_choice("유엔 사무총장이 고등학생 때 미국 방문 중 만난 미국 대통령은?")
+    assert parse_bridge("서한을 보낸 유엔 사무총장이 고등학생 때 미국 방문 중 만난 미국 대통령은?", "ko").particle == "이"
+    for q in ("박형식과 승리 중 누가 먼저 태어났나?", "빅뱅 멤버 중 가장 먼저 뮤지컬에 출연한 사람은?",
+              "드라마에 출연한 배우 중 상을 받은 사람은?", "드라마에 출연한 배우 가운데 상을 받은 사람은?",
+              "갤럭시 S8과 갤럭시 노트5 중 화면이 더 큰 것은?"):
+        assert is_choice(q), q
+
+
+def test_the_title_of_a_described_work_is_one_hop():
+    assert parse_bridge("2004년 송승헌과 김희선이 함께 출연했던 드라마의 제목은?", "ko") is None
+
+
+def test_a_korean_bridge_that_reads_as_a_comparison_is_still_followed():
+    q = "김구가 일기에서 이승만보다 더 존경한다고 적은 미국 대통령이 태어난 주는?"
+    assert shape_of(q) == "compare" and parse_bridge(q, "ko") is not None
+    docs = [("diary", "김구 일기", "김구는 일기에서 링컨을 이승만보다 더 존경한다고 적었다."),
+            ("lincoln", "링컨", "링컨은 켄터키주에서 태어났다.")]
+    ctx = RunContext(llm=TrackedLLM(_llm("링컨", "켄터키주", first="링컨", resolved="링컨"), retries=0, backoff_s=0),
+                     retriever=ListRetriever(docs), parallel=False)
+    t = Auto().run(q, ctx)
+    assert t.answer == "켄터키주" and t.root.data["cascade"]["decision"] == "bridged"
+
+
+def test_a_second_hop_that_restates_its_question_is_cut_to_what_follows():
+    # cut off by the token limit mid-date, the restated question before it is no answer
+    restated = "정동영이 검찰에 출두한 날은 2012년 7월 5"
+    t = Auto().run(Q, _ctx(_llm("이명박", "이명박이 태어난 도시는 일본 오사카", first="서울")))
+    assert t.answer == "일본 오사카"
+    from gaji.methods.span import shape_answer
+    assert shape_answer(restated, "정동영이 검찰에 출두한 날은?", [], "ko").answer == "2012년 7월 5"
 
 
 def _llm(name: str, second: str, first: str, split: dict | None = None, resolved: str = "이명박") -> ScriptedLLM:

@@ -310,12 +310,17 @@ class Auto(Method):
         English one by the chain prompt when the first answer's P(right) is below the effort's `SPLIT_BELOW`; None
         when it is no such question, the option is off, the effort is low or the run's time limit leaves no
         room."""
-        if self.opts.bridge == "off" or self.opts.effort == "low" or shape != "other":
+        if self.opts.bridge == "off" or self.opts.effort == "low" or shape == "intersection":
+            return None
+        if shape != "other" and lang != "ko":
             return None
         if lang not in ("ko", "en") or not EscalationBudget.room(ctx, trace.root):
             return None
         root, q = trace.root, trace.question
         if lang == "ko":
+            # by code, whatever the shape's text cues say: a described entity with two names in it reads as "compare"
+            # ("유길준이 … 명성황후를 그보다 더 악하다고 비판하며 견준 프랑스 왕비가 태어난 도시는?"), and a real choice
+            # is no bridge (parse_bridge refuses "A와 B 중", and the comparison rung has already taken it)
             b = bridge.parse_bridge(q, lang)
             return None if b is None else within_time(ctx, root, lambda c: bridge.follow(c, root, b))
         if not bridge_marked(q) or p_right >= SPLIT_BELOW.get(self.opts.effort, math.inf):
