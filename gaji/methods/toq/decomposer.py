@@ -18,7 +18,9 @@ Routed mode (`router=`, ToQ option `decomposer: routed`; not in the paper): a sh
 and the LLM answers a prompt for that shape only. Chain: it names the hidden thing, the question
 that finds it and the question about it, and code checks that the second uses `[ANS_1]` (writing
 it in place of the hidden thing's words when the model repeated them); an empty "hidden" means one
-search suffices. Compare: it lists the items and writes one question with `[ITEM]`, and code asks
+search suffices. An English hidden thing that the question describes ("Timothy Shriver's father") but the model
+did not split at (its first question is the whole question again, or there is no second) is split at by code:
+"Who is Timothy Shriver's father?", then the question with `[ANS_1]` in the phrase's place (`split_at_hidden`). Compare: it lists the items and writes one question with `[ITEM]`, and code asks
 that question about every item. A template that is one of the prompt's exemplar templates while the
 question lacks the words that exemplar took from its own question ("When was the director of the film
 [ITEM] born?" for "Who was born first, A or B?") is copying, not decomposing, and is asked again.
@@ -183,11 +185,14 @@ ANS1 = re.compile(r"\[\s*ANS_?1\s*\]", re.IGNORECASE)
 def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
     """A chain (or single) Decomposition from the chain prompt's JSON; DependencyError when unusable."""
     hidden, first, then = (str(obj.get(k, "")).strip() for k in ("hidden", "first", "then"))
+    rebuilt = split_at_hidden(hidden, first, then, question)
+    if rebuilt is not None:
+        first, then = rebuilt
     if not hidden or not then:
         return Decomposition("single", [SubQuestion(question)], [[0]], model_type="single")
     if not first or SLOT.search(first):
         raise DependencyError("the first question is empty or uses an answer slot")
-    if repeats_question(first, question):
+    if rebuilt is None and repeats_question(first, question):  # a rebuilt first asks for the hidden thing only
         raise DependencyError("the first question only repeats the whole question")
     then = ANS1.sub("[ANS_1]", then)
     if "[ANS_1]" not in then:  # the model repeated the hidden thing's words instead of the slot
@@ -200,6 +205,38 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
         raise DependencyError("the chain's two questions are the same")
     d.hidden = hidden
     return d
+
+
+def split_at_hidden(hidden: str, first: str, then: str, question: str) -> tuple[str, str] | None:
+    """The split an English `hidden` phrase makes when the model named it but did not split at it: its first question
+    the whole question again or empty of purpose, or no second question ("Where did Timothy Shriver's father
+    study?", hidden "Timothy Shriver's father" -> "Who is Timothy Shriver's father?" / "Where did [ANS_1] study?").
+    Only a described thing (a possessive, "of", a relative clause: a bare name hides nothing) written in the question
+    itself, and only when the rest asks more than the hidden thing ("Who is [ANS_1]?" is the question asking for it:
+    one hop). None when the model's own split stands or none can be made."""
+    if not hidden or re.search(r"[가-힣]", question) or not DESCRIBED.search(hidden):
+        return None
+    if then and "[ANS_1]" in ANS1.sub("[ANS_1]", then) and first and not SLOT.search(first) \
+            and not repeats_question(first, question):
+        return None  # the model's split stands (checked as usual)
+    rest = _put_slot(question, hidden, "[ANS_1]")
+    if rest is None or re.fullmatch(r"(?i)\s*(?:who|what|which)\s+(?:is|was|are|were)\s+\[ANS_1\]\s*\??\s*", rest):
+        return None
+    if then and "[ANS_1]" in ANS1.sub("[ANS_1]", then) and not repeats_question(then, question):
+        rest = ANS1.sub("[ANS_1]", then)
+    head = re.sub(r"^(?i:the)\s+", "", hidden)
+    who = PERSON_WORDS.search(head)
+    return f"{'Who' if who else 'What'} is {hidden}?", rest
+
+
+# a phrase that describes a thing rather than naming it
+DESCRIBED = re.compile(r"'s\b|’s\b|\bof\b|\b(?:that|which|who|whom|whose|where)\b", re.IGNORECASE)
+# a described person: the phrase's head noun (before "of", or after a possessive) is a person's role or kin
+PERSON_WORDS = re.compile(
+    r"(?:^|'s\s+|’s\s+)(?:\w+\s+)?(?:father|mother|parent|son|daughter|child|husband|wife|spouse|brother|sister|"
+    r"sibling|grandfather|grandmother|uncle|aunt|nephew|niece|cousin|director|performer|singer|author|writer|"
+    r"composer|founder|creator|producer|actor|actress|player|coach|president|leader|king|queen|emperor|"
+    r"empress|man|woman|person|owner|designer|architect|artist|poet|painter|editor|manager)s?\b", re.IGNORECASE)
 
 
 def repeats_question(sub: str, question: str) -> bool:

@@ -117,6 +117,32 @@ def test_parse_chain_builds_a_slot_chain_and_repairs_a_repeated_description():
                             "then": "[ANS_1]은 몇 년에 만들어졌나요?"}, q, 4).is_single
 
 
+def test_a_named_hidden_thing_the_model_did_not_split_at_is_split_by_code():
+    # the first question asks everything again: the hidden thing's phrase in the question makes the split
+    q = "Where did Timothy Shriver's father study?"
+    d = parse_chain({"hidden": "Timothy Shriver's father", "first": q, "then": "What university did [ANS_1] attend?"},
+                    q, 4)
+    assert [s.question for s in d.subquestions] == ["Who is Timothy Shriver's father?",
+                                                    "What university did [ANS_1] attend?"]
+    # no second question, the slot in the first: the rest of the question is the second
+    q = "What is the date of birth of Stephanie Von Hohenlohe's husband?"
+    d = parse_chain({"hidden": "Stephanie Von Hohenlohe's husband", "first": "What is the date of birth of [ANS_1]?",
+                     "then": ""}, q, 4)
+    assert [s.question for s in d.subquestions] == ["Who is Stephanie Von Hohenlohe's husband?",
+                                                    "What is the date of birth of [ANS_1]?"]
+    q = "What nationality is the company that published QS World University Rankings?"
+    d = parse_chain({"hidden": "the company that published QS World University Rankings", "first": q, "then": ""}, q, 4)
+    assert d.subquestions[0].question == "What is the company that published QS World University Rankings?"
+    # the question asks for the hidden thing itself, a bare name hides nothing, Korean is left to the model's split
+    q = "Who is Empress Wang's mother-in-law?"
+    assert parse_chain({"hidden": "Empress Wang's mother-in-law", "first": q, "then": ""}, q, 4).is_single
+    assert parse_chain({"hidden": "Shirley Temple", "first": "When was Shirley Temple born?", "then": ""},
+                       "When was Shirley Temple born?", 4).is_single
+    with pytest.raises(DependencyError, match="repeats"):
+        parse_chain({"hidden": "Shirley Temple", "first": "When was Shirley Temple born?", "then": "When was [ANS_1]?"},
+                    "When was Shirley Temple born?", 4)
+
+
 def test_parse_compare_asks_the_template_about_every_item():
     d = parse_compare({"items": ["Oldboy", "Mother", "oldboy"], "question": "When was the film [ITEM] released?"},
                       "Which came out first, Oldboy or Mother?", 4)
