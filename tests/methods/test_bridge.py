@@ -140,6 +140,20 @@ def test_a_one_hop_short_answer_is_replaced_by_the_second_hop():
     assert Trace.from_json(t.to_json()).root.data["cascade"]["bridge"]["name"] == "이명박"
 
 
+def test_with_policy_always_the_korean_split_goes_first_and_the_one_retrieval_call_is_saved():
+    t = Auto().run(Q, _ctx(_llm("이명박", "오사카", first="서울")))
+    c = t.root.data["cascade"]
+    assert t.answer == "오사카" and c["decision"] == "bridged" and c["bridge_first"] and c["first_answer"] is None
+    assert sorted(x.purpose for x in t.calls()) == ["answer", "compare"]  # the resolve read, the second hop
+    assert "한 번 검색 답은 건너뜀" in t.root.stop.reason and t.citations[0] == "lee"
+    # a split that finds no name: the one retrieval answers, and the split is not asked again
+    t = Auto().run(Q, _ctx(_llm("모름", "오사카", first="서울")))
+    c = t.root.data["cascade"]
+    assert t.answer == "서울" and c["bridge"]["why"] == "no name" and "p_right" in c
+    assert [x.purpose for x in t.calls()].count("compare") == 1  # one resolve read (the one route may re-ask)
+    assert sum(1 for n in t.root.walk() if n.data.get("bridge_hop") == "resolve") == 1
+
+
 def test_policy_short_keeps_an_answer_that_is_not_the_bridge_and_always_replaces_it():
     short = Auto(bridge="short").run(Q, _ctx(_llm("이명박", "오사카", first="서울")))
     assert short.root.data["cascade"]["bridge"]["answer"] == "오사카" and short.root.data["cascade"]["decision"] != "bridged"

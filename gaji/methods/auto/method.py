@@ -12,7 +12,9 @@ A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023:
    is one, replaces or confirms the answer and nothing escalates; so is a yes/no or which-one question about two
    items ("Are both A and B American?", "A와 B는 같은 대학교를 나왔나?": gaji/methods/check.py). A Korean bridge question ("…서울시장이 태어난
    도시는?") is split by code: its described subject resolved to a name, the rest asked about that name
-   (gaji/methods/bridge.py); the second hop's answer is the answer. An English bridge is split the same way by
+   (gaji/methods/bridge.py); the second hop's answer is the answer. With the default bridge policy (`always`) that
+   Korean split runs before the one retrieval, whose answer it would replace anyway (two calls, not three); a split
+   that finds no name or no answer falls back to the one retrieval and the look. An English bridge is split the same way by
    the question tree's chain prompt when it has a bridge marker (a relative clause, "of the", a possessive; one more
    call; code checks the split keeps the question's names).
 3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
@@ -135,7 +137,7 @@ class Auto(Method):
         c = node.data.get("cascade")
         if c:
             f.tag("cascade", "단계", c.get("decision"), word(lang, *CASCADE_WORDS[c["decision"]]))
-            f.decision("confidence", "확신도", c.get("p_right") is not None or c.get("decision") == "start",
+            f.decision("confidence", "확신도", c.get("p_right") is not None or c.get("decision") in ("start", "bridged"),
                        cascade_reason(c, lang))
         elif route in ROUTE_WORDS:
             f.tag("route", "경로", route, ROUTE_WORDS[route][1 if lang == "ko" else 0])
@@ -188,12 +190,42 @@ class Auto(Method):
         lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
         if self.start_deeper(trace, ctx, shape, lang, router.methods):
             return
+        tried = self.korean_bridge_first(trace, ctx, shape, lang)
+        if tried is not None and tried.answer:
+            return
         first = self.route_method("one", router.methods, logprobs="true")
         root.data["route_method"] = {"method": first.name, "options": dataclasses.asdict(first.opts)}
         ctx.emit(root)
         self.run_route(trace, ctx, first)
-        self.look_and_decide(trace, ctx, shape, lang, router.methods)
+        self.look_and_decide(trace, ctx, shape, lang, router.methods, tried=tried)
         self.word_yes_no(trace, ctx, lang)
+
+    def korean_bridge_first(self, trace: Trace, ctx: RunContext, shape: str, lang: str) -> bridge.Hop | None:
+        """A Korean bridge that code splits, followed before any other call when its second hop's answer will be the
+        answer whatever the one retrieval says (policy `always`): the one-retrieval call would only be thrown away.
+        Its answer settles the question (two calls); a hop that finds no name or no answer is returned, and the
+        question goes on as any other (one retrieval, the look) without asking the split again. None when it is
+        no such question or the split does not apply."""
+        if lang != "ko" or self.opts.bridge != "always" or self.opts.effort == "low" or shape == "intersection":
+            return None
+        q, root = trace.question, trace.root
+        if compare.parse_comparison(q, lang) is not None or check.parse_check(q, lang) is not None:
+            return None  # a choice or a yes/no question: the code comparison's, after the first look
+        b = bridge.parse_bridge(q, lang)
+        if b is None:
+            return None
+        ctx.emit(root)
+        hop = within_time(ctx, root, lambda c: bridge.follow(c, root, b))
+        if hop is None or not hop.answer:
+            return hop
+        cascade = {"decision": "bridged", "effort": self.opts.effort, "shape": shape, "to": None,
+                   "first_answer": None, "bridge_first": True, "bridge": hop.to_dict()}
+        root.data["cascade"] = cascade
+        trace.answer = hop.answer
+        trace.citations = hop.citations or []
+        trace.explanation = f"{hop.name}: {hop.bridge.second_question(hop.name or '')}"
+        settle(trace, ctx, cascade)
+        return hop
 
     def word_yes_no(self, trace: Trace, ctx: RunContext, lang: str) -> None:
         """A yes/no question's answer is the plain word ("예", "no"), like every other short answer a span; the
@@ -224,8 +256,9 @@ class Auto(Method):
         return True
 
     def look_and_decide(self, trace: Trace, ctx: RunContext, shape: str, lang: str,
-                        router_methods: dict[str, dict[str, Any]]) -> None:
-        """Judge the cheap answer; let it stand, or escalate to the route the question's shape calls for."""
+                        router_methods: dict[str, dict[str, Any]], tried: bridge.Hop | None = None) -> None:
+        """Judge the cheap answer; let it stand, or escalate to the route the question's shape calls for. `tried`: a
+        bridge split already followed (before the cheap answer) that found no answer: not asked again."""
         root, q = trace.root, trace.question
         safety = shared_safety(self.opts.safety)
         passages = [trace.passages[i] for i in root.passage_ids if i in trace.passages]
@@ -246,7 +279,7 @@ class Auto(Method):
             if verdict.answer is not None:
                 self.take_verdict(trace, ctx, verdict, cascade)
                 return
-        hop = self.follow_bridge(trace, ctx, shape, lang, p)
+        hop = tried if tried is not None else self.follow_bridge(trace, ctx, shape, lang, p)
         if hop is not None:
             cascade["bridge"] = hop.to_dict()
             if hop.answer and (self.opts.bridge == "always" or hop.names_bridge(trace.answer)):
@@ -438,6 +471,10 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
                 f"looked up each item's value and compared them by code: it agrees with the answer ({hint})")
     if c.get("decision") == "bridged":
         b = c.get("bridge") or {}
+        if c.get("bridge_first"):
+            return (f"질문이 묘사한 개체를 먼저 찾고({b.get('name')}) 나머지를 물음 (한 번 검색 답은 건너뜀)" if ko else
+                    f"found the entity the question describes first ({b.get('name')}) and asked the rest about it "
+                    f"(no one-retrieval answer first)")
         return (f"질문이 묘사한 개체를 먼저 찾고({b.get('name')}) 나머지를 물음; 첫 답 {c.get('first_answer')!r}을(를) 바꿈"
                 if ko else f"found the entity the question describes first ({b.get('name')}) and asked the rest "
                 f"about it; replaced the first answer {c.get('first_answer')!r}")
