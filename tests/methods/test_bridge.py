@@ -268,6 +268,17 @@ def test_an_english_question_with_no_bridge_marker_keeps_its_one_call():
     assert len(t.calls()) == 1 and not any("bridge_hop" in n.data for n in t.root.walk())
 
 
+def test_a_role_of_a_named_thing_marks_an_english_bridge():
+    from gaji.methods.auto.features import bridge_marked, question_features
+
+    for q in ("Where was the mother of Mohammed Bin Hamad born?", "Which award did the director of film Jo Jeeta Wohi "
+              "Sikandar receive?", "Who is the maternal grandfather of John Woodville?"):
+        assert bridge_marked(q), q
+    assert not bridge_marked("When was Shirley Temple born?") and not bridge_marked("Who directed Oldboy?")
+    # the text router's nesting feature stays what it was trained on
+    assert question_features("Where was the mother of Mohammed Bin Hamad born?", p_compare=0.5)["nesting"] == 0
+
+
 def test_a_sure_first_answer_is_not_split_at_medium_effort(monkeypatch):
     import gaji.methods.auto.method as auto_method
 

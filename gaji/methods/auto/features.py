@@ -41,6 +41,8 @@ _EN_COMPARE = re.compile(r"\b(?:or|first|earlier|later|older|younger|both|same|m
 _KO_COMPARE = re.compile(r"중(?:\s|에서)|먼저|둘 다|모두|같은|더 |누가|어느 쪽|보다")
 _EN_YES_NO = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
 _KO_YES_NO = re.compile(r"(?:둘 다|모두|같은).*(?:인가요|나요|습니까)\??$|습니까\??$")
+# "the director of film X", "the maternal grandfather of X": a thing named by its role towards another
+_EN_ROLE_OF = re.compile(r"\bthe\s+[a-z]+(?:\s+[a-z]+)?\s+of\b", re.I)
 _EN_NESTING = re.compile(r"\bof the\b|'s\b|\bwhose\b|(?<!^)\b(?:that|which|who|where|when)\b", re.I)
 # "의" and the past/retrospective/present relative endings; the bare 은/는/인 are mostly topic particles and
 # copulas ("훈민정음은 몇 년에…"), which have no English counterpart among the bridge markers
@@ -93,10 +95,13 @@ def _bridge_marks(q: str, ko: bool) -> list[str]:
 
 
 def bridge_marked(question: str) -> bool:
-    """Does the question carry a bridge marker (the `nesting` feature: "of the", "'s", "whose", a relative clause)?
-    auto asks the chain prompt for an English split only then, so that a one-hop question keeps its one call."""
+    """Does the question carry a bridge marker (the `nesting` feature: "of the", "'s", "whose", a relative clause;
+    or, in English, a role of a named thing: "the director of film X", "the mother of X")? auto asks the chain
+    prompt for an English split only then, so that a one-hop question keeps its one call. (The role marker is not
+    in the `nesting` feature, whose weights the text router learned without it.)"""
     q = " ".join(question.split())
-    return bool(_bridge_marks(q, detect_lang(q) == "ko"))
+    ko = detect_lang(q) == "ko"
+    return bool(_bridge_marks(q, ko)) or (not ko and bool(_EN_ROLE_OF.search(q)))
 
 
 def shape_of(question: str, feats: dict[str, float] | None = None) -> str:
