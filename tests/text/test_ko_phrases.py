@@ -9,7 +9,8 @@ from gaji.text.ko_phrases import ends_in_entity, entity_kind, is_modifier, modif
 
 @pytest.mark.parametrize("word, expected", [
     ("맡은", True), ("편", True), ("숨진", True), ("알린", True), ("나선", True), ("진행할", True),
-    ("배우", False), ("오디션을", False), ("실재했다면", False), ("위해서는", False), ("방탄소년단의", False), ("2010년", False), ("IBM", False), ("", False),
+    ("배우", False), ("오디션을", False), ("방탄소년단의", False), ("2010년", False), ("IBM", False), ("", False),
+    ("실재했다면", False), ("위해서는", False),  # a conditional, a topic-marked adverbial: no noun follows
 ])
 def test_a_modifier_form_ends_in_n_or_l_and_is_no_particle_word(word, expected):
     assert is_modifier(word) is expected

@@ -14,9 +14,10 @@ A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023:
    도시는?") is split by code: its described subject resolved to a name, the rest asked about that name
    (gaji/methods/bridge.py); the second hop's answer is the answer. With the default bridge policy (`always`) that
    Korean split runs before the one retrieval, whose answer it would replace anyway (two calls, not three); a split
-   that finds no name or no answer falls back to the one retrieval and the look. An English bridge is split the same way by
-   the question tree's chain prompt when it has a bridge marker (a relative clause, "of the", a possessive; one more
-   call; code checks the split keeps the question's names).
+   that finds no name or no answer falls back to the one retrieval and the look. An English bridge is split the
+   same way by the question tree's chain prompt when it has a bridge marker (a relative clause, "of the", a
+   possessive, a role such as "the director of film X"; one more call; code checks the split keeps the question's
+   names).
 3. **Decide.** At or above the effort's threshold the answer stands: one call. Below it the question escalates
    to the route its shape calls for (the text router, features.py/router.py, is now only this prior: a
    comparison or an intersection goes to the question tree, whose branches answer each side or constraint; a
@@ -137,8 +138,8 @@ class Auto(Method):
         c = node.data.get("cascade")
         if c:
             f.tag("cascade", "단계", c.get("decision"), word(lang, *CASCADE_WORDS[c["decision"]]))
-            f.decision("confidence", "확신도", c.get("p_right") is not None or c.get("decision") in ("start", "bridged"),
-                       cascade_reason(c, lang))
+            sure = c.get("p_right") is not None or c.get("decision") in ("start", "bridged")
+            f.decision("confidence", "확신도", sure, cascade_reason(c, lang))
         elif route in ROUTE_WORDS:
             f.tag("route", "경로", route, ROUTE_WORDS[route][1 if lang == "ko" else 0])
             decision = Decision(route, d.get("probs") or {}, d.get("features") or {},

@@ -20,10 +20,11 @@ that finds it and the question about it, and code checks that the second uses `[
 it in place of the hidden thing's words when the model repeated them); an empty "hidden" means one
 search suffices. An English hidden thing that the question describes ("Timothy Shriver's father") but the model
 did not split at (its first question is the whole question again, or there is no second) is split at by code:
-"Who is Timothy Shriver's father?", then the question with `[ANS_1]` in the phrase's place (`split_at_hidden`). Compare: it lists the items and writes one question with `[ITEM]`, and code asks
-that question about every item. A template that is one of the prompt's exemplar templates while the
-question lacks the words that exemplar took from its own question ("When was the director of the film
-[ITEM] born?" for "Who was born first, A or B?") is copying, not decomposing, and is asked again.
+"Who is Timothy Shriver's father?", then the question with `[ANS_1]` in the phrase's place (`split_at_hidden`).
+Compare: it lists the items and writes one question with `[ITEM]`, and code asks that question about every item.
+A template that is one of the prompt's exemplar templates while the question lacks the words that exemplar took
+from its own question ("When was the director of the film [ITEM] born?" for "Who was born first, A or B?") is
+copying, not decomposing, and is asked again.
 Intersect (`intersect=True`, ToQ option `intersect`): a question the router did not call a comparison and
 that code reads as two constraints on one asked-for thing (gaji/methods/toq/intersect.py `detect`) is split
 into one question per constraint, each asking for that same thing, none using an answer slot: by code
