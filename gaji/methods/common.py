@@ -179,7 +179,7 @@ def _stems(text: str) -> set[str]:
     return out
 
 
-_LABEL = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*", re.I)
+_LABEL = re.compile(r"^\s*(?:answer|name|답|정답|이름)\s*[:：]\s*", re.I)  # a label the model put before the answer
 
 
 def plain_answer(text: str) -> str:

@@ -39,3 +39,11 @@ def test_two_hop_citations_add_the_passage_that_leads_to_the_answer():
           Passage(id="b", doc_id="b", title="Pacific War", text="The Pacific War ended in 1945."),
           Passage(id="c", doc_id="c", title="Hangul", text="Hangul was promulgated in 1446.")]
     assert attribute_with_bridges("In what year did the war that included the Battle of Guam end?", "1945", en) == ["b", "a"]
+
+
+def test_a_label_before_a_short_answer_is_dropped():
+    from gaji.methods.common import plain_answer
+
+    assert plain_answer("이름: 김갑수") == "김갑수" and plain_answer("Answer: Paris") == "Paris"
+    assert plain_answer("정답：1995년") == "1995년" and plain_answer("Name: Stan Rogers") == "Stan Rogers"
+    assert plain_answer("이름은 김갑수") == "이름은 김갑수"  # no label, words of the answer
