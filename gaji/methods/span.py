@@ -362,10 +362,21 @@ def after_restated(reply: str, question: str) -> str:
         if _strip_edges(w) != asked_word:
             continue
         head, rest = words[:j], words[j + 1:]
-        if len(head) >= 2 and rest and all(_keys(x) <= asked for x in head):
+        if len(head) >= 2 and rest and all(_keys(x) <= asked for x in head) and not _opens_with_verb(rest[0]):
             return " ".join(rest)
         break
     return reply
+
+
+def _opens_with_verb(word: str) -> bool:
+    """Is `word` a verb joined to what follows ("영입하여 …")? What follows the restated question then goes on
+    describing, and a cut there would be a fragment (kiwipiepy's last morpheme an ending; without it, never)."""
+    from gaji.text.analyzers import kiwi_available, kiwi_tokens
+
+    if not kiwi_available() or not re.search(r"[가-힣]$", word):
+        return False
+    tokens = kiwi_tokens(word) or []
+    return bool(tokens) and tokens[-1].tag.split("-")[0] in ("EC", "EF", "EP", "ETN")
 
 
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:

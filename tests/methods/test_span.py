@@ -156,3 +156,17 @@ def test_same_or_different_answers_a_korean_yes_no_question_about_sameness():
     # only where the question asks about sameness, and only a bare reply
     assert shape_answer("같습니다", "두 사람 중 누가 먼저 태어났나?", [], "ko").answer == "같습니다"
     assert shape_answer("같은 해에 태어났습니다", q, [], "ko").answer != "네"
+
+
+def test_a_restated_question_is_cut_only_before_an_answer():
+    from gaji.methods.span import after_restated
+
+    q = "정동영이 검찰에 출두한 날은?"
+    assert after_restated("정동영이 검찰에 출두한 날은 2012년 7월 5", q) == "2012년 7월 5"  # cut off mid-date
+    assert after_restated("정동영이 출두한 날은 2012년 7월 5일", q) == "2012년 7월 5일"
+    # a word before the asked one that the question does not hold: no restatement
+    assert after_restated("이명박이 출두한 날은 2012년", q) == "이명박이 출두한 날은 2012년"
+    # what follows goes on as a verb ("영입하여 …", read by kiwipiepy): a fragment, not an answer
+    from gaji.text.analyzers import kiwi_available
+
+    assert not kiwi_available() or after_restated("정동영이 출두한 날은 영입하여 민주자유당", q) == "정동영이 출두한 날은 영입하여 민주자유당"
