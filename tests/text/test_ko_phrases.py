@@ -22,7 +22,7 @@ def test_entities_by_their_last_noun():
     assert not ends_in_entity("노아의 방주") and entity_kind("노아의 방주") == "thing"
 
 
-@pytest.mark.skipif(not kiwi_available(), reason="kiwipiepy reads the words in context")
+@pytest.mark.skipif(not kiwi_available(), reason="kiwipiepy not installed")
 def test_modifiers_are_read_in_context():
     words = "정책을 편 당시 서울시장이 일본으로 건너갈 때 탄 기선".split()
     assert [w for w, m in zip(words, modifier_flags(words)) if m] == ["편", "건너갈", "탄"]

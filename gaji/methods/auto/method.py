@@ -219,13 +219,9 @@ class Auto(Method):
         hop = within_time(ctx, root, lambda c: bridge.follow(c, root, b))
         if hop is None or not hop.answer:
             return hop
-        cascade = {"decision": "bridged", "effort": self.opts.effort, "shape": shape, "to": None,
-                   "first_answer": None, "bridge_first": True, "bridge": hop.to_dict()}
-        root.data["cascade"] = cascade
-        trace.answer = hop.answer
-        trace.citations = hop.citations or []
-        trace.explanation = f"{hop.name}: {hop.bridge.second_question(hop.name or '')}"
-        settle(trace, ctx, cascade)
+        root.data["cascade"] = {"effort": self.opts.effort, "shape": shape, "first_answer": None, "bridge_first": True,
+                                "bridge": hop.to_dict()}
+        self.take_hop(trace, ctx, hop, root.data["cascade"])
         return hop
 
     def word_yes_no(self, trace: Trace, ctx: RunContext, lang: str) -> None:
@@ -368,8 +364,9 @@ class Auto(Method):
         return within_time(ctx, root, split_and_follow)
 
     def take_hop(self, trace: Trace, ctx: RunContext, hop: bridge.Hop, cascade: dict[str, Any]) -> None:
-        """The second hop's answer is the answer (the first answer is kept in the record)."""
-        cascade.update(decision="bridged", to=None, first_answer=trace.answer)
+        """The second hop's answer is the answer (the first answer, when there was one, is kept in the record)."""
+        cascade.update(decision="bridged", to=None)
+        cascade.setdefault("first_answer", trace.answer)
         trace.answer = hop.answer
         trace.citations = hop.citations or list(trace.citations)
         trace.explanation = f"{hop.name}: {hop.bridge.second_question(hop.name or '')}"

@@ -217,14 +217,16 @@ def split_at_hidden(hidden: str, first: str, then: str, question: str) -> tuple[
     one hop). None when the model's own split stands or none can be made."""
     if not hidden or re.search(r"[가-힣]", question) or not DESCRIBED.search(hidden):
         return None
-    if then and "[ANS_1]" in ANS1.sub("[ANS_1]", then) and first and not SLOT.search(first) \
-            and not repeats_question(first, question):
+    slotted = ANS1.sub("[ANS_1]", then)
+    if "[ANS_1]" not in slotted:
+        slotted = ""  # the model wrote no second question about the hidden thing
+    if slotted and first and not SLOT.search(first) and not repeats_question(first, question):
         return None  # the model's split stands (checked as usual)
     rest = _put_slot(question, hidden, "[ANS_1]")
     if rest is None or re.fullmatch(r"(?i)\s*(?:who|what|which)\s+(?:is|was|are|were)\s+\[ANS_1\]\s*\??\s*", rest):
         return None
-    if then and "[ANS_1]" in ANS1.sub("[ANS_1]", then) and not repeats_question(then, question):
-        rest = ANS1.sub("[ANS_1]", then)
+    if slotted and not repeats_question(then, question):
+        rest = slotted
     head = re.sub(r"^(?i:the)\s+", "", hidden)
     who = PERSON_WORDS.search(head)
     return f"{'Who' if who else 'What'} is {hidden}?", rest
