@@ -320,7 +320,8 @@ def _ko_pair(q: str, m: re.Match, kind: str, rest: str, form: str = "", what: st
         return None
     raw = (m.group("a").strip(), m.group("b").strip())
     described = tuple(resolve and compare._describes(r) for r in raw)
-    items = tuple(compare._clean(r, "ko", described=d) for r, d in zip(raw, described))
+    items = compare.with_antecedent(tuple(compare._clean(r, "ko", described=d) for r, d in zip(raw, described)),
+                                    described)
     if not all(items) or squash(items[0]) == squash(items[1]) or not (rest or form):
         return None
     return Check(q, "ko", items, kind, rest.rstrip("?？ "), form=form, what=what, value=value, described=described)
@@ -479,7 +480,7 @@ def decide(check: Check, lookups: list[compare.Lookup],
         if len(fits) != 1:
             return CheckVerdict(check, lookups, None, "both fit" if fits else "neither fits", shown)
         return CheckVerdict(check, lookups, fits[0], "decided", shown)
-    same = same_value(values[0], values[1])
+    same = same_value(values[0], values[1], check.what)
     if same is None and judge is not None:
         same = judge(str(values[0]), str(values[1]))
     if same is None:
@@ -487,9 +488,11 @@ def decide(check: Check, lookups: list[compare.Lookup],
     return CheckVerdict(check, lookups, yes if same else no, "decided", shown)
 
 
-def same_value(a: Any, b: Any) -> bool | None:
+def same_value(a: Any, b: Any, what: str = "") -> bool | None:
     """Are two read values the same: dates by their year, numbers by value (also when read with a unit: "4GB"),
-    words when one holds the other's letters; None for two different words (a judgement for the model)."""
+    words when one holds the other's letters, or by the words that name the compared thing when both hold one
+    ("부산대학교" and "이명박은 서울대학교를 나왔습니다" for 대학교: no); None for two other words (a judgement for
+    the model, which calls those two the same university)."""
     if isinstance(a, tuple) and isinstance(b, tuple):
         return a[0] == b[0]
     if isinstance(a, (tuple, int, float)) or isinstance(b, (tuple, int, float)):
@@ -500,7 +503,26 @@ def same_value(a: Any, b: Any) -> bool | None:
     sa, sb = squash(a), squash(b)
     if sa and sb and (sa in sb or sb in sa):
         return True
+    heads = [_headed(str(x), what) for x in (a, b)]
+    if all(heads):
+        return heads[0] == heads[1]
     return None
+
+
+_KO_TRAILING_PARTICLE = re.compile(r"(?:에서|으로|을|를|이|가|은|는|의|에|로|와|과|도)$")
+
+
+def _headed(value: str, what: str) -> str:
+    """The word of `value` that is a `what` by its ending, a particle dropped ("서울대학교를" for 대학교; "" when
+    none, or when the compared thing is not one glued word: "Harvard University" is read whole)."""
+    w = squash(what)
+    if len(w) < 2:
+        return ""
+    for word in value.split():
+        core = squash(_KO_TRAILING_PARTICLE.sub("", word.strip(".,;:!?'\"")))
+        if core.endswith(w) and len(core) > len(w):
+            return core
+    return ""
 
 
 def describe(node: Node, lang: str) -> list[Fact]:

@@ -193,6 +193,51 @@ def topic(word: str) -> str:
     return "은" if (ord(last) - 0xAC00) % 28 else "는"
 
 
+# a Korean pronoun word ("그를", "그의", "그녀가"): in a described item it points back at the other, named item
+# ("알렉산더 헤이그와, 그를 사성 장군으로 진급시킨 대통령 중 …")
+_KO_PRONOUN = re.compile(r"^(?:그녀|그)(?P<p>를|의|가|와|에게|는|보다|도)$")
+
+
+def with_antecedent(items: tuple[str, str], described: tuple[bool, bool]) -> tuple[str, str]:
+    """`items` with a described item's pronoun replaced by the other item's name when that item is named, so the
+    description can be read on its own ("그를 … 진급시킨 대통령" -> "알렉산더 헤이그를 … 진급시킨 대통령")."""
+    out = list(items)
+    for i in (0, 1):
+        other = items[1 - i]
+        if not described[i] or described[1 - i]:
+            continue
+        words = out[i].split(" ")
+        for j, w in enumerate(words):
+            m = _KO_PRONOUN.match(w.strip(",'\""))
+            if m:
+                words[j] = other + _particle_after(other, m.group("p") or "")
+        out[i] = " ".join(words)
+    return out[0], out[1]
+
+
+def _particle_after(word: str, particle: str) -> str:
+    """`particle` in the form `word` takes: 을/를, 이/가, 은/는, 과/와 by its final consonant; others as they are."""
+    final = topic(word) == "은"
+    pairs = {"를": ("을", "를"), "을": ("을", "를"), "가": ("이", "가"), "이": ("이", "가"), "는": ("은", "는"),
+             "은": ("은", "는"), "와": ("과", "와"), "과": ("과", "와")}
+    if particle not in pairs or topic(word) not in ("은", "는"):
+        return particle
+    return pairs[particle][0 if final else 1]
+
+
+def same_entity(a: str, b: str) -> bool:
+    """Do two names name one thing: one holds the other's letters, or every word of the shorter (two or more) is a
+    word of the longer ("알렉산더 헤이그", "알렉산더 메이그스 헤이그 2세")?"""
+    sa, sb = squash(a), squash(b)
+    if not sa or not sb:
+        return False
+    if sa in sb or sb in sa:
+        return True
+    wa, wb = ({squash(w) for w in x.split()} - {""} for x in (a, b))
+    small, big = sorted((wa, wb), key=len)
+    return len(small) >= 2 and small <= big
+
+
 def parse_comparison(question: str, lang: str) -> Comparison | None:
     """The comparison `question` asks, when code can decide it (see the module doc); None otherwise."""
     q = " ".join(question.split())
@@ -279,7 +324,7 @@ def _parse_ko(q: str) -> Comparison | None:
     raw = (m.group("a").strip(), m.group("b").strip())
     # a bracketed title is a name whatever its words ("《연애의 온도》" is no description): checked with it blanked
     described = tuple(_describes(r) for r in raw)
-    items = tuple(_clean(r, "ko", described=d) for r, d in zip(raw, described))
+    items = with_antecedent(tuple(_clean(r, "ko", described=d) for r, d in zip(raw, described)), described)
     if not all(items) or squash(items[0]) == squash(items[1]):
         return None
     rest = m.group("rest").strip()
@@ -371,6 +416,12 @@ class Verdict:
         names_mine = mine in a or a in mine
         return names_mine and not any(o and (o in a) for o in other)
 
+    def names_an_item(self, answer: str) -> bool:
+        """Does `answer` name one of the looked-up items (as resolved) and not the other?"""
+        a = squash(answer)
+        hits = [lk.item for lk in self.lookups if squash(lk.item) and a and (squash(lk.item) in a or a in squash(lk.item))]
+        return len(hits) == 1
+
     def to_dict(self) -> dict[str, Any]:
         return {**self.comparison.to_dict(), "answer": self.answer, "why": self.why, "hint": self.hint,
                 "lookups": [lk.to_dict() for lk in self.lookups]}
@@ -414,17 +465,35 @@ def resolve_items(ctx: RunContext, parent: Node, question: Any) -> tuple[list[st
     nodes = {i: parent.add(Node(question=question.resolve_question(question.items[i]), kind="compare_item",
                                 data={"compare_item": question.items[i], "resolve": True}))
              for i in described}
-    replies = dict(zip(described, ctx.map(lambda i: read_value(ctx, nodes[i], "name", lang), described)))
-    # the description echoed back is no name; a named item of the question may be one
+    replies = dict(zip(described, ctx.map(lambda i: resolve_one(ctx, nodes[i], lang), described)))
+    # the description echoed back is no name, and neither is the other, named item: two items of a comparison are
+    # two things ("알렉산더 헤이그와, 그를 진급시킨 대통령" read as Haig again)
     named = tuple(x for x, d in zip(question.items, question.described) if not d)
     for i, reply in replies.items():
-        name = reply if name_of(reply, question.question, named) else ""
+        name = reply if name_of(reply, question.question, ()) and not any(same_entity(reply, x) for x in named) else ""
         nodes[i].data["value"] = name or None
         ctx.emit(nodes[i])
         if not name:
             return names, Lookup(question.items[i], nodes[i].question, reply, None, nodes[i].id)
         names[i] = name
     return names, None
+
+
+def resolve_one(ctx: RunContext, node: Node, lang: str) -> str:
+    """The name a described item stands for, read on `node`: one short read, or, when the description itself hides
+    an entity code can split at ("《아이리스》에서 최승희를 연기한 배우가 정우성과 함께 출연한 영화"), the two hops of a
+    bridge (that entity's name, then the item asked about it: gaji/methods/bridge.py) as children of `node`. One
+    read of a two-hop description echoes it back or names the inner entity."""
+    from gaji.methods import bridge  # bridge reads with this module's read_value and name_of
+
+    inner = bridge.parse_bridge(node.question, lang) if lang == "ko" else None
+    if inner is None:
+        return read_value(ctx, node, "name", lang)
+    ctx.emit(node)
+    hop = bridge.follow(ctx, node, inner)
+    node.data["bridge"] = hop.to_dict()
+    node.answer = hop.answer
+    return hop.answer
 
 
 def read_value(ctx: RunContext, node: Node, what: str, lang: str) -> str:
@@ -474,11 +543,50 @@ def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
     return Verdict(comparison, lookups, lookups[pick].item, "decided", hint)
 
 
+CHOOSE_PASSAGES = 2  # per item: its sub-question's best passages, which the value was read from
+
+
+def choose(ctx: RunContext, parent: Node, verdict: Verdict) -> Verdict:
+    """A choice the values left open ("tie", "no value", "same year") with both items named: one short read over
+    both items' passages, the question and the two names; the answer is the one name the reply gives (why
+    "chosen"). The verdict as it was when the reply names neither or both, or when an item has no name."""
+    names = [lk.item for lk in verdict.lookups]
+    if verdict.answer is not None or len(names) != 2 or verdict.why == "no name":
+        return verdict
+    lang = verdict.comparison.lang
+    p = PROMPTS[lang]
+    question = fill(p.choose, question=verdict.comparison.question, a=names[0], b=names[1])
+    node = parent.add(Node(question=question, kind="compare_item",
+                           data={"compare_item": " / ".join(names), "choose": True}))
+    ctx.emit(node)
+    store = ctx.trace.passages if ctx.trace is not None else {}
+    ids = list(dict.fromkeys(i for lk in verdict.lookups for i in lk.passage_ids[:CHOOSE_PASSAGES]))
+    passages = [store[i] for i in ids if i in store]
+    node.passage_ids = [x.id for x in passages]
+    messages = p.name.messages(data_note=common_prompts.PROMPTS[lang].data_note,
+                               passages=format_passages(passages, max_chars=PASSAGE_CHARS, query=question),
+                               question=question)
+    reply = plain_answer(ctx.llm.chat(node, "compare", messages, max_tokens=MAX_TOKENS))
+    node.answer = reply
+    r = squash(reply)
+    hits = [n for n in names if r and squash(n) and (squash(n) in r or r in squash(n))]
+    node.data["value"] = hits[0] if len(hits) == 1 else None
+    ctx.emit(node)
+    if len(hits) != 1:
+        return verdict
+    hint = verdict.hint or "; ".join(f"{lk.item}: {lk.answer}" for lk in verdict.lookups)
+    return type(verdict)(verdict.comparison, verdict.lookups, hits[0], "chosen", hint)
+
+
 # -- the trace --------------------------------------------------------------------------------------------
 def describe(node: Node, lang: str) -> list[Fact]:
     """An item's look-up node: the value read from its answer (a described item's node: the name it resolved to)."""
     value = node.data.get("value")
     ko = lang == "ko"
+    if node.data.get("choose"):
+        if not value:
+            return [Fact("비교 항목" if ko else "item", "둘 중 하나를 고르지 못함" if ko else "picked neither")]
+        return [Fact("비교 항목" if ko else "item", f"고른 이름: {value}" if ko else f"picked: {value}")]
     if node.data.get("resolve"):
         if not value:
             return [Fact("비교 항목" if ko else "item", "이름을 찾지 못함" if ko else "no name found")]

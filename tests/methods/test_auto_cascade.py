@@ -100,10 +100,11 @@ def test_the_cheap_answer_stands_when_the_escalation_finds_nothing(tmp_path):
 
 def test_effort_moves_the_threshold(tmp_path):
     path = safety_file(tmp_path, weight=1.0)  # P(right) of an ungrounded answer: 1/(1+e^0.5) = 0.38
-    assert Auto(safety=path, effort="low").run(COMPARE, ctx(answering("Midway"))).root.data["cascade"]["decision"] \
-        == "stand"
-    assert Auto(safety=path, effort="high").run(COMPARE, ctx(answering("Midway"))).root.data["cascade"]["decision"] \
-        == "escalate"
+    # the comparison by values is off: its reader would pick one of the two battles (test_compare.py)
+    assert Auto(safety=path, effort="low", compare=False).run(COMPARE, ctx(answering("Midway"))) \
+        .root.data["cascade"]["decision"] == "stand"
+    assert Auto(safety=path, effort="high", compare=False).run(COMPARE, ctx(answering("Midway"))) \
+        .root.data["cascade"]["decision"] == "escalate"
 
 
 def test_a_forced_route_skips_the_cascade(tmp_path):
@@ -190,11 +191,12 @@ class Clock:
 
 
 def timed(tmp_path, question: str, reply: str, left: float, per_call: float) -> tuple[Trace, Clock]:
-    """auto on `question` under a time limit of `left` seconds that each call uses `per_call` of."""
+    """auto on `question` under a time limit of `left` seconds that each call uses `per_call` of (the comparison
+    by values off: the escalation is what is timed)."""
     clock = Clock(left, per_call)
     c = ctx(clock.llm(answering(reply)))
     c.time_left = clock
-    return Auto(safety=safety_file(tmp_path)).run(question, c), clock
+    return Auto(safety=safety_file(tmp_path), compare=False).run(question, c), clock
 
 
 def test_an_escalation_stops_short_of_the_time_limit_and_the_cheap_answer_is_returned(tmp_path):

@@ -132,6 +132,15 @@ def test_same_value_compares_years_numbers_and_letters():
     assert same_value("Walt Disney Productions", "Walt Disney") is True
 
 
+def test_two_values_that_each_name_the_compared_thing_are_compared_by_those_words():
+    # the 1.5B judge called these the same university; the words ending in 대학교 tell them apart by code
+    assert same_value("부산대학교", "이명박은 서울대학교를 나왔습니다", "대학교") is False
+    assert same_value("서울대학교 철학과", "서울대학교를 졸업했다", "대학교") is True
+    assert same_value("고려대학교 경영학과", "서울대학교 철학과", "대학교") is False
+    assert same_value("부산대학교", "서울", "대학교") is None  # one value names no university: the judge's call
+    assert same_value("American", "United States", "country") is None  # no glued word to compare
+
+
 def _lookups(c, *values):
     return [Lookup(item, q, str(v), v) for item, q, v in zip(c.items, c.sub_questions(), values)]
 

@@ -11,7 +11,7 @@ from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.auto.method import Auto
 from gaji.methods.base import RunContext
-from gaji.methods.compare import Lookup, decide, parse_comparison, topic
+from gaji.methods.compare import Lookup, decide, parse_comparison, same_entity, topic, with_antecedent
 from gaji.testing import ListRetriever
 from gaji.types import Trace
 
@@ -256,3 +256,87 @@ def test_a_description_that_resolves_to_nothing_gives_no_verdict():
     computed = t.root.data["cascade"]["computed"]
     assert computed["answer"] is None and computed["why"] == "no name"
     assert not any(n.question.startswith("When was") for n in t.root.walk())
+
+
+def test_a_pronoun_in_a_described_item_is_the_other_items_name():
+    c = parse_comparison("알렉산더 헤이그와, 그를 사성 장군이자 육군 부참모로 진급시킨 대통령 중 누가 먼저 결혼했나?", "ko")
+    assert c.items == ("알렉산더 헤이그", "알렉산더 헤이그를 사성 장군이자 육군 부참모로 진급시킨 대통령")
+    assert c.resolve_question(c.items[1]) == "알렉산더 헤이그를 사성 장군이자 육군 부참모로 진급시킨 대통령은 누구인가?"
+    # the particle follows the name's last syllable; a pronoun with no particle ("그 대통령": that) is left alone
+    assert with_antecedent(("김홍집", "그를 총리로 앉힌 인물"), (False, True)) == ("김홍집", "김홍집을 총리로 앉힌 인물")
+    assert with_antecedent(("김홍집", "그와 함께 일한 인물"), (False, True))[1] == "김홍집과 함께 일한 인물"
+    assert with_antecedent(("이순신", "그 시절 왕"), (False, True))[1] == "그 시절 왕"
+    # two descriptions: no name to point at
+    assert with_antecedent(("그를 만난 왕", "그의 아들"), (True, True)) == ("그를 만난 왕", "그의 아들")
+
+
+def test_same_entity_reads_one_name_inside_another():
+    assert same_entity("알렉산더 헤이그", "알렉산더 메이그스 헤이그 2세") and same_entity("리처드 닉슨", "닉슨")
+    assert not same_entity("김태희", "김희선") and not same_entity("알렉산더 헤이그", "리처드 닉슨")
+
+
+def test_a_description_resolved_to_the_other_item_is_no_name():
+    q = "알렉산더 헤이그와, 그를 사성 장군이자 육군 부참모로 진급시킨 대통령 중 누가 먼저 결혼했나?"
+    reply = _ko_reads(names={"대통령": "알렉산더 메이그스 헤이그 2세"}, dates={"": "1950년"}, first="알렉산더 헤이그")
+    t = Auto().run(q, _ctx(ScriptedLLM(default=reply)))
+    computed = t.root.data["cascade"]["computed"]
+    assert computed["answer"] is None and computed["why"] == "no name"
+
+
+def _film_reads(req) -> str:
+    """A scripted Korean reader for two items that each hide a person: names by the role, the film by the person and
+    the co-star (the plain reader of the bridge's second hop), the audience by the film."""
+    system, user = req.messages[0]["content"], req.messages[-1]["content"].split("질문:")[-1]
+    if "이름만 답하고" in system:
+        return "김태희" if "최승희" in user else "김민희" if "지금은맞고그때는틀리다" in user else "모름"
+    if "수치만" in system:
+        return "187만 명" if "연애의 온도" in user else "138만 명" if "중천" in user else "모름"
+    if "김태희" in user and "정우성" in user:
+        return "중천"
+    if "김민희" in user and "이민기" in user:
+        return "연애의 온도"
+    return "드라마 《아이리스》"  # the one retrieval's reader echoes a title of the question
+
+
+def test_an_item_that_hides_a_person_is_resolved_as_a_bridge():
+    q = ("홍상수 감독의 《지금은맞고그때는틀리다》에 출연한 배우가 이민기와 함께 주연한 로맨스 영화와, 드라마 《아이리스》에서 "
+         "최승희를 연기한 배우가 정우성과 함께 출연한 영화 중 관객이 더 많이 든 영화는?")
+    t = Auto().run(q, _ctx(ScriptedLLM(default=_film_reads)))
+    c = t.root.data["cascade"]
+    assert t.answer == "연애의 온도" and c["decision"] == "computed"
+    resolve = [n for n in t.root.children if n.data.get("resolve")]
+    assert [n.data["value"] for n in resolve] == ["연애의 온도", "중천"]
+    hops = [k.question for k in resolve[1].children]
+    assert hops == ["드라마 《아이리스》에서 최승희를 연기한 배우는 누구인가?", "김태희가 정우성과 함께 출연한 영화는 무엇인가?"]
+    assert resolve[1].data["bridge"]["name"] == "김태희"
+    assert len(t.calls()) == 1 + 2 * 2 + 2  # the first read, two hops per item, one value per film
+
+
+def _tie_reads(first: str, pick: str):
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "이름만 답하고" in system:
+            if "중 하나의 이름만" in user:
+                return pick
+            return "전지현" if "도둑들" in user else "김태희" if "독도" in user else "모름"
+        if "날짜만 답하고" in system:
+            return "2000년"
+        return first
+    return reply
+
+
+def test_a_choice_the_values_leave_open_is_put_to_the_reader_when_the_first_answer_names_neither():
+    q = "영화 《도둑들》에서 예니콜 역을 맡은 배우와 2005년 스위스에서 독도 사랑 캠페인을 벌인 배우 중 누가 먼저 영화에 데뷔했나?"
+    t = Auto().run(q, _ctx(ScriptedLLM(default=_tie_reads(first="유아인", pick="전지현입니다"))))
+    c = t.root.data["cascade"]
+    assert t.answer == "전지현" and c["computed"]["why"] == "chosen" and c["decision"] == "computed"
+    chooser = t.root.children[-1]
+    assert chooser.data.get("choose") and chooser.passage_ids
+    assert [f.text for f in chooser.display] == ["고른 이름: 전지현"]
+    assert "둘 다 아님" in t.root.stop.reason and len(t.calls()) == 6
+    # a first answer that names one of the two keeps its place: no call more
+    kept = Auto().run(q, _ctx(ScriptedLLM(default=_tie_reads(first="김태희", pick="전지현"))))
+    assert kept.answer == "김태희" and len(kept.calls()) == 5 and kept.root.data["cascade"]["computed"]["why"] == "tie"
+    # a reply that picks neither (or both) leaves the verdict open
+    neither = Auto(route="").run(q, _ctx(ScriptedLLM(default=_tie_reads(first="유아인", pick="모름"))))
+    assert neither.root.data["cascade"]["computed"]["why"] == "tie"

@@ -271,6 +271,11 @@ class Auto(Method):
         }
         root.data["cascade"] = cascade
         verdict = self.compare_by_values(trace, ctx, lang)
+        if verdict is not None and verdict.answer is None and not isinstance(verdict, check.CheckVerdict) \
+                and not verdict.names_an_item(trace.answer or ""):
+            # the values left the choice open and the first answer names neither item ("유아인" for "전지현과
+            # 김태희 중"): it cannot be right, so the reader picks one of the two names over their passages
+            verdict = within_time(ctx, root, lambda c: compare.choose(c, root, verdict)) or verdict
         if verdict is not None:
             cascade["computed"] = verdict.to_dict()
             if verdict.answer is not None:
@@ -460,6 +465,11 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     computed = c.get("computed") or {}
     if computed.get("answer") is not None:
         hint = computed.get("hint") or ""
+        if computed.get("why") == "chosen":
+            return (f"두 항목의 값으로 정하지 못해(첫 답 {c.get('first_answer')!r}은(는) 둘 다 아님) 두 이름 중 하나를 "
+                    f"고르게 함: {computed['answer']} ({hint})" if ko else
+                    f"the values left the choice open and the first answer {c.get('first_answer')!r} named neither "
+                    f"item: the reader picked one of the two names: {computed['answer']} ({hint})")
         if c.get("decision") == "computed":
             return (f"두 항목의 값을 하나씩 찾아 코드로 비교: {computed['answer']} ({hint}); 첫 답 "
                     f"{c.get('first_answer')!r}을(를) 바꿈" if ko else

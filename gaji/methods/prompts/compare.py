@@ -46,6 +46,9 @@ class ComparePrompts:
     value_of: str
     value_when: str
     value_what: str
+    # a choice the values left open (a tie at the precision read, a value not found), put to the reader once over
+    # both items' passages with their names: it must answer with one of them
+    choose: str
 
 
 _EN_DOCS = "\n{data_note}\nThe following are the given documents.\n\n{passages}"
@@ -99,6 +102,7 @@ PROMPTS = ByLang(
         value_of="What is the {what} of {item}?",
         value_when="When was {item}?",
         value_what="What is {item}?",
+        choose="{question} Answer with one of these names only: {a}, {b}.",
     ),
     ko=ComparePrompts(
         date=Prompt(
@@ -144,5 +148,6 @@ PROMPTS = ByLang(
         value_of="{item}의 {what} 무엇인가?",
         value_when="{item} 언제인가?",
         value_what="{item} 무엇인가?",
+        choose="{question} {a}, {b} 중 하나의 이름만 답하세요.",
     ),
 )
