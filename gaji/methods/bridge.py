@@ -55,7 +55,7 @@ from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.tree import SLOT
 from gaji.text.ko_phrases import ends_in_entity, entity_kind, modifier_flags
-from gaji.types import Fact, Node
+from gaji.types import Fact, Node, Passage
 
 K = 5  # passages for the second hop: the plain reader's own
 PASSAGE_CHARS_KO = 400  # cut to their sentences most relevant to the second question (the one route's Korean cut)
@@ -236,22 +236,7 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     hop.name = name
     second = parent.add(Node(question=bridge.second_question(name), kind="bridge_hop", data={"bridge_hop": "ask"}))
     hop.second_node = second.id
-    ctx.emit(second)
-    passages = ctx.retrieve(second, second.question, K)
-    p = direct.PROMPTS[lang].plain
-    chars = PASSAGE_CHARS_KO if lang == "ko" else PASSAGE_CHARS
-    messages = p.messages(data_note=common_prompts.PROMPTS[lang].data_note,
-                          passages=format_passages(passages, max_chars=chars, query=second.question),
-                          question=second.question)
-    # re-asked once when the answer echoes the question (the resolved name again, "Kochi" for "What is the
-    # headquarters of Kochi?"), as the one route's reader is
-    reply = plain_answer(ask_plain(ctx.llm, second, messages, second.question, passages, lang,
-                                   MAX_TOKENS_KO if lang == "ko" else MAX_TOKENS, reask=True))
-    # the span, shaped against the question asked here: a reply that restates it ("정두언 의원이 … 출두한 날은 …")
-    # holds the resolved name, which the whole question does not
-    answer = shape_answer(reply, second.question, passages, lang).answer if reply else reply
-    second.answer = answer
-    ctx.emit(second)
+    answer, passages = ask(ctx, second, lang)
     if not answer or is_unknown(answer) or squash(answer) == squash(name):
         hop.why = "no answer"
         return hop
@@ -264,6 +249,28 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     cited = (attribute(answer, passages) or [p.id for p in passages[:1]])[:1] + attribute(name, first_passages)[:1]
     hop.citations = list(dict.fromkeys(cited))
     return hop
+
+
+def ask(ctx: RunContext, node: Node, lang: str, query: str = "") -> tuple[str, list[Passage]]:
+    """`node`'s question read by the plain reader over its own retrieval (of `query` when given): the answer, shaped
+    against that question, and the passages it was read from."""
+    ctx.emit(node)
+    passages = ctx.retrieve(node, query or node.question, K)
+    p = direct.PROMPTS[lang].plain
+    chars = PASSAGE_CHARS_KO if lang == "ko" else PASSAGE_CHARS
+    messages = p.messages(data_note=common_prompts.PROMPTS[lang].data_note,
+                          passages=format_passages(passages, max_chars=chars, query=node.question),
+                          question=node.question)
+    # re-asked once when the answer echoes the question (the resolved name again, "Kochi" for "What is the
+    # headquarters of Kochi?"), as the one route's reader is
+    reply = plain_answer(ask_plain(ctx.llm, node, messages, node.question, passages, lang,
+                                   MAX_TOKENS_KO if lang == "ko" else MAX_TOKENS, reask=True))
+    # the span, shaped against the question asked here: a reply that restates it ("정두언 의원이 … 출두한 날은 …")
+    # holds the resolved name, which the whole question does not
+    answer = shape_answer(reply, node.question, passages, lang).answer if reply else reply
+    node.answer = answer
+    ctx.emit(node)
+    return answer, passages
 
 
 # why the chain prompt's split was not followed, in English and Korean

@@ -43,7 +43,7 @@ from typing import Any, Callable
 from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
-from gaji.methods import bridge, check, compare
+from gaji.methods import bridge, check, compare, intersection
 from gaji.methods.auto.features import bridge_marked, shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
@@ -101,6 +101,10 @@ class Auto(Method):
         # name (gaji/methods/bridge.py; two short calls). off | short: its answer replaces the cheap answer when
         # that names the bridge entity (one hop short) | always: whenever it answers
         bridge: str = "always"
+        # a Korean intersection question ("…출연한 배우 가운데 청룡영화상 남우주연상을 받은 사람은?") is asked by its
+        # second condition alone, retrieved with the set's names, instead of the one retrieval of the whole question
+        # (gaji/methods/intersection.py; one call), at effort medium and high
+        intersect: bool = True
 
         def __post_init__(self) -> None:
             if self.route and self.route not in ROUTES + tuple(CASCADE_RECIPES):
@@ -128,6 +132,8 @@ class Auto(Method):
             return compare.describe(node, lang)
         if "bridge_hop" in node.data:
             return bridge.describe(node, lang)
+        if "intersect_filter" in node.data:
+            return intersection.describe(node, lang)
         by = node.data.get("routed_to")
         own = METHODS.get(by).describe(node, lang) if by in METHODS.names() and by != cls.name else []
         if "auto" not in node.data:
@@ -138,7 +144,7 @@ class Auto(Method):
         c = node.data.get("cascade")
         if c:
             f.tag("cascade", "단계", c.get("decision"), word(lang, *CASCADE_WORDS[c["decision"]]))
-            sure = c.get("p_right") is not None or c.get("decision") in ("start", "bridged")
+            sure = c.get("p_right") is not None or c.get("decision") in ("start", "bridged", "narrowed")
             f.decision("confidence", "확신도", sure, cascade_reason(c, lang))
         elif route in ROUTE_WORDS:
             f.tag("route", "경로", route, ROUTE_WORDS[route][1 if lang == "ko" else 0])
@@ -191,6 +197,9 @@ class Auto(Method):
         lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
         if self.start_deeper(trace, ctx, shape, lang, router.methods):
             return
+        narrowed = self.korean_filter_first(trace, ctx, shape, lang)
+        if narrowed is not None and narrowed.answer:
+            return
         tried = self.korean_bridge_first(trace, ctx, shape, lang)
         if tried is not None and tried.answer:
             return
@@ -223,6 +232,30 @@ class Auto(Method):
                                 "bridge": hop.to_dict()}
         self.take_hop(trace, ctx, hop, root.data["cascade"])
         return hop
+
+    def korean_filter_first(self, trace: Trace, ctx: RunContext, shape: str, lang: str
+                            ) -> intersection.Narrowed | None:
+        """A Korean intersection question that code splits, asked by its second condition in place of the one
+        retrieval (one call). Its answer settles the question; a filter that finds nothing is returned, and the
+        question goes on as any other. None when it is no such question or the option is off."""
+        if lang != "ko" or not self.opts.intersect or self.opts.effort == "low":
+            return None
+        x = intersection.parse_intersection(trace.question, lang)
+        if x is None:
+            return None
+        root = trace.root
+        ctx.emit(root)
+        narrowed = within_time(ctx, root, lambda c: intersection.narrow(c, root, x))
+        if narrowed is None or not narrowed.answer:
+            return narrowed
+        cascade = {"effort": self.opts.effort, "shape": shape, "decision": "narrowed", "to": None,
+                   "first_answer": None, "intersection": narrowed.to_dict()}
+        root.data["cascade"] = cascade
+        trace.answer = narrowed.answer
+        trace.citations = narrowed.citations or list(trace.citations)
+        trace.explanation = f"{x.filter} {narrowed.answer}"
+        settle(trace, ctx, cascade)
+        return narrowed
 
     def word_yes_no(self, trace: Trace, ctx: RunContext, lang: str) -> None:
         """A yes/no question's answer is the plain word ("예", "no"), like every other short answer a span; the
@@ -435,6 +468,7 @@ SPLIT_BELOW = {"medium": 0.6}
 CASCADE_WORDS = {"stand": ("answered with one retrieval", "한 번 검색으로 답함"),
                  "computed": ("compared by code", "코드로 비교함"),
                  "bridged": ("followed the bridge", "연결 개체를 따라감"),
+                 "narrowed": ("asked the second condition", "두 번째 조건으로 물음"),
                  "escalate": ("escalated", "더 찾아봄"),
                  "start": ("started deeper", "처음부터 깊게 찾음")}
 SHAPE_WORDS = {"compare": ("a comparison", "비교 질문"), "intersection": ("two conditions", "두 조건 질문"),
@@ -477,6 +511,11 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
                     f"replaced the first answer {c.get('first_answer')!r}")
         return (f"두 항목의 값을 하나씩 찾아 코드로 비교한 결과가 답과 같음 ({hint})" if ko else
                 f"looked up each item's value and compared them by code: it agrees with the answer ({hint})")
+    if c.get("decision") == "narrowed":
+        x = c.get("intersection") or {}
+        return (f"두 조건 질문: 두 번째 조건({x.get('filter')})만 {x.get('members')}의 이름과 함께 찾아 물음" if ko else
+                f"two conditions: asked the second ({x.get('filter')}) alone, retrieved with the names of "
+                f"{x.get('members')!r}")
     if c.get("decision") == "bridged":
         b = c.get("bridge") or {}
         if c.get("bridge_first"):

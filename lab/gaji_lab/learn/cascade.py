@@ -344,7 +344,9 @@ def live_report(run: Path) -> dict[str, Any]:
                      # followed, and its second hop took the answer
                      "split_asked": any((n.get("data") or {}).get("bridge_hop") == "split"
                                         for n in root.get("children") or []),
-                     "split": "bridge" in c, "bridged": c.get("decision") == "bridged"})
+                     "split": "bridge" in c, "bridged": c.get("decision") == "bridged",
+                     # the intersection asked by its second condition (gaji/methods/intersection.py)
+                     "narrowed": c.get("decision") == "narrowed"})
     if not rows:
         raise ConfigError(f"{run}: no finished question with a trace")
 
@@ -363,6 +365,7 @@ def live_report(run: Path) -> dict[str, Any]:
                 "replaced": sum(1 for r in rs if r["replaced"]),
                 "split_asked": sum(1 for r in rs if r["split_asked"]),
                 "split": sum(1 for r in rs if r["split"]), "bridged": sum(1 for r in rs if r["bridged"]),
+                "narrowed": sum(1 for r in rs if r["narrowed"]),
                 # went past the one retrieval: escalated, or a code rung looked more up
                 "past_one": sum(1 for r in rs if r["escalated"] or r["compared"] or r["split"]),
                 "wall_s_p50": round(statistics.median(walls), 1)}

@@ -1,0 +1,135 @@
+"""A Korean intersection question narrowed by code: ask its second condition, near the set's names.
+
+"드라마 《육룡이 나르샤》에 출연한 배우 가운데 청룡영화상 남우주연상을 받은 사람은?" picks, from a set the question
+describes ("…출연한 배우"), the member a second condition fits ("…받은 사람"). ToQ answers such a question with one
+sub-question per condition and the names both give. Over one retrieval of the whole question, the 1.5B model
+answers with a fragment of a passage ("수학하", "영입하여 민주자유당") or with a member of the wrong set: on the Korean
+report part all six intersections stood on such an answer, and one was right. The second condition alone is nearly
+always a one-hop question that names its answer (the hand-written decompositions of the set end on it), and
+Korean marks where it starts, so code splits the question:
+
+    1. split: "SET 가운데 FILTER?" (SET of two words or more, FILTER asking for its member), or "C1…고,
+       FILTER?" (two clauses about one entity, the second a question: "…통리기무아문에 복직했고, 1894년 일본에
+       의해 총리대신 자리에 앉혀진 인물은?");
+    2. ask FILTER with the plain reader (gaji/methods/bridge.py's second-hop read) over a retrieval of FILTER and
+       the set's own names (kiwipiepy's proper nouns and bracketed titles: "김영삼", "육룡이 나르샤"), so that
+       passages on the set's members rank with those on the condition.
+
+One call, as the one retrieval it replaces. A filter that gives no name, the question again or an answer of the
+wrong kind leaves the question to the one retrieval and the look.
+
+    >>> x = parse_intersection("드라마 《육룡이 나르샤》에 출연한 배우 가운데 청룡영화상 남우주연상을 받은 사람은?", "ko")
+    >>> x.members, x.filter
+    ('드라마 《육룡이 나르샤》에 출연한 배우', '청룡영화상 남우주연상을 받은 사람은?')
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gaji.methods.base import RunContext
+from gaji.methods.bridge import ask
+from gaji.methods.common import attribute
+from gaji.methods.compare import name_of
+from gaji.methods.signals import kind_mismatch
+from gaji.methods.span import is_unknown
+from gaji.text.ko_phrases import modifier_flags
+from gaji.types import Fact, Node
+
+_AMONG = ("가운데", "가운데서", "가운데에서")
+# the filter asks for the member: a topic-marked last noun ("…받은 사람은?") or a question word
+_ASKS = re.compile(r"(?:[은는]|누구|무엇|어디|어느\s*\S+)\s*[?？]?\s*$")
+# "…복직했고, …인물은?": a connective "-고" closing the first clause, then a comma
+_AND_CLAUSE = re.compile(r"^(?P<first>.{6,}?\S고),\s*(?P<filter>.{6,})$")
+_TITLE = re.compile(r"[《「『〈‘'\"“](.+?)[》」』〉’'\"”]")
+_EDGE = "'\"‘’“”,"
+
+
+@dataclass(frozen=True)
+class Intersection:
+    question: str
+    members: str  # the set ("…출연한 배우"), or the first clause ("…통리기무아문에 복직했고")
+    filter: str  # the second condition as a question of its own ("청룡영화상 남우주연상을 받은 사람은?")
+    form: str  # "among" ("가운데") | "and" ("…고, …")
+
+    def query(self) -> str:
+        """What the filter is retrieved with: the filter and the set's own names."""
+        names = [n for n in set_names(self.members) if n not in self.filter]
+        return " ".join([self.filter, *names])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"members": self.members, "filter": self.filter, "form": self.form}
+
+
+def parse_intersection(question: str, lang: str) -> Intersection | None:
+    """The split of a Korean intersection question (see the module doc); None for another language or question."""
+    if lang != "ko":
+        return None
+    q = " ".join(question.split())
+    words = q.split(" ")
+    for i, w in enumerate(words):
+        if w.strip(_EDGE) in _AMONG and 2 <= i < len(words) - 1:
+            members, rest = " ".join(words[:i]), " ".join(words[i + 1:])
+            # any noun may name the set ("…맞붙은 경쟁자", "…다섯 명"); a verb's form before 가운데 is no set
+            if i >= 2 and not modifier_flags(words[:i])[i - 1] and _ASKS.search(rest) and len(rest.split()) >= 2:
+                return Intersection(q, members, rest, "among")
+            return None
+    m = _AND_CLAUSE.match(q)
+    if m and _ASKS.search(m.group("filter")) and len(m.group("filter").split()) >= 3:
+        return Intersection(q, m.group("first"), m.group("filter").strip(), "and")
+    return None
+
+
+def set_names(text: str) -> list[str]:
+    """The names a Korean phrase holds: bracketed or quoted titles, then kiwipiepy's proper nouns and Latin words
+    ("드라마 《육룡이 나르샤》에 출연한 배우" -> ["육룡이 나르샤"]); [] without kiwipiepy and titles."""
+    from gaji.text.analyzers import kiwi_tokens
+
+    titles = [t.strip() for t in _TITLE.findall(text) if t.strip()]
+    out = list(titles)
+    for t in kiwi_tokens(_TITLE.sub(" ", text)) or []:
+        if t.tag in ("NNP", "SL") and len(t.form) >= 2 and t.form not in out:
+            out.append(t.form)
+    return out
+
+
+@dataclass
+class Narrowed:
+    """What the filter's read found: the answer ("" when none, and why), its node and citation."""
+
+    intersection: Intersection
+    answer: str = ""
+    node: str = ""
+    citations: list[str] | None = None
+    why: str = ""  # "answered", or "no answer" / "wrong kind"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.intersection.to_dict(), "answer": self.answer, "why": self.why, "node": self.node}
+
+
+def narrow(ctx: RunContext, parent: Node, x: Intersection) -> Narrowed:
+    """Ask the filter over its retrieval (one child node of `parent`, one call)."""
+    out = Narrowed(x)
+    node = parent.add(Node(question=x.filter, kind="intersect_filter", data={"intersect_filter": x.to_dict()}))
+    out.node = node.id
+    answer, passages = ask(ctx, node, "ko", query=x.query())
+    if not answer or is_unknown(answer) or not name_of(answer, x.question, ()):
+        out.why = "no answer"  # nothing read, the question's own words again, or a sentence
+    elif kind_mismatch(x.question, answer, "ko"):
+        out.why = "wrong kind"
+    else:
+        out.answer, out.why = answer, "answered"
+        out.citations = (attribute(answer, passages) or [p.id for p in passages[:1]])[:1]
+    node.data["value"] = out.answer or None
+    ctx.emit(node)
+    return out
+
+
+def describe(node: Node, lang: str) -> list[Fact]:
+    """The filter's node: the condition asked on its own, and what it found."""
+    value = node.data.get("value")
+    if lang == "ko":
+        return [Fact("두 조건", f"두 번째 조건만 물음: {value}" if value else "두 번째 조건으로 답을 찾지 못함")]
+    return [Fact("two conditions", f"asked the second condition alone: {value}" if value
+                 else "the second condition found no answer")]

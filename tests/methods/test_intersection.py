@@ -1,0 +1,103 @@
+"""The Korean intersection asked by its second condition (gaji/methods/intersection.py) and auto's use of it."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from gaji.corpus.shared_data import dataset_paths, find_data_dir, load_korquad_questions
+from gaji.llm.scripted import ScriptedLLM
+from gaji.llm.tracked import TrackedLLM
+from gaji.methods.auto.method import Auto
+from gaji.methods.base import RunContext
+from gaji.methods.intersection import parse_intersection, set_names
+from gaji.testing import ListRetriever
+from gaji.types import Trace
+
+DOCS = [
+    ("yoo", "유아인", "유아인은 드라마 《육룡이 나르샤》에서 이방원을 연기했고, 청룡영화상 남우주연상을 받았다."),
+    ("kim", "김민희", "김민희는 영화 《아가씨》로 청룡영화상 여우주연상을 받았다."),
+    ("kimhj", "김홍집", "김홍집은 1894년 일본에 의해 총리대신 자리에 앉혀졌다."),
+]
+SIX = "드라마 《육룡이 나르샤》에 출연한 배우 가운데 청룡영화상 남우주연상을 받은 사람은?"
+
+
+def _set(name: str) -> list[dict]:
+    return [json.loads(line) for line in
+            (resources.files("gaji") / "data" / "komultihop" / f"{name}.jsonl").read_text("utf-8").splitlines()]
+
+
+def test_the_set_and_the_second_condition_are_split_where_korean_marks_them():
+    x = parse_intersection(SIX, "ko")
+    assert (x.members, x.filter, x.form) == ("드라마 《육룡이 나르샤》에 출연한 배우", "청룡영화상 남우주연상을 받은 사람은?",
+                                             "among")
+    assert x.query() == "청룡영화상 남우주연상을 받은 사람은? 육룡이 나르샤"
+    y = parse_intersection("고종과 명성황후의 신임으로 통리기무아문에 복직했고, 1894년 일본에 의해 총리대신 자리에 앉혀진 "
+                           "인물은?", "ko")
+    assert y.form == "and" and y.filter == "1894년 일본에 의해 총리대신 자리에 앉혀진 인물은?"
+    # a verb's form before 가운데 is no set; English and a plain question are not split
+    assert parse_intersection("서울 도심 한 가운데 있는 궁궐은 무엇인가?", "ko") is None
+    assert parse_intersection("Which actor among the cast won the award?", "en") is None
+    assert parse_intersection("훈민정음은 몇 년에 반포되었나요?", "ko") is None
+
+
+def test_the_sets_names_are_its_titles_and_proper_nouns():
+    assert set_names("드라마 《육룡이 나르샤》에 출연한 배우") == ["육룡이 나르샤"]
+    assert "김영삼" in set_names("김영삼 대통령 시절 군사정권과 관계없는 신진 인사로 등용된 인물")
+    assert set_names("2007년 대선 경선 후보로 결정된 다섯 명") == []
+
+
+def test_every_hand_written_intersection_splits_and_no_other_type_does():
+    assert all(parse_intersection(r["question"], "ko") for r in _set("intersection"))
+    for other in ("bridging", "comparison", "hybrid"):
+        assert [r["id"] for r in _set(other) if parse_intersection(r["question"], "ko")] == []
+
+
+@pytest.mark.data
+@pytest.mark.skipif(find_data_dir() is None, reason="shared data dir absent")
+def test_almost_no_korquad_one_hop_question_splits_and_none_of_the_first_hundred():
+    """A split one-hop question still costs one call (the filter replaces the one retrieval), but is asked a part of
+    itself: KorQuAD's first 100 are not split, and at most 0.5 % of the first 2,000 (0.1 % today)."""
+    questions = [q["question"] for q in load_korquad_questions(dataset_paths("korquad")[0])][:2000]
+    assert [q for q in questions[:100] if parse_intersection(q, "ko")] == []
+    assert sum(parse_intersection(q, "ko") is not None for q in questions) <= 0.005 * len(questions)
+
+
+def _ctx(llm) -> RunContext:
+    return RunContext(llm=TrackedLLM(llm, retries=0, backoff_s=0), retriever=ListRetriever(DOCS), parallel=False)
+
+
+def _reader(filter_reply: str, whole_reply: str = "수학하"):
+    """The plain reader: `filter_reply` to the second condition asked alone, `whole_reply` to the whole question."""
+    def reply(req):
+        user = req.messages[-1]["content"]
+        return whole_reply if "가운데" in user else filter_reply
+    return ScriptedLLM(default=reply)
+
+
+def test_auto_asks_the_second_condition_in_one_call_and_says_so():
+    t = Auto().run(SIX, _ctx(_reader("유아인")))
+    c = t.root.data["cascade"]
+    assert t.answer == "유아인" and c["decision"] == "narrowed" and len(t.calls()) == 1
+    (node,) = t.root.children
+    assert node.question == "청룡영화상 남우주연상을 받은 사람은?" and node.query.endswith("육룡이 나르샤")
+    assert t.citations == ["yoo"]
+    assert [f.text for f in node.display] == ["두 번째 조건만 물음: 유아인"]
+    shown = {f.label: f.text for f in t.root.display}
+    assert shown["단계"] == "두 번째 조건으로 물음" and "두 번째 조건(청룡영화상 남우주연상을 받은 사람은?)만" in shown["확신도"]
+    back = Trace.from_json(t.to_json())  # JSON for the CLI, the API and the page
+    assert back.root.data["cascade"]["intersection"]["answer"] == "유아인"
+
+
+def test_a_filter_that_finds_nothing_leaves_the_question_to_the_one_retrieval():
+    t = Auto().run(SIX, _ctx(_reader("모름", whole_reply="유아인")))
+    c = t.root.data["cascade"]
+    assert t.answer == "유아인" and c["decision"] != "narrowed" and len(t.calls()) == 2
+    assert t.root.children[0].data["value"] is None
+
+
+def test_low_effort_and_the_option_off_keep_the_one_retrieval():
+    for auto in (Auto(effort="low"), Auto(intersect=False)):
+        t = auto.run(SIX, _ctx(_reader("유아인")))
+        assert t.answer == "수학하" and not any("intersect_filter" in n.data for n in t.root.walk())
