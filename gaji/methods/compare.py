@@ -15,8 +15,11 @@ comparison nodes: gaji/methods/toq/order.py, ProbTree's and ToQ's comparison dec
        at the precision both give: the answer is the item at the asked-for end. Otherwise there is no verdict and
        the caller's answer stands.
 
-Nothing is decided for a yes/no comparison ("Are A and B both ...?"), a filter ("more than 15"), more than two
-items, or items that are descriptions ("the director of A"): `parse_comparison` returns None.
+An item that is a description ("the director of Alien", "《아가씨》에서 히데코 역을 맡은 배우") is first resolved to
+the name it stands for, and so is each item of a choice by a person in a role of it ("Which film has the director who
+died later, A or B?": the directors' dates decide, the answer is the film). Nothing is decided for a yes/no
+comparison ("Are A and B both ...?": gaji/methods/check.py), a filter ("more than 15") or more than two items:
+`parse_comparison` returns None.
 
     >>> c = parse_comparison("Who was born first, Aleksandr Ivanovsky or Arthur Lubin?", "en")
     >>> c.items, c.kind, c.direction, c.sub_questions()
@@ -86,6 +89,11 @@ _EN_THING_VERBS = (("released", r"film|movie|album|song|single|game|record|show|
                    ("first published", r"magazine|newspaper|journal|book|novel|comic|manga|publication"),
                    ("built", r"building|bridge|tower|church|stadium|castle|dam"))
 _EN_DIED = re.compile(r"\b(?:died|die|dies|death|passed away)\b", re.I)
+# "Which film has the director who died later", "Which film whose director is younger": items chosen by a person in
+# a role of each (2WikiMultihopQA's bridge-comparisons)
+_EN_ROLES = r"director|producer|composer|screenwriter|writer|author|creator|founder|performer|editor|cinematographer"
+_EN_VIA = re.compile(r"^\W*which\s+[a-z]+(?:\s+[a-z]+)?\s+(?:(?:has|had)\s+(?:the|a)\s+|whose\s+)(?P<role>"
+                     + _EN_ROLES + r")\b", re.I)
 _EN_PARTICIPLES = ("published", "founded", "established", "formed", "released", "created", "built", "opened",
                    "launched", "written", "made", "produced", "discovered", "introduced", "completed", "invented",
                    "signed", "elected", "directed", "premiered", "aired", "broadcast", "constructed", "incorporated",
@@ -147,6 +155,9 @@ class Comparison:
     # resolved to the name it describes, whose value is then looked up; the answer is that name
     described: tuple[bool, bool] = (False, False)
     person: bool = False  # the items are people ("who", "누가"): a description is resolved with who/누구
+    # the items are chosen by a person in a role of each ("Which film has the director who died later, A or B?"):
+    # each item is resolved to that person, whose value is looked up; the answer is the item, not the person
+    via: str = ""
 
     def sub_questions(self) -> list[str]:
         return [self.sub_question(item) for item in self.items]
@@ -175,13 +186,15 @@ class Comparison:
 
     def resolve_question(self, item: str) -> str:
         p = PROMPTS[self.lang]
+        if self.via:
+            return fill(p.resolve_role, item=item, role=self.via, topic=topic(self.via))
         if self.lang == "ko":
             return fill(p.resolve_who if self.person else p.resolve_what, item=item + topic(item))
         return fill(p.resolve_who if self.person else p.resolve_what, item=item)
 
     def to_dict(self) -> dict[str, Any]:
         return {"items": list(self.items), "kind": self.kind, "direction": self.direction,
-                "described": list(self.described)}
+                "described": list(self.described), **({"via": self.via} if self.via else {})}
 
 
 def topic(word: str) -> str:
@@ -286,12 +299,17 @@ def _parse_en(q: str) -> Comparison | None:
     items = tuple(r.strip(" ,\"'“”‘’") if d else _clean(r, "en") for r, d in zip(raw, described))
     if not all(items) or squash(items[0]) == squash(items[1]):
         return None
-    masked = _masked(q, items)
+    # "older than the other" is a choice between the two, not a filter ("older than 50")
+    masked = re.sub(r"\s+than\s+the\s+other\b", "", _masked(q, items), flags=re.I)
     kd = _kind_and_direction(masked, "en")
     if kd is None:
         return None
     kind, d = kd
     person = bool(_EN_PERSON.search(masked))
+    if (via := _EN_VIA.match(masked)) and not any(described):
+        described, person, via_role = (True, True), True, via.group("role").lower()
+    else:
+        via_role = ""
     if kind == "date":
         if _EN_DIED.search(masked):
             verb = "die"
@@ -305,14 +323,14 @@ def _parse_en(q: str) -> Comparison | None:
             verb = "take place"
         else:
             verb = ""
-        return Comparison(q, "en", items, kind, d, verb=verb, described=described, person=person)
+        return Comparison(q, "en", items, kind, d, verb=verb, described=described, person=person, via=via_role)
     c = _EN_COUNT.search(masked)
     if c and c.group("m").strip() and not c.group("m").strip().endswith("ly"):  # "more frequently": no count
         return Comparison(q, "en", items, kind, d, measure=c.group("m").strip(), count=True, described=described,
                           person=person)
     w = _EN_MEASURE_WORD.search(masked)
     return Comparison(q, "en", items, kind, d, measure=_EN_MEASURES[w.group(1).lower()] if w else "",
-                      described=described, person=person)
+                      described=described, person=person, via=via_role)
 
 
 def _parse_ko(q: str) -> Comparison | None:
@@ -540,7 +558,9 @@ def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
             return Verdict(comparison, lookups, None, "same year")
     hint = Order(comparison.kind, tuple((lookups[i].item, lookups[i].answer) for i in order),
                  tuple(keys[i] for i in order)).hint(comparison.lang)
-    return Verdict(comparison, lookups, lookups[pick].item, "decided", hint)
+    # chosen by a person in a role of each item: the answer is the item whose person it is
+    answer = comparison.items[pick] if comparison.via else lookups[pick].item
+    return Verdict(comparison, lookups, answer, "decided", hint)
 
 
 CHOOSE_PASSAGES = 2  # per item: its sub-question's best passages, which the value was read from
@@ -551,7 +571,7 @@ def choose(ctx: RunContext, parent: Node, verdict: Verdict) -> Verdict:
     both items' passages, the question and the two names; the answer is the one name the reply gives (why
     "chosen"). The verdict as it was when the reply names neither or both, or when an item has no name."""
     names = [lk.item for lk in verdict.lookups]
-    if verdict.answer is not None or len(names) != 2 or verdict.why == "no name":
+    if verdict.answer is not None or len(names) != 2 or verdict.why == "no name" or verdict.comparison.via:
         return verdict
     lang = verdict.comparison.lang
     p = PROMPTS[lang]

@@ -340,3 +340,36 @@ def test_a_choice_the_values_leave_open_is_put_to_the_reader_when_the_first_answ
     # a reply that picks neither (or both) leaves the verdict open
     neither = Auto(route="").run(q, _ctx(ScriptedLLM(default=_tie_reads(first="유아인", pick="모름"))))
     assert neither.root.data["cascade"]["computed"]["why"] == "tie"
+
+
+@pytest.mark.parametrize("question, via, direction, verb", [
+    ("Which film has the director who died later, Majhli Didi or Dream Of The Rhine?", "director", "max", "die"),
+    ("Which film whose director is younger, Oorige Upakari or Rathimanmadhan?", "director", "max", "born"),
+    ("Which film has the producer who is older, Aatma Gowravam or Vitti Dandu?", "producer", "min", "born"),
+    ("Which film has the director who is older than the other, A Lady To Love or Queen Of Burlesque?", "director",
+     "min", "born"),
+])
+def test_items_chosen_by_a_person_in_a_role_of_each_are_resolved_to_that_person(question, via, direction, verb):
+    c = parse_comparison(question, "en")
+    assert (c.via, c.direction, c.verb, c.described) == (via, direction, verb, (True, True))
+    assert c.resolve_question(c.items[0]) == f"Who is the {via} of {c.items[0]}?"
+    assert parse_comparison("Who was born first, Aleksandr Ivanovsky or Arthur Lubin?", "en").via == ""
+
+
+def test_the_answer_of_a_choice_by_a_role_is_the_item_not_the_person():
+    q = "Which film has the director who died later, Majhli Didi or Dream Of The Rhine?"
+
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "Give only the name" in system:
+            return "Ajoy Kar" if "Majhli Didi" in user else "Helmut Käutner" if "Rhine" in user else "unknown"
+        if "Give only the date" in system:
+            return "1985" if "Ajoy Kar" in user else "14 April 1980" if "Käutner" in user else "unknown"
+        return "Dream Of The Rhine"
+
+    t = Auto().run(q, _ctx(ScriptedLLM(default=reply)))
+    c = t.root.data["cascade"]
+    assert t.answer == "Majhli Didi" and c["decision"] == "computed" and c["computed"]["via"] == "director"
+    assert [n.question for n in t.root.children] == [
+        "Who is the director of Majhli Didi?", "Who is the director of Dream Of The Rhine?",
+        "When did Ajoy Kar die?", "When did Helmut Käutner die?"]

@@ -36,6 +36,9 @@ class ComparePrompts:
     resolve_who: str
     resolve_what: str
     resolve_where: str
+    # the person in a role of a named item, for a choice among items by that person ("Which film has the director
+    # who died later, A or B?" -> "Who is the director of A?")
+    resolve_role: str
     # a yes/no or which-one question asked of one item, built by code (gaji/methods/check.py): the question put to
     # one item ("Which author is an economist? Is it Czesław Miłosz?"); "A와 B는 같은 해에 데뷔했나?" asks "A는 몇 년에
     # 데뷔했나?" and "A와 B의 RAM 용량은 같은가?" asks "A의 RAM 용량은 무엇인가?"; an English "same" question
@@ -98,6 +101,7 @@ PROMPTS = ByLang(
         resolve_who="Who is {item}?",
         resolve_what="What is {item}?",
         resolve_where="Where is {item}?",
+        resolve_role="Who is the {role} of {item}?",
         fits="{question} Is it {item}?",
         value_of="What is the {what} of {item}?",
         value_when="When was {item}?",
@@ -144,6 +148,7 @@ PROMPTS = ByLang(
         resolve_who="{item} 누구인가?",
         resolve_what="{item} 무엇인가?",
         resolve_where="{item} 어디인가?",
+        resolve_role="{item}의 {role}{topic} 누구인가?",
         fits="{question} {item}인가?",
         value_of="{item}의 {what} 무엇인가?",
         value_when="{item} 언제인가?",
