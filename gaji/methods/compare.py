@@ -327,7 +327,7 @@ def _parse_en(q: str) -> Comparison | None:
     c = _EN_COUNT.search(masked)
     if c and c.group("m").strip() and not c.group("m").strip().endswith("ly"):  # "more frequently": no count
         return Comparison(q, "en", items, kind, d, measure=c.group("m").strip(), count=True, described=described,
-                          person=person)
+                          person=person, via=via_role)
     w = _EN_MEASURE_WORD.search(masked)
     return Comparison(q, "en", items, kind, d, measure=_EN_MEASURES[w.group(1).lower()] if w else "",
                       described=described, person=person, via=via_role)
