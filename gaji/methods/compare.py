@@ -132,7 +132,11 @@ def _describes(item: str) -> bool:
         return False
     before = words[:-1]
     return any(w.strip("'\"‘’“”,").endswith(PARTICLES) or (len(before) >= 2 and len(w) >= 2 and is_modifier(w))
-               for w in before)
+               or _KO_ORDINAL.match(w) for w in before)
+
+
+# an office by its holder's number ("제64대 법무부 장관", "초대 국무장관"): a description of whoever held it
+_KO_ORDINAL = re.compile(r"^(?:제\d+|초)대$")
 
 
 _KO_PERSON = re.compile(r"누가|누구|사람|인물")

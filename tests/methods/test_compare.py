@@ -107,6 +107,9 @@ def test_a_described_item_is_resolved_to_a_name_first():
     assert mixed.items == ("유길준이 명성황후를 비판하며 견준 프랑스 왕비", "명성황후") and mixed.described == (True, False)
     named = parse_comparison("강완구 판사와 김현웅 전 법무부 장관 중 누가 먼저 태어났나?", "ko")
     assert named.described == (False, False)
+    office = parse_comparison("2017년 헌법재판소장 임명동의안이 국회에서 부결된 헌법재판관과 제64대 법무부 장관 중 누가 먼저 "
+                              "태어났나?", "ko")  # an office by its number is whoever held it
+    assert office.described == (True, True) and office.resolve_question(office.items[1]) == "제64대 법무부 장관은 누구인가?"
     rows = [json.loads(line) for line in
             (resources.files("gaji") / "data" / "komultihop" / "hybrid.jsonl").read_text("utf-8").splitlines()]
     parsed = [c for c in (parse_comparison(r["question"], "ko") for r in rows) if c]
