@@ -42,7 +42,7 @@ from gaji.methods.span import is_unknown
 from gaji.methods.toq.comparative import Direction, direction
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.order import Order, named_as_items, parse_date, parse_number, surely_before
-from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier
+from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier, modifier_flags
 from gaji.types import Fact, Node, Passage
 
 K = 3  # passages per item: the item's own article is nearly always first when the query names it
@@ -514,8 +514,17 @@ def resolve_one(ctx: RunContext, node: Node, lang: str) -> str:
     ctx.emit(node)
     hop = bridge.follow(ctx, node, inner)
     node.data["bridge"] = hop.to_dict()
-    node.answer = hop.answer
-    return hop.answer
+    node.answer = as_name(hop.answer)
+    return node.answer
+
+
+def as_name(answer: str) -> str:
+    """A second hop's answer as a name to look up: quotes dropped and a leading verb's modifier form cut ("출연한
+    "4인용 식탁" -> "4인용 식탁": the reader restated the end of its question)."""
+    words = re.sub(r"[\"'“”‘’「」『』]", "", answer).split()
+    if len(words) >= 2 and modifier_flags(words)[0]:
+        words = words[1:]
+    return " ".join(words)
 
 
 def read_value(ctx: RunContext, node: Node, what: str, lang: str) -> str:
