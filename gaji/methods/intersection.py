@@ -30,6 +30,7 @@ from typing import Any
 
 from gaji.methods.base import RunContext
 from gaji.methods.bridge import ask
+from gaji.methods.check import polarity
 from gaji.methods.common import attribute
 from gaji.methods.compare import name_of
 from gaji.methods.signals import kind_mismatch
@@ -114,8 +115,11 @@ def narrow(ctx: RunContext, parent: Node, x: Intersection) -> Narrowed:
     node = parent.add(Node(question=x.filter, kind="intersect_filter", data={"intersect_filter": x.to_dict()}))
     out.node = node.id
     answer, passages = ask(ctx, node, "ko", query=x.query())
-    if not answer or is_unknown(answer) or not name_of(answer, x.question, ()):
-        out.why = "no answer"  # nothing read, the question's own words again, or a sentence
+    if not answer or is_unknown(answer) or not name_of(answer, x.question, ()) or polarity_word(answer) \
+            or names_the_kind(answer, x.filter):
+        # nothing read, the question's own words again, a sentence, a bare "네", or the kind asked for described
+        # rather than named ("1958년 공개된 일렉트릭 기타" for "…최초의 좌우 비대칭 일렉트릭 기타는?")
+        out.why = "no answer"
     elif kind_mismatch(x.question, answer, "ko"):
         out.why = "wrong kind"
     else:
@@ -124,6 +128,25 @@ def narrow(ctx: RunContext, parent: Node, x: Intersection) -> Narrowed:
     node.data["value"] = out.answer or None
     ctx.emit(node)
     return out
+
+
+def polarity_word(answer: str) -> bool:
+    """Is `answer` a bare yes or no ("네", "아니요"), which names nothing?"""
+    return len(answer.split()) == 1 and polarity(answer) is not None
+
+
+def names_the_kind(answer: str, question: str) -> bool:
+    """Does `answer` describe the kind `question` asks for instead of naming one: it ends in the asked noun after a
+    verb's modifier form ("1958년 공개된 일렉트릭 기타" for "…일렉트릭 기타는?"), or is that noun alone? A name that
+    ends in it ("골든디스크 시상식") is a name."""
+    asked = _TOPIC.sub("", question.strip().rstrip("?？ ").split(" ")[-1])
+    words = answer.strip().rstrip(".").split()
+    if len(asked) < 2 or not words or words[-1] != asked:
+        return False
+    return len(words) == 1 or any(modifier_flags(words[:-1]))
+
+
+_TOPIC = re.compile(r"(?:은|는)$")
 
 
 def describe(node: Node, lang: str) -> list[Fact]:

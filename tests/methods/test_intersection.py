@@ -101,3 +101,13 @@ def test_low_effort_and_the_option_off_keep_the_one_retrieval():
     for auto in (Auto(effort="low"), Auto(intersect=False)):
         t = auto.run(SIX, _ctx(_reader("유아인")))
         assert t.answer == "수학하" and not any("intersect_filter" in n.data for n in t.root.walk())
+
+
+def test_an_answer_that_names_nothing_is_no_answer():
+    from gaji.methods.intersection import names_the_kind, polarity_word
+    assert polarity_word("네") and not polarity_word("나경원")
+    assert names_the_kind("1958년 공개된 일렉트릭 기타", "펜더사 최초의 좌우 비대칭 일렉트릭 기타는?")
+    assert not names_the_kind("재즈마스터", "펜더사 최초의 좌우 비대칭 일렉트릭 기타는?")
+    assert not names_the_kind("골든디스크 시상식", "…방탄소년단에게 음반 부문 대상을 안긴 시상식은?")  # a name ending in it
+    t = Auto().run(SIX, _ctx(_reader("네", whole_reply="유아인")))  # the reader said yes to a who-question
+    assert t.root.data["cascade"]["decision"] != "narrowed" and t.answer == "유아인"
