@@ -44,7 +44,7 @@ from gaji.errors import LLMError
 from gaji.llm.prompts import fill
 from gaji.methods.base import RunContext
 from gaji.methods.common import attribute, format_passages, plain_answer
-from gaji.methods.compare import name_of, read_value, topic
+from gaji.methods.compare import name_of, read_name, read_value, topic
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.methods.prompts.compare import PROMPTS
@@ -271,6 +271,30 @@ def ask(ctx: RunContext, node: Node, lang: str, query: str = "") -> tuple[str, l
     node.answer = answer
     ctx.emit(node)
     return answer, passages
+
+
+def resolve_described(ctx: RunContext, node: Node, lang: str) -> str:
+    """The name a described item of a comparison stands for (auto's resolver for compare.resolve_items), read on
+    `node`: one short read, or, when the description itself hides an entity code can split at ("《아이리스》에서
+    최승희를 연기한 배우가 정우성과 함께 출연한 영화"), the two hops of a bridge (that entity's name, then the item asked
+    about it) as children of `node`. One read of a two-hop description echoes it back or names the inner entity."""
+    inner = parse_bridge(node.question, lang) if lang == "ko" else None
+    if inner is None:
+        return read_name(ctx, node, lang)
+    ctx.emit(node)
+    hop = follow(ctx, node, inner)
+    node.data["bridge"] = hop.to_dict()
+    node.answer = as_name(hop.answer)
+    return node.answer
+
+
+def as_name(answer: str) -> str:
+    """A second hop's answer as a name to look up: quotes dropped and a leading verb's modifier form cut ("출연한
+    "4인용 식탁" -> "4인용 식탁": the reader restated the end of its question)."""
+    words = re.sub(r"[\"'“”‘’「」『』]", "", answer).split()
+    if len(words) >= 2 and modifier_flags(words)[0]:
+        words = words[1:]
+    return " ".join(words)
 
 
 # why the chain prompt's split was not followed, in English and Korean

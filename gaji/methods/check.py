@@ -410,10 +410,10 @@ class CheckVerdict(compare.Verdict):
         return self.answer or answer
 
 
-def look_up(ctx: RunContext, parent: Node, check: Check) -> CheckVerdict:
+def look_up(ctx: RunContext, parent: Node, check: Check, resolve: compare.Resolver | None = None) -> CheckVerdict:
     """Resolve the described items, read each item's answer or value (one child node of `parent` per item, run in
     parallel) and decide by code (a "same" question of two different names: one short call more)."""
-    names, failed = compare.resolve_items(ctx, parent, check)
+    names, failed = compare.resolve_items(ctx, parent, check, resolve)
     if failed is not None:
         return CheckVerdict(check, [failed], None, "no name")
     lookups = [compare.Lookup(name, check.sub_question(name)) for name in names]

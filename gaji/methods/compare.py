@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from gaji.llm.prompts import fill
 from gaji.methods.base import RunContext
@@ -42,7 +42,7 @@ from gaji.methods.span import is_unknown
 from gaji.methods.toq.comparative import Direction, direction
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.order import Order, named_as_items, parse_date, parse_number, surely_before
-from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier, modifier_flags
+from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier
 from gaji.types import Fact, Node, Passage
 
 K = 3  # passages per item: the item's own article is nearly always first when the query names it
@@ -191,7 +191,7 @@ class Comparison:
     def resolve_question(self, item: str) -> str:
         p = PROMPTS[self.lang]
         if self.via:
-            return fill(p.resolve_role, item=item, role=self.via, topic=topic(self.via))
+            return fill(p.resolve_role, item=item, role=self.via + (topic(self.via) if self.lang == "ko" else ""))
         if self.lang == "ko":
             return fill(p.resolve_who if self.person else p.resolve_what, item=item + topic(item))
         return fill(p.resolve_who if self.person else p.resolve_what, item=item)
@@ -449,10 +449,11 @@ class Verdict:
                 "lookups": [lk.to_dict() for lk in self.lookups]}
 
 
-def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
-    """Resolve the described items to names, then ask each item's value (one child node of `parent` per step and
-    item; the items of a step run in parallel) and decide by code."""
-    names, failed = resolve_items(ctx, parent, comparison)
+def look_up(ctx: RunContext, parent: Node, comparison: Comparison, resolve: Resolver | None = None) -> Verdict:
+    """Resolve the described items to names (with `resolve`: one short read unless the caller gives more), then ask
+    each item's value (one child node of `parent` per step and item; the items of a step run in parallel) and
+    decide by code."""
+    names, failed = resolve_items(ctx, parent, comparison, resolve)
     if failed is not None:
         return Verdict(comparison, [failed], None, "no name")
     lookups = [Lookup(name, comparison.sub_question(name)) for name in names]
@@ -474,10 +475,14 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison) -> Verdict:
     return decide(comparison, lookups)
 
 
-def resolve_items(ctx: RunContext, parent: Node, question: Any) -> tuple[list[str], Lookup | None]:
-    """The names `question`'s items stand for: a named item as it is, a described one resolved by one short read
-    (one child node of `parent` each, run in parallel). `question` is a Comparison or anything with its `question`,
-    `lang`, `items`, `described` and `resolve_question`. On a description that resolves to no name (none read, or
+Resolver = Callable[[RunContext, Node, str], str]
+
+
+def resolve_items(ctx: RunContext, parent: Node, question: Any, resolve: Resolver | None = None
+                  ) -> tuple[list[str], Lookup | None]:
+    """The names `question`'s items stand for: a named item as it is, a described one resolved by `resolve` (one
+    short read unless the caller gives another; one child node of `parent` each, run in parallel). `question` is a
+    Comparison or anything with its `question`, `lang`, `items`, `described` and `resolve_question`. On a description that resolves to no name (none read, or
     the description echoed back): the names so far and that item's look-up."""
     lang = question.lang
     names = list(question.items)
@@ -487,7 +492,8 @@ def resolve_items(ctx: RunContext, parent: Node, question: Any) -> tuple[list[st
     nodes = {i: parent.add(Node(question=question.resolve_question(question.items[i]), kind="compare_item",
                                 data={"compare_item": question.items[i], "resolve": True}))
              for i in described}
-    replies = dict(zip(described, ctx.map(lambda i: resolve_one(ctx, nodes[i], lang), described)))
+    read = resolve or read_name
+    replies = dict(zip(described, ctx.map(lambda i: read(ctx, nodes[i], lang), described)))
     # the description echoed back is no name, and neither is the other, named item: two items of a comparison are
     # two things ("알렉산더 헤이그와, 그를 진급시킨 대통령" read as Haig again)
     named = tuple(x for x, d in zip(question.items, question.described) if not d)
@@ -501,30 +507,9 @@ def resolve_items(ctx: RunContext, parent: Node, question: Any) -> tuple[list[st
     return names, None
 
 
-def resolve_one(ctx: RunContext, node: Node, lang: str) -> str:
-    """The name a described item stands for, read on `node`: one short read, or, when the description itself hides
-    an entity code can split at ("《아이리스》에서 최승희를 연기한 배우가 정우성과 함께 출연한 영화"), the two hops of a
-    bridge (that entity's name, then the item asked about it: gaji/methods/bridge.py) as children of `node`. One
-    read of a two-hop description echoes it back or names the inner entity."""
-    from gaji.methods import bridge  # bridge reads with this module's read_value and name_of
-
-    inner = bridge.parse_bridge(node.question, lang) if lang == "ko" else None
-    if inner is None:
-        return read_value(ctx, node, "name", lang)
-    ctx.emit(node)
-    hop = bridge.follow(ctx, node, inner)
-    node.data["bridge"] = hop.to_dict()
-    node.answer = as_name(hop.answer)
-    return node.answer
-
-
-def as_name(answer: str) -> str:
-    """A second hop's answer as a name to look up: quotes dropped and a leading verb's modifier form cut ("출연한
-    "4인용 식탁" -> "4인용 식탁": the reader restated the end of its question)."""
-    words = re.sub(r"[\"'“”‘’「」『』]", "", answer).split()
-    if len(words) >= 2 and modifier_flags(words)[0]:
-        words = words[1:]
-    return " ".join(words)
+def read_name(ctx: RunContext, node: Node, lang: str) -> str:
+    """The name a described item stands for: one short read on `node` (the default resolver of `resolve_items`)."""
+    return read_value(ctx, node, "name", lang)
 
 
 def read_value(ctx: RunContext, node: Node, what: str, lang: str) -> str:

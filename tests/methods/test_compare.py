@@ -379,6 +379,6 @@ def test_the_answer_of_a_choice_by_a_role_is_the_item_not_the_person():
 
 
 def test_a_second_hops_answer_is_cut_to_the_name_it_gives():
-    from gaji.methods.compare import as_name
+    from gaji.methods.bridge import as_name
     assert as_name('출연한 "4인용 식탁') == "4인용 식탁"  # the reader restated the end of its question
     assert as_name("연애의 온도") == "연애의 온도" and as_name("중천") == "중천"

@@ -353,9 +353,11 @@ class Auto(Method):
         yes_no = check.parse_check(trace.question, lang) if comparison is None else None
         if (comparison is None and yes_no is None) or not EscalationBudget.room(ctx, trace.root):
             return None
+        # a described item is resolved as a Korean bridge when its description hides another entity
+        resolve = bridge.resolve_described
         if yes_no is not None:
-            return within_time(ctx, trace.root, lambda c: check.look_up(c, trace.root, yes_no))
-        return within_time(ctx, trace.root, lambda c: compare.look_up(c, trace.root, comparison))
+            return within_time(ctx, trace.root, lambda c: check.look_up(c, trace.root, yes_no, resolve))
+        return within_time(ctx, trace.root, lambda c: compare.look_up(c, trace.root, comparison, resolve))
 
     def take_verdict(self, trace: Trace, ctx: RunContext, verdict: compare.Verdict, cascade: dict[str, Any]) -> None:
         """The values decided the comparison: the answer stands when it names the picked item (worded as the item),
