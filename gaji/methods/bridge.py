@@ -44,7 +44,7 @@ from gaji.errors import LLMError
 from gaji.llm.prompts import fill
 from gaji.methods.base import RunContext
 from gaji.methods.common import attribute, format_passages, plain_answer
-from gaji.methods.compare import name_of, read_name, read_value, topic
+from gaji.methods.compare import name_of, read_name, topic
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.methods.prompts.compare import PROMPTS
@@ -225,9 +225,9 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     """Resolve the bridge entity, then answer the rest about it (two child nodes of `parent`)."""
     hop, lang = Hop(bridge), bridge.lang
     first = parent.add(Node(question=bridge.resolve_question(), kind="bridge_hop", data={"bridge_hop": "resolve"}))
-    reply = read_value(ctx, first, "name", lang)
+    reply = read_name(ctx, first, lang)
     hop.resolve_node = first.id
-    name = reply if name_of(reply, bridge.question, ()) else ""
+    name = reply if name_of(reply, bridge.question) else ""
     first.data["value"] = name or None
     ctx.emit(first)
     if not name:

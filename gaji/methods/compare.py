@@ -234,12 +234,12 @@ def with_antecedent(items: tuple[str, str], described: tuple[bool, bool]) -> tup
 
 def _particle_after(word: str, particle: str) -> str:
     """`particle` in the form `word` takes: 을/를, 이/가, 은/는, 과/와 by its final consonant; others as they are."""
-    final = topic(word) == "은"
+    t = topic(word)
     pairs = {"를": ("을", "를"), "을": ("을", "를"), "가": ("이", "가"), "이": ("이", "가"), "는": ("은", "는"),
              "은": ("은", "는"), "와": ("과", "와"), "과": ("과", "와")}
-    if particle not in pairs or topic(word) not in ("은", "는"):
+    if particle not in pairs or t not in ("은", "는"):
         return particle
-    return pairs[particle][0 if final else 1]
+    return pairs[particle][0 if t == "은" else 1]
 
 
 def same_entity(a: str, b: str) -> bool:
@@ -440,9 +440,7 @@ class Verdict:
 
     def names_an_item(self, answer: str) -> bool:
         """Does `answer` name one of the looked-up items (as resolved) and not the other?"""
-        a = squash(answer)
-        hits = [lk.item for lk in self.lookups if squash(lk.item) and a and (squash(lk.item) in a or a in squash(lk.item))]
-        return len(hits) == 1
+        return len(named_in(answer, [lk.item for lk in self.lookups])) == 1
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.comparison.to_dict(), "answer": self.answer, "why": self.why, "hint": self.hint,
@@ -498,7 +496,7 @@ def resolve_items(ctx: RunContext, parent: Node, question: Any, resolve: Resolve
     # two things ("알렉산더 헤이그와, 그를 진급시킨 대통령" read as Haig again)
     named = tuple(x for x, d in zip(question.items, question.described) if not d)
     for i, reply in replies.items():
-        name = reply if name_of(reply, question.question, ()) and not any(same_entity(reply, x) for x in named) else ""
+        name = reply if name_of(reply, question.question) and not any(same_entity(reply, x) for x in named) else ""
         nodes[i].data["value"] = name or None
         ctx.emit(nodes[i])
         if not name:
@@ -531,13 +529,13 @@ def _unknown(reply: str) -> bool:
     return is_unknown(reply) or reply.strip().strip(".").lower() in ("unknown", "모름", "없음")
 
 
-def name_of(reply: str, question: str, items: tuple[str, ...] | list[str]) -> bool:
+def name_of(reply: str, question: str) -> bool:
     """Is `reply` a name a description resolved to: short (at most six words), not "unknown", not a bare date or
-    number, and not the question's own words echoed (unless it is one of its named `items`)?"""
+    number, and not the question's own words echoed?"""
     r = reply.strip()
     if not r or _unknown(r) or len(r.split()) > 6 or parse_number(r) is not None and not re.search(r"[^\d\s.,]", r):
         return False
-    return squash(r) not in squash(question) or any(squash(r) == squash(x) for x in items)
+    return squash(r) not in squash(question)
 
 
 def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
@@ -559,6 +557,12 @@ def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
     # chosen by a person in a role of each item: the answer is the item whose person it is
     answer = comparison.items[pick] if comparison.via else lookups[pick].item
     return Verdict(comparison, lookups, answer, "decided", hint)
+
+
+def named_in(text: str, names: list[str]) -> list[str]:
+    """The `names` that `text` names: one holds the other's letters, spaces and case aside."""
+    t = squash(text)
+    return [n for n in names if t and squash(n) and (squash(n) in t or t in squash(n))]
 
 
 CHOOSE_PASSAGES = 2  # per item: its sub-question's best passages, which the value was read from
@@ -586,8 +590,7 @@ def choose(ctx: RunContext, parent: Node, verdict: Verdict) -> Verdict:
                                question=question)
     reply = plain_answer(ctx.llm.chat(node, "compare", messages, max_tokens=MAX_TOKENS))
     node.answer = reply
-    r = squash(reply)
-    hits = [n for n in names if r and squash(n) and (squash(n) in r or r in squash(n))]
+    hits = named_in(reply, names)
     node.data["value"] = hits[0] if len(hits) == 1 else None
     ctx.emit(node)
     if len(hits) != 1:

@@ -34,7 +34,6 @@ from gaji.methods.check import polarity
 from gaji.methods.common import attribute
 from gaji.methods.compare import name_of
 from gaji.methods.signals import kind_mismatch
-from gaji.methods.span import is_unknown
 from gaji.text.ko_phrases import modifier_flags
 from gaji.types import Fact, Node
 
@@ -115,8 +114,7 @@ def narrow(ctx: RunContext, parent: Node, x: Intersection) -> Narrowed:
     node = parent.add(Node(question=x.filter, kind="intersect_filter", data={"intersect_filter": x.to_dict()}))
     out.node = node.id
     answer, passages = ask(ctx, node, "ko", query=x.query())
-    if not answer or is_unknown(answer) or not name_of(answer, x.question, ()) or polarity_word(answer) \
-            or names_the_kind(answer, x.filter):
+    if not name_of(answer, x.question) or polarity_word(answer) or names_the_kind(answer, x.filter):
         # nothing read, the question's own words again, a sentence, a bare "네", or the kind asked for described
         # rather than named ("1958년 공개된 일렉트릭 기타" for "…최초의 좌우 비대칭 일렉트릭 기타는?")
         out.why = "no answer"
