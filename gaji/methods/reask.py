@@ -6,6 +6,8 @@ A small model that cannot find what a question asks for often answers with somet
   "… 서울시장이 태어난 도시는?" -> "서울", "고종과 명성황후의 신임으로 … 복직한 인물은?" -> "명성황후". Unless the
   question offers its answer (a choice "A와 B 중 누가 …", "A or B"; a "same"/"both" question), the asked-for
   thing is one the question does not name, so such an answer is nearly always wrong (`echoes`);
+- **restated**: the question said back with nothing new ("알렉산더 헤이그와 그를 … 진급시킨 대통령 중 누가 먼저
+  결혼했나? 알렉산더 헤이그와 …"), which no question is answered by, choices included (`restates`);
 - **value**: the compared value where the question asks which one. "알렉산더 헤이그와 쇼와 천황 중 누가 먼저
   태어났나?" -> "1901년", "갤럭시 S8과 갤럭시 S7 엣지 중 배터리 용량이 더 큰 것은?" -> "3600 mAh" (`gives_value`).
 
@@ -31,7 +33,7 @@ from gaji.llm.prompts import fill
 from gaji.text.answers import normalize_en, strip_ko_ending
 from gaji.methods.common import plain_answer
 from gaji.methods.prompts import reask as reask_prompts
-from gaji.methods.span import is_unknown, shape_answer
+from gaji.methods.span import filled_in, is_unknown, shape_answer
 from gaji.types import Node, Passage
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ _EN_PICKS = re.compile(r"^\s*(?:which|who|what)\b.*(?:\bor\b|\bbetween\b)", re.I
 _UNITS = frozenset("mah gb mb tb kb km m cm mm kg g 명 개 원 달러 만 억 천 화소 인치 % percent million billion thousand "
                    "years year days months 년 월 일 세 살".split())
 _YES_NO = re.compile(r"^(?:네|예|아니요|아니오|아뇨|yes|no)$", re.I)
+_OPENS_YES_NO = re.compile(r"^(?:네|예|아니요|아니오|아뇨|yes|no)\b", re.I)
 _WORD = re.compile(r"[0-9A-Za-z가-힣]+")
 _STRIP = " \t\"'“”‘’`「」『』《》〈〉<>()[].,!?。"
 
@@ -98,6 +101,23 @@ def echoes(answer: str, question: str, lang: str) -> bool:
     return bool(a) and not offers_answer(question, lang) and _within(a, question, lang)
 
 
+def _stems(text: str) -> set[str]:
+    return {(strip_ko_ending(w) or w) if re.search(r"[가-힣]", w) else w.lower() for w in _WORD.findall(text)}
+
+
+def restates(answer: str, question: str) -> bool:
+    """Does `answer` say the question back: four words or more, none of them new, and three in four of the
+    question's words? Not when it opens with a yes or a no ("네, 두 사람 모두 …": the yes answers), nor when it names
+    one option and leaves the other out ("Xinghua is a county-level city" for "Is Baiyin or Xinghua a county-level
+    city?"), nor when it fills in the asked word ("노아는 하나님의 명령에 …" for "노아는 누구의 명령에 …?"); a sentence
+    that answers adds the answer's words ("… 도시는 요코하마 시입니다")."""
+    a = _bare(answer)
+    if not a or _OPENS_YES_NO.match(a) or filled_in(a, question):
+        return False
+    said, asked = _stems(a), _stems(question)
+    return len(said) >= 4 and said <= asked and len(said) >= 0.75 * len(asked)
+
+
 def is_value(answer: str) -> bool:
     """A date or a quantity: every word holds a digit or is a unit, and one holds a digit ("1901년", "3600 mAh",
     "1982년 1월 15일"); a name with a number in it is none ("갤럭시 S8", "4인용 식탁", "헤이그 2세")."""
@@ -115,9 +135,11 @@ def gives_value(answer: str, question: str, lang: str) -> bool:
 
 
 def wrong_shape(answer: str, question: str, lang: str) -> str:
-    """"echo" | "value" (see the module docstring), "" for an answer of the right shape."""
+    """"echo" | "restated" | "value" (see the module docstring), "" for an answer of the right shape."""
     if echoes(answer, question, lang):
         return "echo"
+    if restates(answer, question):
+        return "restated"
     return "value" if gives_value(answer, question, lang) else ""
 
 
@@ -125,7 +147,7 @@ def wrong_shape(answer: str, question: str, lang: str) -> str:
 class Reask:
     """A re-ask: why (the kind of wrong shape), the first answer's span and the reply to the second turn."""
 
-    kind: str  # "echo" | "value"
+    kind: str  # "echo" | "restated" | "value"
     answer: str
     reply: str
 
@@ -141,6 +163,9 @@ def reask_text(value: object, lang: str) -> str:
     if value.get("kind") == "value":
         return (f"'{a}'은(는) 고를 대상이 아니라 값이라 다시 물음 → {reply}" if lang == "ko"
                 else f"'{a}' is a value, not one of the options, so it was asked again → {reply}")
+    if value.get("kind") == "restated":
+        return (f"답이 질문을 되풀이해 다시 물음 → {reply}" if lang == "ko"
+                else f"the answer repeated the question, so it was asked again → {reply}")
     return (f"'{a}'은(는) 질문에 나온 말이라 다시 물음 → {reply}" if lang == "ko"
             else f"'{a}' is named in the question, so it was asked again → {reply}")
 
@@ -153,11 +178,12 @@ def recheck(chat: Chat, messages: list[dict], reply: str, question: str, passage
     """(the reply to use, the re-ask made) for a "plain" reply to `messages`: when its answer span has the wrong
     shape, the re-ask's reply, unless that one gives no answer (the first reply stays); else (`reply`, None)."""
     span = shape_answer(plain_answer(reply), question, passages, lang).answer
-    kind = wrong_shape(span, question, lang)
+    # the shaping may cut a said-back question to its tail, so the whole reply is looked at for that too
+    kind = wrong_shape(span, question, lang) or ("restated" if restates(plain_answer(reply), question) else "")
     if not kind:
         return reply, None
     p = reask_prompts.PROMPTS[lang]
-    turn = fill({"echo": p.echo, "value": p.value}[kind], answer=span.strip().strip(_STRIP))
+    turn = fill({"echo": p.echo, "restated": p.restated, "value": p.value}[kind], answer=span.strip().strip(_STRIP))
     again = chat([*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": turn}])
     second = shape_answer(plain_answer(again), question, passages, lang).answer
     # no answer, or a bare yes/no ("네, '…'은 …입니다" agrees with the turn, it does not answer the question)

@@ -23,6 +23,7 @@ No model call is made: the shaping costs no tokens. Long-form answers (paragraph
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -44,6 +45,8 @@ _KO_COPULA = re.compile(r"(?:입니다|이었습니다|였습니다|이었다|�
 # the topic / subject / object particles that end the restated part of a sentence ("배우는", "드라마가")
 _KO_MARKED = re.compile(r"(?:은|는|이|가|을|를|의|에서|에게|에는|로는|으로는|에|과|와|로|으로|보다)$")
 _KO_CHOICE = re.compile(r"중(?:에서)?\s*(?:누가|누구|어느|어떤|무엇|뭐)|(?:누가|어느 쪽이|어느 것이)\s*(?:더|먼저|나중에)")
+# the words a Korean question asks with ("누구의", "몇m가", "언제", "어느")
+_KO_ASKED = re.compile(r"^(?:누구|누가|무엇|무슨|뭐|몇|어디|언제|어느|어떤|얼마|며칠)")
 _KO_ASKS_NUMBER = re.compile(r"언제|몇|얼마|연도|년도|날짜|며칠|나이|인구")
 _EN_ANSWER_IS = re.compile(r"^(?:so\s+)?(?:the\s+)?(?:final\s+)?answer\s+is\s*:?\s*(.+?)\.?$", re.I)
 _EN_IS_ANSWER = re.compile(r"^(.+?)\s+is\s+the\s+(?:correct\s+)?answer\.?$", re.I)
@@ -331,6 +334,29 @@ def unecho(reply: str) -> str:
     return m.group(1).strip() if m else reply.strip()
 
 
+def filled_in(reply: str, question: str) -> str:
+    """A Korean reply that is its question with the asked word filled in ("노아는 하나님의 명령에 따라 … 태웠는가" for
+    "노아는 누구의 명령에 따라 … 태웠는가?", "… 통상 길이 100m가 한계인가" for "… 통상 길이 몇m가 한계인가?"): the
+    words that took the asked word's place, without the particle both end in ("하나님", "100m"); "" for any other
+    reply (more than one place changed, or the changed place held no asked word)."""
+    q, r = question.strip().rstrip("?？").split(), reply.strip().rstrip("?？.").split()
+    if len(q) < 3 or not re.search(r"[가-힣]", reply) or abs(len(q) - len(r)) > 3:
+        return ""
+    diff = difflib.SequenceMatcher(a=q, b=r, autojunk=False).get_opcodes()
+    changed = [op for op in diff if op[0] != "equal"]
+    kept = sum(i2 - i1 for tag, i1, i2, _, _ in diff if tag == "equal")
+    if len(changed) != 1 or changed[0][0] != "replace" or kept < 2:
+        return ""
+    _, i1, i2, j1, j2 = changed[0]
+    asked, fill = " ".join(q[i1:i2]), " ".join(r[j1:j2])
+    if not _KO_ASKED.search(asked) or j2 - j1 > 4 or _KO_ASKED.search(fill):
+        return ""
+    particle = _KO_MARKED.search(asked)
+    if particle and fill.endswith(particle.group(0)) and len(fill) > len(particle.group(0)):
+        fill = fill[: -len(particle.group(0))]
+    return _strip_edges(fill)
+
+
 def drop_restated_head(reply: str, question: str) -> str:
     """A short Korean reply without the words it repeats from the question ("배우는 김민희" -> "김민희" for
     "… 배우는 누구인가요?"): leading words marked as topic or subject whose content the question holds, kept
@@ -382,6 +408,9 @@ def _opens_with_verb(word: str) -> bool:
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
     reply = unask(unecho(reply), question)
+    filled = filled_in(reply, question) if lang == "ko" else ""
+    if filled:  # the question said back with its asked word filled in: the filler is the answer
+        return Shaped(filled, reply)
     if lang == "ko" and len(split_sentences(reply)) <= 1:  # a reply that runs on is read from its first sentence
         cut = after_restated(reply, question)
         span = shape_answer(cut, question, passages, lang).answer if cut != reply else ""

@@ -98,6 +98,20 @@ def test_the_cheap_answer_stands_when_the_escalation_finds_nothing(tmp_path):
     assert "escalation found nothing: first answer kept" in [f.text for f in t.root.display if f.label == "confidence"][0]
 
 
+def test_an_answer_that_still_says_the_question_back_never_stands(tmp_path):
+    # P(right) follows "unknown" only, so it is high for any answer that does not say "unknown"
+    m = SafetyModel(("unknown",), [0.0], [1.0], [-10.0], 5.0, {"low": 0.2, "medium": 0.5, "high": 0.8},
+                    {"compare": "tree", "other": "chain"})
+    m.save(tmp_path / "s.json")
+    said_back = "Which battle came first, the Battle of Manila or the Battle of Guam"
+    t = Auto(safety=str(tmp_path / "s.json"), compare=False).run(COMPARE, ctx(answering(said_back, then=said_back)))
+    c = t.root.data["cascade"]
+    assert c["p_right"] > 0.9 and c["restated"] and c["decision"] == "escalate" and c["to"] == "tree"
+    assert t.root.calls[1].purpose == "reask"  # the one retrieval's reader was asked once more first
+    shown = [f.text for f in t.root.display if f.label == "confidence"][0]
+    assert shown.startswith("the answer only says the question back, so it cannot stand: escalated to the tree")
+
+
 def test_effort_moves_the_threshold(tmp_path):
     path = safety_file(tmp_path, weight=1.0)  # P(right) of an ungrounded answer: 1/(1+e^0.5) = 0.38
     # the comparison by values is off: its reader would pick one of the two battles (test_compare.py)

@@ -10,7 +10,7 @@ from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.describe import display, reask_facts
-from gaji.methods.reask import echoes, gives_value, offers_answer, picks_option, recheck, wrong_shape
+from gaji.methods.reask import echoes, gives_value, offers_answer, picks_option, recheck, restates, wrong_shape
 from gaji.methods.oner import OneR
 from gaji.methods.toq.responder import ResponseGenerator
 from gaji.testing import ListRetriever
@@ -168,6 +168,37 @@ def test_recheck_leaves_a_sentence_whose_span_is_new_alone():
     reply, again = recheck(lambda m: calls.append(m) or "x", [{"role": "user", "content": "q"}],
                            "당시 서울시장은 오사카에서 태어났습니다.", SEOUL, [], "ko")
     assert again is None and calls == [] and reply.startswith("당시")
+
+
+HAIG = "알렉산더 헤이그와, 그를 사성 장군이자 육군 부참모로 진급시킨 대통령 중 누가 먼저 결혼했나?"
+
+
+def test_an_answer_that_says_the_question_back_is_restated_even_for_a_choice():
+    said_back = "알렉산더 헤이그와 그를 사성 장군이자 육군 부참모로 진급시킨 대통령 중 누가 먼저 결혼했나? 알렉산더 헤이그와"
+    assert restates(said_back, HAIG) and wrong_shape(said_back, HAIG, "ko") == "restated"
+    q = "Which canal is located further North, the Beaver and Erie Canal or the Dismal Swamp Canal?"
+    assert restates("The Dismal Swamp Canal is located further North, Beaver and Erie Canal", q)
+
+
+@pytest.mark.parametrize("answer,question", [
+    ("리처드 닉슨", HAIG),  # one option, a few words
+    ("리처드 닉슨이 알렉산더 헤이그보다 먼저 결혼했다", HAIG),  # a sentence with a new name
+    ("네, 김현웅 전 법무부 장관과 김이수 헌법재판관 모두 전라도 출신입니다", "김현웅 전 법무부 장관과 김이수 헌법재판관은 둘 다 전라도 출신인가?"),
+    ("노아는 하나님의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가", "노아는 누구의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가?"),
+    ("… 임시 사령부를 차린 도시는 요코하마 시입니다", "유엔군 사령관이 1945년 8월 일본에 임시 사령부를 차린 도시는?"),
+    ("Xinghua () is a county-level city", "Is Baiyin or Xinghua, Jiangsu a county-level city?"),  # a HotpotQA gold
+])
+def test_an_answer_with_something_new_a_yes_or_one_option_is_not_restated(answer, question):
+    assert not restates(answer, question)
+
+
+def test_oner_reasks_an_answer_that_says_the_question_back():
+    question = "서울시장과 부산시장 중 누가 먼저 태어났나?"
+    llm = ScriptedLLM([(r"되풀이", "서울시장"), (r"질문:", "서울시장과 부산시장 중 누가 먼저 태어났나")])
+    t = OneR(k=1, reask=True).run(question, _ctx(llm))
+    assert t.answer == "서울시장" and t.root.data["reask"]["kind"] == "restated"
+    assert [c.purpose for c in t.root.calls] == ["answer", "reask"]
+    assert any("되풀이" in f.text for f in t.root.display)
 
 
 def test_the_reask_is_shown_in_the_node_display_in_both_languages():

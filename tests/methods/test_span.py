@@ -8,7 +8,7 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.nor import NoR
 from gaji.methods.oner import OneR
-from gaji.methods.span import Shaped, explain, is_sentence, shape_answer, span_of
+from gaji.methods.span import Shaped, explain, filled_in, is_sentence, shape_answer, span_of
 from gaji.testing import ListRetriever
 from gaji.types import Passage
 
@@ -170,3 +170,23 @@ def test_a_restated_question_is_cut_only_before_an_answer():
     from gaji.text.analyzers import kiwi_available
 
     assert not kiwi_available() or after_restated("정동영이 출두한 날은 영입하여 민주자유당", q) == "정동영이 출두한 날은 영입하여 민주자유당"
+
+
+@pytest.mark.parametrize("reply,question,filler", [
+    ("노아는 하나님의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가", "노아는 누구의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가?",
+     "하나님"),
+    ("목재 선박은 강도상의 문제로 통상 길이 100m가 한계인가", "목재 선박은 강도상의 문제로 통상 길이 몇m가 한계인가?", "100m"),
+    ("훈민정음은 1446년에 반포되었나요?", "훈민정음은 몇 년에 반포되었나요?", "1446년"),  # one word for two
+])
+def test_a_reply_that_fills_in_the_asked_word_answers_with_the_filler(reply, question, filler):
+    assert filled_in(reply, question) == filler
+    assert shape_answer(reply, question, [], "ko") == Shaped(filler, reply)
+
+
+@pytest.mark.parametrize("reply,question", [
+    ("노아는 누구의 명령에 따라 배를 만들었는가", "노아는 누구의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가?"),  # no filler
+    ("하나님", "노아는 누구의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가?"),  # already short
+    ("서울시장과 부산시장 중 서울시장이 먼저 태어났다", "서울시장과 부산시장 중 누가 먼저 태어났나?"),  # a changed ending too
+])
+def test_no_filler_is_cut_from_other_replies(reply, question):
+    assert filled_in(reply, question) == ""

@@ -43,7 +43,7 @@ from typing import Any, Callable
 from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
-from gaji.methods import bridge, check, compare, intersection
+from gaji.methods import bridge, check, compare, intersection, reask
 from gaji.methods.auto.features import bridge_marked, shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
@@ -295,17 +295,22 @@ class Auto(Method):
         signals = node_signals(root, q, trace.answer, passages, ctx.lang, shape=shape)
         p = safety.p_right(signals)
         threshold = safety.threshold(self.opts.effort, lang)
-        stands = p >= threshold
+        # an answer that, after the re-ask, still says the question back answers nothing, however sure the model
+        # was of its tokens (they are the question's own): it never stands
+        restated = reask.restates(trace.answer or "", q)
+        stands = p >= threshold and not restated
         to = safety.escalation(shape, lang)
         cascade: dict[str, Any] = {
             "signals": signals, "p_right": round(p, 4), "threshold": threshold, "effort": self.opts.effort,
             "decision": "stand" if stands else "escalate", "shape": shape, "to": None if stands else to,
             "reasons": [[name, round(v, 3)] for name, v in safety.reasons(signals)],
         }
+        if restated:
+            cascade["restated"] = True
         root.data["cascade"] = cascade
         verdict = self.compare_by_values(trace, ctx, lang)
         if verdict is not None and verdict.answer is None and not isinstance(verdict, check.CheckVerdict) \
-                and not verdict.names_an_item(trace.answer or ""):
+                and (restated or not verdict.names_an_item(trace.answer or "")):
             # the values left the choice open and the first answer names neither item ("유아인" for "전지현과
             # 김태희 중"): it cannot be right, so the reader picks one of the two names over their passages
             verdict = within_time(ctx, root, lambda c: compare.choose(c, root, verdict)) or verdict
@@ -501,6 +506,11 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     computed = c.get("computed") or {}
     if computed.get("answer") is not None:
         hint = computed.get("hint") or ""
+        if computed.get("why") == "chosen" and c.get("restated"):
+            return (f"두 항목의 값으로 정하지 못했고 첫 답은 질문을 되풀이함: 두 이름 중 하나를 고르게 함: "
+                    f"{computed['answer']} ({hint})" if ko else
+                    f"the values left the choice open and the first answer only said the question back: the reader "
+                    f"picked one of the two names: {computed['answer']} ({hint})")
         if computed.get("why") == "chosen":
             return (f"두 항목의 값으로 정하지 못해(첫 답 {c.get('first_answer')!r}은(는) 둘 다 아님) 두 이름 중 하나를 "
                     f"고르게 함: {computed['answer']} ({hint})" if ko else
@@ -533,6 +543,9 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
         to = ROUTE_WORDS.get(c.get("to") or "", ("", ""))[1 if ko else 0]
         what = f"{to}(으)로 확대" if ko else f"escalated to {to}"
     head = f"{'맞을 확률' if ko else 'P(right)'} {p:.2f} {rel} {t:.2f} ({'노력' if ko else 'effort'} {effort}): {what}"
+    if c.get("restated"):
+        head = (f"답이 질문을 되풀이할 뿐이라 답으로 둘 수 없음: {what}" if ko else
+                f"the answer only says the question back, so it cannot stand: {what}")
     tail = f" ({why})" if why else ""
     if (c.get("signals") or {}).get("no_logprobs"):
         tail += "; 확률 정보 없이 판단" if ko else "; no log-probabilities"
