@@ -55,6 +55,7 @@ from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.tree import SLOT
 from gaji.text.ko_phrases import ends_in_entity, entity_kind, modifier_flags
+from gaji.text.sentences import split_sentences
 from gaji.types import Fact, Node, Passage
 
 K = 5  # passages for the second hop: the plain reader's own
@@ -67,6 +68,7 @@ _EDGE = "'\"‘’“”,"
 # the rest asks for the bridge entity itself ("…지명수배된 사람의 이름은?"): a one-hop question, not a bridge
 _ASKS_ITSELF = re.compile(r"^(?:이름|성명|본명|제목|명칭)(?:은|는)?\s*(?:무엇|뭐)?")
 # the rest asks for something ("…태어난 도시는?", "몇 회였나?"), not yes or no ("…같은 대학교를 나왔나?")
+_ASKED_WORD = re.compile(r"(?:^|\s)(?:무엇|누구|누가|어떤|어떻게|언제|어디|몇|왜|얼마)")
 _ASKS = re.compile(r"[은는]\s*[?？.]?\s*$|몇|언제|누구|어디|무엇|무슨|어떤|어느|얼마")
 # the particles that join a described entity to the rest: subject, possessive, object, dative ("…공약한 건물을 설계한
 # 건축가는?", "…이긴 전 의원에게 … 넘겨준 사람은?"), longest first
@@ -158,7 +160,9 @@ def parse_bridge(question: str, lang: str) -> Bridge | None:
     중", "…배우 가운데"), or a question with no described subject before its final clause. The last word that can
     end a description is tried first, then the ones before it ("…기선의 이름은?" asks the ship's name, a one-hop
     rest, so "…전한 인물이 …" is the split)."""
-    if lang != "ko" or is_choice(question):
+    if lang != "ko" or is_choice(question) or len(split_sentences(question)) > 1:
+        # a question after a story ("갑은 …의 대표이다. … 을은 어떤 의무를 가지는가?") has no described subject
+        # to resolve: its "description" would run across the story's sentences
         return None
     words = " ".join(question.split()).split(" ")
     modifier = modifier_flags(words)
@@ -172,6 +176,8 @@ def parse_bridge(question: str, lang: str) -> Bridge | None:
         rest = " ".join(words[cut + 1:]).strip()
         if len(description.split()) < 3 or not rest or not _ASKS.search(rest) or _ASKS_ITSELF.match(rest):
             continue
+        if _ASKED_WORD.search(description):
+            continue  # "…무엇을 구성해야 하며, … 건물" asks there: it describes nothing
         if not ends_in_entity(description):
             continue  # the word is no person, place or thing the question describes ("…노아의 방주가 …")
         return Bridge(question, description, particle, rest)

@@ -35,6 +35,7 @@ from gaji.methods.common import attribute
 from gaji.methods.compare import name_of
 from gaji.methods.signals import kind_mismatch
 from gaji.text.ko_phrases import modifier_flags
+from gaji.text.sentences import split_sentences
 from gaji.types import Fact, Node
 
 _AMONG = ("가운데", "가운데서", "가운데에서")
@@ -64,7 +65,7 @@ class Intersection:
 
 def parse_intersection(question: str, lang: str) -> Intersection | None:
     """The split of a Korean intersection question (see the module doc); None for another language or question."""
-    if lang != "ko":
+    if lang != "ko" or len(split_sentences(question)) > 1:  # a question after a story: no set, no filter
         return None
     q = " ".join(question.split())
     words = q.split(" ")

@@ -179,6 +179,29 @@ def test_one_hop_korquad_questions_are_almost_never_split():
         assert parse_bridge(q, "ko") is None, q
 
 
+STORY = ("갑은 을에게 부동산 거래를 위임했습니다. 출장 중 갑의 부동산에 홍수가 발생했고, 을은 갑과 연락이 닿지 않는 상황에서 "
+         "갑의 부동산을 보호하기 위한 긴급 조치를 진행했습니다.\n갑이 을에게 부동산 거래를 위임했으나 위임 종료 후 긴급한 상황이 "
+         "발생했을 때, 을은 어떤 의무를 가지는가?")
+
+
+def test_a_question_after_a_story_or_a_description_that_asks_is_no_bridge():
+    """A legal question after its facts (KoBLEX's shape) has no described subject: the "description" would run
+    across the story's sentences. Nor does a stretch that holds a question word describe anything."""
+    assert parse_bridge(STORY, "ko") is None
+    assert parse_bridge("갑은 환지에 따른 분쟁을 조정하기 위해 "
+                        "무엇을 구성해야 하며, 환지 처분과 관련된 토지 및 건물의 등기는 언제 이루어져야 하는가?", "ko") is None
+    # the single sentence of a real bridge still splits
+    assert parse_bridge("2004년 서울시민이 환승 할인을 받게 된 정책을 편 당시 서울시장이 태어난 도시는?", "ko") is not None
+
+
+@pytest.mark.data
+@pytest.mark.skipif(find_data_dir() is None, reason="shared data dir absent")
+def test_no_koblex_question_is_split():
+    from gaji.eval.datasets import load_dataset
+
+    assert [it.id for it in load_dataset("koblex").items if parse_bridge(it.question, "ko")] == []
+
+
 @pytest.mark.data
 @pytest.mark.skipif(find_data_dir() is None, reason="shared data dir absent")
 def test_few_korquad_one_hop_questions_split_and_none_of_the_first_hundred():

@@ -54,6 +54,13 @@ def test_every_hand_written_intersection_splits_and_no_other_type_does():
         assert [r["id"] for r in _set(other) if parse_intersection(r["question"], "ko")] == []
 
 
+def test_a_question_after_a_story_is_no_intersection():
+    story = ("갑과 을은 같은 회사의 임원이다. 두 사람 가운데 이사회 승인 없이 신용공여를 한 사람이 있다.\n"
+             "그 회사의 임원 가운데 형사처벌을 받을 수 있는 사람은?")
+    assert parse_intersection(story, "ko") is None
+    assert parse_intersection(story.split("\n")[1], "ko") is not None
+
+
 @pytest.mark.data
 @pytest.mark.skipif(find_data_dir() is None, reason="shared data dir absent")
 def test_almost_no_korquad_one_hop_question_splits_and_none_of_the_first_hundred():
