@@ -44,7 +44,7 @@ from gaji.errors import LLMError
 from gaji.llm.prompts import fill
 from gaji.methods.base import RunContext
 from gaji.methods.common import attribute, format_passages, plain_answer
-from gaji.methods.compare import name_of, read_name, topic
+from gaji.methods.compare import name_of, read_name
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.methods.prompts.compare import PROMPTS
@@ -54,7 +54,7 @@ from gaji.methods.span import is_unknown, shape_answer
 from gaji.methods.toq.decomposer import QuestionDecomposer
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.tree import SLOT
-from gaji.text.ko_phrases import ends_in_entity, entity_kind, modifier_flags
+from gaji.text.ko_phrases import ends_in_entity, entity_kind, modifier_flags, particle
 from gaji.text.sentences import split_sentences
 from gaji.types import Fact, Node, Passage
 
@@ -89,14 +89,14 @@ class Bridge:
         p = PROMPTS["ko"]
         kind = entity_kind(self.description)
         template = p.resolve_who if kind == "person" else p.resolve_where if kind == "place" else p.resolve_what
-        return fill(template, item=self.description + topic(self.description))
+        return fill(template, item=self.description + particle(self.description, "은"))
 
     def second_question(self, name: str) -> str:
         if self.particle in ("의", "에게"):
             return f"{name}{self.particle} {self.rest}"
         if self.particle in ("을", "를"):
-            return f"{name}{obj(name)} {self.rest}"
-        return f"{name}{subject(name)} {self.rest}"
+            return f"{name}{particle(name, '을')} {self.rest}"
+        return f"{name}{particle(name, '이')} {self.rest}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"split": "code", "description": self.description, "particle": self.particle, "rest": self.rest}
@@ -141,18 +141,6 @@ def split(ctx: RunContext, parent: Node, question: str, lang: str) -> Split | No
     node.data.update(first=s.first, then=s.then)
     ctx.emit(node)
     return s
-
-
-def subject(word: str) -> str:
-    """The Korean subject particle for `word`: 이 after a final consonant, 가 after a vowel."""
-    t = topic(word)
-    return {"은": "이", "는": "가"}.get(t, "이(가)")
-
-
-def obj(word: str) -> str:
-    """The Korean object particle for `word`: 을 after a final consonant, 를 after a vowel."""
-    t = topic(word)
-    return {"은": "을", "는": "를"}.get(t, "을(를)")
 
 
 def parse_bridge(question: str, lang: str) -> Bridge | None:

@@ -40,7 +40,7 @@ from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.toq.comparative import direction
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.order import parse_date, parse_number
-from gaji.text.ko_phrases import entity_kind, is_modifier
+from gaji.text.ko_phrases import entity_kind, is_modifier, particle
 from gaji.types import Fact, Node
 
 KINDS = ("both", "same", "which")
@@ -113,9 +113,9 @@ class Check:
         if self.kind == "which":
             return fill(p.fits, question=self.rest, item=item)
         if self.lang == "ko":
-            t = compare.topic(item)
+            t = particle(item, "은")
             if self.form == "of":
-                return fill(p.value_of, item=item, what=self.what + compare.topic(self.what))
+                return fill(p.value_of, item=item, what=self.what + particle(self.what, "은"))
             if self.form == "when":
                 return fill(p.value_when, item=item + t)
             if self.form == "what":
@@ -135,7 +135,7 @@ class Check:
         p = PROMPTS[self.lang]
         kind = entity_kind(item) if self.lang == "ko" else ""
         template = p.resolve_where if kind == "place" else p.resolve_what if kind == "thing" else p.resolve_who
-        return fill(template, item=item + compare.topic(item)) if self.lang == "ko" else fill(template, item=item)
+        return fill(template, item=item + particle(item, "은")) if self.lang == "ko" else fill(template, item=item)
 
     @property
     def read(self) -> str:
@@ -433,7 +433,7 @@ def look_up(ctx: RunContext, parent: Node, check: Check, resolve: compare.Resolv
 
     what = check.what or ("것" if check.lang == "ko" else "thing")
     if check.lang == "ko":
-        what += {"은": "을", "는": "를"}.get(compare.topic(what), "을(를)")  # the object particle
+        what += particle(what, "을")
 
     def judge(a: str, b: str) -> bool | None:
         node = parent.add(Node(question=fill(PROMPTS[check.lang].same.user, a=a, b=b, what=what),

@@ -42,7 +42,7 @@ from gaji.methods.span import is_unknown
 from gaji.methods.toq.comparative import Direction, direction
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.order import Order, named_as_items, parse_date, parse_number, surely_before
-from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier
+from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier, particle
 from gaji.types import Fact, Node, Passage
 
 K = 3  # passages per item: the item's own article is nearly always first when the query names it
@@ -171,10 +171,10 @@ class Comparison:
         if self.lang == "ko":
             if self.kind == "date":
                 if self.verb:
-                    return fill(p.date_verb, item=item + topic(item), verb=self.verb)
+                    return fill(p.date_verb, item=item + particle(item, "은"), verb=self.verb)
                 return fill(p.date_any, item=item, question=self.question)
             if self.measure:
-                return fill(p.number_measure, item=item, measure=self.measure + topic(self.measure))
+                return fill(p.number_measure, item=item, measure=self.measure + particle(self.measure, "은"))
             return fill(p.number_any, item=item, question=self.question)
         if self.kind == "date":
             if self.verb == "die":
@@ -191,23 +191,15 @@ class Comparison:
     def resolve_question(self, item: str) -> str:
         p = PROMPTS[self.lang]
         if self.via:
-            return fill(p.resolve_role, item=item, role=self.via + (topic(self.via) if self.lang == "ko" else ""))
+            role = self.via + (particle(self.via, "은") if self.lang == "ko" else "")
+            return fill(p.resolve_role, item=item, role=role)
         if self.lang == "ko":
-            return fill(p.resolve_who if self.person else p.resolve_what, item=item + topic(item))
+            return fill(p.resolve_who if self.person else p.resolve_what, item=item + particle(item, "은"))
         return fill(p.resolve_who if self.person else p.resolve_what, item=item)
 
     def to_dict(self) -> dict[str, Any]:
         return {"items": list(self.items), "kind": self.kind, "direction": self.direction,
                 "described": list(self.described), **({"via": self.via} if self.via else {})}
-
-
-def topic(word: str) -> str:
-    """The Korean topic particle for `word`: 은 after a final consonant, 는 after a vowel (은(는) for a word
-    that does not end in Hangul)."""
-    last = word.rstrip()[-1:] if word.strip() else ""
-    if not ("가" <= last <= "힣"):
-        return "은(는)"
-    return "은" if (ord(last) - 0xAC00) % 28 else "는"
 
 
 # a Korean pronoun word ("그를", "그의", "그녀가"): in a described item it points back at the other, named item
@@ -227,19 +219,9 @@ def with_antecedent(items: tuple[str, str], described: tuple[bool, bool]) -> tup
         for j, w in enumerate(words):
             m = _KO_PRONOUN.match(w.strip(",'\""))
             if m:
-                words[j] = other + _particle_after(other, m.group("p") or "")
+                words[j] = other + particle(other, m.group("p") or "")
         out[i] = " ".join(words)
     return out[0], out[1]
-
-
-def _particle_after(word: str, particle: str) -> str:
-    """`particle` in the form `word` takes: 을/를, 이/가, 은/는, 과/와 by its final consonant; others as they are."""
-    t = topic(word)
-    pairs = {"를": ("을", "를"), "을": ("을", "를"), "가": ("이", "가"), "이": ("이", "가"), "는": ("은", "는"),
-             "은": ("은", "는"), "와": ("과", "와"), "과": ("과", "와")}
-    if particle not in pairs or t not in ("은", "는"):
-        return particle
-    return pairs[particle][0 if t == "은" else 1]
 
 
 def same_entity(a: str, b: str) -> bool:

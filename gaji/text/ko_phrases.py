@@ -1,9 +1,11 @@
 """What Korean code reads from a question's phrases without a parser: which words stand for a person, a place or a
-thing, and which word is a verb's modifier form. gaji/methods/compare.py and gaji/methods/bridge.py read the
+thing, which word is a verb's modifier form, and which form a particle takes after a word. gaji/methods/compare.py and gaji/methods/bridge.py read the
 entities a question describes ("…역을 맡은 배우", "…정책을 편 당시 서울시장") with these.
 
     >>> ends_in_entity("영화 《아가씨》에서 히데코 역을 맡은 배우"), is_modifier("맡은"), is_modifier("배우")
     (True, True, False)
+    >>> particle("박형식", "는"), particle("승리", "을"), particle("IBM", "이")
+    ('은', '를', '이(가)')
 """
 from __future__ import annotations
 
@@ -25,6 +27,23 @@ _EDGE = "'\"‘’“”,"
 ARGUMENT_PARTICLES = ("에게", "에게서", "을", "를", "에서", "으로", "로", "이", "가")
 # endings that close in ㄴ or ㄹ yet modify no noun: conditionals and topic-marked adverbials
 NOT_MODIFIERS = ("면", "서는", "에는", "로는", "와는", "과는", "고는", "지만")
+
+
+# particles whose form follows the word before them: (after a final consonant, after a vowel)
+_FORMS = {"은": ("은", "는"), "는": ("은", "는"), "이": ("이", "가"), "가": ("이", "가"), "을": ("을", "를"),
+          "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와")}
+
+
+def particle(word: str, p: str) -> str:
+    """`p` in the form `word` takes: 은/는, 이/가, 을/를, 과/와 by whether its last syllable closes in a consonant;
+    both forms ("은(는)") after a word that does not end in Hangul; any other particle as it is."""
+    if p not in _FORMS:
+        return p
+    closed, open_ = _FORMS[p]
+    last = word.rstrip()[-1:]
+    if not ("가" <= last <= "힣"):
+        return f"{closed}({open_})"
+    return closed if (ord(last) - 0xAC00) % 28 else open_
 
 
 def ends_in_entity(text: str) -> bool:

@@ -11,7 +11,7 @@ from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.auto.method import Auto
 from gaji.methods.base import RunContext
-from gaji.methods.compare import Lookup, decide, parse_comparison, same_entity, topic, with_antecedent
+from gaji.methods.compare import Lookup, decide, parse_comparison, same_entity, with_antecedent
 from gaji.testing import ListRetriever
 from gaji.types import Trace
 
@@ -114,10 +114,6 @@ def test_a_described_item_is_resolved_to_a_name_first():
             (resources.files("gaji") / "data" / "komultihop" / "hybrid.jsonl").read_text("utf-8").splitlines()]
     parsed = [c for c in (parse_comparison(r["question"], "ko") for r in rows) if c]
     assert len(parsed) >= len(rows) // 2 and all(any(c.described) for c in parsed)
-
-
-def test_topic_particle_follows_the_last_syllable():
-    assert (topic("박형식"), topic("승리"), topic("ESP")) == ("은", "는", "은(는)")
 
 
 def _lookups(c, *answers):

@@ -1,10 +1,10 @@
-"""Korean phrase cues (gaji/text/ko_phrases.py): entity nouns and verb modifier forms."""
+"""Korean phrase cues (gaji/text/ko_phrases.py): entity nouns, verb modifier forms and particle forms."""
 from __future__ import annotations
 
 import pytest
 
 from gaji.text.analyzers import kiwi_available
-from gaji.text.ko_phrases import ends_in_entity, entity_kind, is_modifier, modifier_flags
+from gaji.text.ko_phrases import ends_in_entity, entity_kind, is_modifier, modifier_flags, particle
 
 
 @pytest.mark.parametrize("word, expected", [
@@ -29,3 +29,12 @@ def test_modifiers_are_read_in_context():
     # a noun that ends in ㄹ is no modifier in context; a one-syllable verb after its argument is
     words = "특유의 지질 활동과 같이 나경원에게 진 의원이".split()
     assert [w for w, m in zip(words, modifier_flags(words)) if m] == ["진"]
+
+
+@pytest.mark.parametrize("word, p, form", [
+    ("박형식", "는", "은"), ("승리", "은", "는"), ("박근혜", "이", "가"), ("서울시장", "가", "이"), ("세운상가", "을", "를"),
+    ("알렉산더 헤이그", "를", "를"), ("닉슨", "와", "과"), ("ESP", "은", "은(는)"), ("IBM", "이", "이(가)"),
+    ("IBM", "을", "을(를)"), ("헤이그", "의", "의"), ("헤이그", "에게", "에게"),
+])
+def test_a_particle_takes_the_form_its_words_last_syllable_asks_for(word, p, form):
+    assert particle(word, p) == form
