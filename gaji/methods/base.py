@@ -187,6 +187,11 @@ class Method:
         o = self.opts
         return self.long_form or getattr(o, "style", "") == "long" or getattr(o, "answer_style", "") == "long"
 
+    def answered_long(self, trace: Trace) -> bool:
+        """Whether this run's answer is a paragraph, kept whole rather than cut to a span: the instance writes long
+        answers, or (a method that decides per question) it chose one for this question."""
+        return self.long_answers()
+
     def wants_retriever(self) -> bool:
         """Whether this instance should be handed the index when there is one (its options may say closed book)."""
         return self.needs_retriever or self.optional_retriever
@@ -223,7 +228,7 @@ class Method:
             if trace.root.status == "ok":
                 trace.root.status = "failed"
                 trace.root.error = str(e)
-        if not self.long_answers():
+        if not self.answered_long(trace):
             shape_trace_answer(trace)
             narrow_cited_rows(trace)
         trace.wall_ms = (time.perf_counter() - t0) * 1000

@@ -44,6 +44,7 @@ from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
 from gaji.methods import bridge, check, compare, intersection, reask
+from gaji.methods.auto.explain import wants_paragraph
 from gaji.methods.auto.features import bridge_marked, shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
 from gaji.methods.safety import EFFORT_WORDS, EFFORTS, shared_safety
@@ -56,6 +57,8 @@ from gaji.text.lang import detect_lang
 from gaji.types import Fact, Node, Stop, Trace
 
 NEEDS_INDEX = ("one", "chain", "tree", "steps")
+# a paragraph answer's length, in words (the Korean legal answers of KoBLEX run 10-90 words)
+PARAGRAPH_WORDS = 80
 BRIDGE_POLICIES = ("off", "short", "always")
 # rungs the cascade can start on or escalate to beyond the text router's routes (gaji/recipes.py)
 CASCADE_RECIPES = {"steps": "chain-steps"}
@@ -144,7 +147,7 @@ class Auto(Method):
         c = node.data.get("cascade")
         if c:
             f.tag("cascade", "단계", c.get("decision"), word(lang, *CASCADE_WORDS[c["decision"]]))
-            sure = c.get("p_right") is not None or c.get("decision") in ("start", "bridged", "narrowed")
+            sure = c.get("p_right") is not None or c.get("decision") in ("start", "bridged", "narrowed", "long")
             f.decision("confidence", "확신도", sure, cascade_reason(c, lang))
         elif route in ROUTE_WORDS:
             f.tag("route", "경로", route, ROUTE_WORDS[route][1 if lang == "ko" else 0])
@@ -195,6 +198,10 @@ class Auto(Method):
         # where an unsafe answer escalates
         shape = shape_of(q, decision.features or None)
         lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
+        why_long = wants_paragraph(q, lang)
+        if why_long:  # several asks, or what follows from a story: a span would answer none of it
+            self.answer_in_paragraph(trace, ctx, shape, why_long, router.methods)
+            return
         if self.start_deeper(trace, ctx, shape, lang, router.methods):
             return
         narrowed = self.korean_filter_first(trace, ctx, shape, lang)
@@ -209,6 +216,22 @@ class Auto(Method):
         self.run_route(trace, ctx, first)
         self.look_and_decide(trace, ctx, shape, lang, router.methods, tried=tried)
         self.word_yes_no(trace, ctx, lang)
+
+    def answer_in_paragraph(self, trace: Trace, ctx: RunContext, shape: str, why: str,
+                            router_methods: dict[str, dict[str, Any]]) -> None:
+        """A question that wants a paragraph (explain.py) is answered by one retrieval and a cited paragraph (OneR's
+        long style), kept whole: one call. The safety model judges short answers, so nothing escalates."""
+        method = self.route_method("one", router_methods, style="long", words=str(PARAGRAPH_WORDS))
+        cascade = {"decision": "long", "why": why, "shape": shape, "effort": self.opts.effort, "to": None,
+                   "first_answer": None}
+        trace.root.data["cascade"] = cascade
+        trace.root.data["route_method"] = {"method": method.name, "options": dataclasses.asdict(method.opts)}
+        trace.root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade")
+        ctx.emit(trace.root)
+        self.run_route(trace, ctx, method)
+
+    def answered_long(self, trace: Trace) -> bool:
+        return (trace.root.data.get("cascade") or {}).get("decision") == "long"
 
     def korean_bridge_first(self, trace: Trace, ctx: RunContext, shape: str, lang: str) -> bridge.Hop | None:
         """A Korean bridge that code splits, followed before any other call when its second hop's answer will be the
@@ -476,6 +499,7 @@ CASCADE_WORDS = {"stand": ("answered with one retrieval", "한 번 검색으로 
                  "computed": ("compared by code", "코드로 비교함"),
                  "bridged": ("followed the bridge", "연결 개체를 따라감"),
                  "narrowed": ("asked the second condition", "두 번째 조건으로 물음"),
+                 "long": ("answered in a paragraph", "문단으로 답함"),
                  "escalate": ("escalated", "더 찾아봄"),
                  "start": ("started deeper", "처음부터 깊게 찾음")}
 SHAPE_WORDS = {"compare": ("a comparison", "비교 질문"), "intersection": ("two conditions", "두 조건 질문"),
@@ -523,6 +547,13 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
                     f"replaced the first answer {c.get('first_answer')!r}")
         return (f"두 항목의 값을 하나씩 찾아 코드로 비교한 결과가 답과 같음 ({hint})" if ko else
                 f"looked up each item's value and compared them by code: it agrees with the answer ({hint})")
+    if c.get("decision") == "long":
+        if c.get("why") == "several":
+            return ("여러 가지를 묻는 질문: 한 번 검색해 출처를 단 한 문단으로 답함" if ko else
+                    "the question asks several things: one retrieval, answered in a cited paragraph")
+        return ("사실관계를 들고 그 결과를 묻는 질문: 한 번 검색해 출처를 단 한 문단으로 답함" if ko else
+                "the question asks what follows from the facts it sets out: one retrieval, answered in a cited "
+                "paragraph")
     if c.get("decision") == "narrowed":
         x = c.get("intersection") or {}
         return (f"두 조건 질문: 두 번째 조건({x.get('filter')})만 {x.get('members')}의 이름과 함께 찾아 물음" if ko else

@@ -346,7 +346,9 @@ def live_report(run: Path) -> dict[str, Any]:
                                         for n in root.get("children") or []),
                      "split": "bridge" in c, "bridged": c.get("decision") == "bridged",
                      # the intersection asked by its second condition (gaji/methods/intersection.py)
-                     "narrowed": c.get("decision") == "narrowed"})
+                     "narrowed": c.get("decision") == "narrowed",
+                     # a question that wants a paragraph, answered with one (gaji/methods/auto/explain.py)
+                     "paragraph": c.get("decision") == "long"})
     if not rows:
         raise ConfigError(f"{run}: no finished question with a trace")
 
@@ -366,6 +368,7 @@ def live_report(run: Path) -> dict[str, Any]:
                 "split_asked": sum(1 for r in rs if r["split_asked"]),
                 "split": sum(1 for r in rs if r["split"]), "bridged": sum(1 for r in rs if r["bridged"]),
                 "narrowed": sum(1 for r in rs if r["narrowed"]),
+                "paragraph": sum(1 for r in rs if r["paragraph"]),
                 # went past the one retrieval: escalated, or a code rung looked more up
                 "past_one": sum(1 for r in rs if r["escalated"] or r["compared"] or r["split"]),
                 "wall_s_p50": round(statistics.median(walls), 1)}
