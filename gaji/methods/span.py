@@ -349,8 +349,8 @@ def filled_in(reply: str, question: str) -> str:
         return ""
     _, i1, i2, j1, j2 = changed[0]
     asked, fill = " ".join(q[i1:i2]), " ".join(r[j1:j2])
-    if not _KO_ASKED.search(asked) or j2 - j1 > 4 or _KO_ASKED.search(fill):
-        return ""
+    if not _KO_ASKED.search(asked) or j2 - j1 > 4 or _KO_ASKED.search(fill) or _KO_FINAL.search(fill):
+        return ""  # (a filler that ends the sentence, "5억 200만 회였습니다" for "몇 회였나", is a sentence's span)
     particle = _KO_MARKED.search(asked)
     if particle and fill.endswith(particle.group(0)) and len(fill) > len(particle.group(0)):
         fill = fill[: -len(particle.group(0))]

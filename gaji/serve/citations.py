@@ -3,7 +3,8 @@
 
 One function, `render`, makes the text both `/v1` paths send, so a streamed answer and a plain one read
 the same. It starts with the text the method wrote (its last draft, as it was streamed), so a stream only
-has to append what follows it:
+has to append what follows it; a draft that does not hold the final answer was replaced, and the text starts
+with the answer instead (a stream sends it as a revision):
 
     <the method's text> [1][2]
 
@@ -88,6 +89,10 @@ def render(lead: str, answer: str, explanation: str, sources: list[Source], lang
     """The content a chat client shows (see the module docstring); `lead` is the method's own text (its
     last streamed draft), else the answer."""
     w = _words(lang)
+    if lead and answer.strip() and _norm(answer) not in _norm(lead):
+        # a draft that does not hold the answer was replaced by it (auto's first answer, overruled by the values
+        # compared item by item or by a bridge's second hop): shown, it would contradict the answer under it
+        lead = ""
     lead = lead or answer  # as streamed, trailing spaces included: the stream only appends to it
     content = lead
     annotations: list[dict[str, Any]] = []

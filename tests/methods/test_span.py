@@ -187,6 +187,7 @@ def test_a_reply_that_fills_in_the_asked_word_answers_with_the_filler(reply, que
     ("노아는 누구의 명령에 따라 배를 만들었는가", "노아는 누구의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가?"),  # no filler
     ("하나님", "노아는 누구의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가?"),  # already short
     ("서울시장과 부산시장 중 서울시장이 먼저 태어났다", "서울시장과 부산시장 중 누가 먼저 태어났나?"),  # a changed ending too
+    ("트위터 좋아요 수는 블룸버그 통신 집계로 5억 200만 회였습니다", "트위터 좋아요 수는 블룸버그 통신 집계로 몇 회였나?"),  # a sentence
 ])
 def test_no_filler_is_cut_from_other_replies(reply, question):
     assert filled_in(reply, question) == ""

@@ -36,6 +36,16 @@ def test_the_text_starts_with_what_was_streamed_and_marks_each_source():
     assert "**출처**" not in bare.content and bare.annotations == r.annotations
 
 
+def test_a_draft_the_answer_replaced_is_not_shown_above_it():
+    """auto streams its one-retrieval reply, then may overrule it ("박형식이 먼저 태어났습니다" -> 승리, from the two
+    birth dates compared by code): the text starts with the answer, not with the draft it contradicts."""
+    srcs = [Source(1, "박형식", "http://h/passage/a"), Source(2, "승리", "http://h/passage/b")]
+    hint = "시간 순서(이른 것부터): 승리 (1990년 12월 12일), 박형식 (1991년 11월 16일)."
+    r = render("박형식이 먼저 태어났습니다.", "승리", hint, srcs, "ko")
+    assert r.content.startswith("승리 [1][2]\n\n근거: 시간 순서") and "박형식이 먼저" not in r.content
+    assert answer_of_shown(r.content) == "승리"
+
+
 def test_a_short_reply_gets_its_supporting_sentence():
     r = render("1446년", "1446년", "훈민정음은 1446년에 반포되었다.", [], "ko")
     assert r.content == "1446년\n\n근거: 훈민정음은 1446년에 반포되었다."
