@@ -12,6 +12,7 @@ BENCH_MODULES = (
     "gaji_lab.cli.bench_runner",  # run, check, report
     "gaji_lab.cli.bench_sweep",  # sweep
     "gaji_lab.cli.bench_serve",  # serve
+    "gaji_lab.cli.bench_chat_set",  # chat-set
     "gaji_lab.cli.bench_injection",  # injection
     "gaji_lab.cli.bench_security",  # security
     "gaji_lab.cli.bench_scale",  # llm-server, dense-store, ray-embed, ray-expand
