@@ -2,6 +2,8 @@
 
 A cascade (Yue et al., ICLR 2024; Moskvoretskii et al., ACL 2025; ProbTree 2023: docs/auto.md):
 
+0. **A question that wants a paragraph** (several asks, or what follows from the facts it sets out: explain.py) is
+   answered by one retrieval and a cited paragraph, kept whole: one call, no look.
 1. **Answer cheaply.** One retrieval and one call (the `one` route: OneR with the Korean passage cut and the
    re-ask), asking for the answer tokens' log-probabilities.
 2. **Look.** The answer's signals (signals.py: how sure the model was, whether the answer is grounded in a
@@ -335,7 +337,8 @@ class Auto(Method):
         if verdict is not None and verdict.answer is None and not isinstance(verdict, check.CheckVerdict) \
                 and (restated or not verdict.names_an_item(trace.answer or "")):
             # the values left the choice open and the first answer names neither item ("유아인" for "전지현과
-            # 김태희 중"): it cannot be right, so the reader picks one of the two names over their passages
+            # 김태희 중") or only says the question back: it cannot be right, so the reader picks one of the two
+            # names over their passages
             verdict = within_time(ctx, root, lambda c: compare.choose(c, root, verdict)) or verdict
         if verdict is not None:
             cascade["computed"] = verdict.to_dict()
