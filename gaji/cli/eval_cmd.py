@@ -27,7 +27,8 @@ def _ks(text: str) -> tuple[int, ...]:
     return ks
 
 
-def _ids(text: str) -> tuple[str, ...]:
+def question_ids(text: str) -> tuple[str, ...]:
+    """`--ids`: a comma list, or a file with one id per line (# comments); the lab's commands take it too."""
     from pathlib import Path
 
     path = Path(text)
@@ -56,8 +57,8 @@ def register(sub) -> None:
     p.add_argument("--method", help="method name (see `gaji methods`)")
     p.add_argument("-o", "--option", action="append", dest="options", metavar="KEY=VALUE", help="method option (repeatable)")
     p.add_argument("--limit", type=count(1), help="first N questions only (N >= 1)")
-    p.add_argument("--ids", type=_ids, help="only these question ids, asked in this order: a comma list or a file "
-                   "with one id per line (after --limit); ids that start with '-' (ASQA's) need --ids=LIST or a file")
+    p.add_argument("--ids", type=question_ids, help="only these question ids, asked in this order: a comma list or "
+                   "a file with one id per line (after --limit); ids that start with '-' (ASQA's) need --ids=LIST or a file")
     p.add_argument("--out", help="run directory (default runs/eval/<dataset>-<method>-<llm>); the same --out resumes")
     p.add_argument("--concurrency", type=count(1, 256),
                    help="questions in flight at once, 1 to 256 (default: the LLM's parallel slots)")

@@ -462,8 +462,9 @@ def resolve_items(ctx: RunContext, parent: Node, question: Any, resolve: Resolve
                   ) -> tuple[list[str], Lookup | None]:
     """The names `question`'s items stand for: a named item as it is, a described one resolved by `resolve` (one
     short read unless the caller gives another; one child node of `parent` each, run in parallel). `question` is a
-    Comparison or anything with its `question`, `lang`, `items`, `described` and `resolve_question`. On a description that resolves to no name (none read, or
-    the description echoed back): the names so far and that item's look-up."""
+    Comparison or anything with its `question`, `lang`, `items`, `described` and `resolve_question`. On a
+    description that resolves to no name (none read, or the description echoed back): the names so far and that
+    item's look-up."""
     lang = question.lang
     names = list(question.items)
     described = [i for i, d in enumerate(question.described) if d]

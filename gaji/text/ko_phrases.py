@@ -1,6 +1,6 @@
 """What Korean code reads from a question's phrases without a parser: which words stand for a person, a place or a
-thing, which word is a verb's modifier form, and which form a particle takes after a word. gaji/methods/compare.py and gaji/methods/bridge.py read the
-entities a question describes ("…역을 맡은 배우", "…정책을 편 당시 서울시장") with these.
+thing, which word is a verb's modifier form, and which form a particle takes after a word. gaji/methods/compare.py
+and gaji/methods/bridge.py read the entities a question describes ("…역을 맡은 배우", "…정책을 편 당시 서울시장") with these.
 
     >>> ends_in_entity("영화 《아가씨》에서 히데코 역을 맡은 배우"), is_modifier("맡은"), is_modifier("배우")
     (True, True, False)

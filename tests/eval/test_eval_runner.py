@@ -276,7 +276,7 @@ def test_unknown_ids_are_named(make_run, qfile):
 
 
 def test_ids_flag_reads_a_file_or_a_list(tmp_path):
-    from gaji.cli.eval_cmd import _ids
+    from gaji.cli.eval_cmd import question_ids as _ids
 
     f = tmp_path / "ids.txt"
     f.write_text("# failing at depth 1\nq1\n\nq3\n", encoding="utf-8")

@@ -42,8 +42,8 @@ _EN_CLAUSE = re.compile(r"[,;]\s*and\s+(?=(?:what|which|who|when|where|why|how)\
 # an English question sentence opens with its question word (a title ending in "?" inside a question does not)
 _EN_OPENS = re.compile(r"^\W*(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 _EN_FOLLOWS = re.compile(r"\bwhy\b|\bexplain\b|\bdescribe\b|\bhow\b(?!\s+(?:many|much|old|long|far|tall|big|large|"
-                         r"often|high|deep|wide|fast))|\bwhat\s+(?:legal\s+)?(?:steps|measures|penalt|punishment|sanction|"
-                         r"obligations|duties|procedure|rights|consequences|requirements|liabilit)", re.I)
+                         r"often|high|deep|wide|fast))|\bwhat\s+(?:legal\s+)?(?:steps|measures|penalt|punishment|"
+                         r"sanction|obligations|duties|procedure|rights|consequences|requirements|liabilit)", re.I)
 
 
 def wants_paragraph(question: str, lang: str) -> str:

@@ -115,22 +115,20 @@ def report(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def select(items: list[EvalItem], ids_file: str | None, limit: int | None) -> list[EvalItem]:
-    """The items named in `ids_file` (one id a line, in its order), else the first `limit` (else all)."""
-    if ids_file:
-        path = Path(ids_file)
-        if not path.is_file():
-            raise ConfigError(f"--ids: no such file: {ids_file}")
+def select(items: list[EvalItem], ids: tuple[str, ...] | None, limit: int | None) -> list[EvalItem]:
+    """The items named by `ids` (`gaji eval`'s --ids, parsed by its `question_ids`), in their order, else the first
+    `limit` (else all)."""
+    if ids:
         by_id = {it.id: it for it in items}
-        wanted = [x.strip() for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-        missing = [x for x in wanted if x not in by_id]
+        missing = [x for x in ids if x not in by_id]
         if missing:
-            raise InputError(f"{len(missing)} id(s) not in the set, first {missing[0]!r}", path=ids_file)
-        return [by_id[x] for x in wanted]
+            raise InputError(f"{len(missing)} id(s) not in the set, first {missing[0]!r}", field="--ids")
+        return [by_id[x] for x in dict.fromkeys(ids)]
     return items[:limit] if limit else items
 
 
-def run_chat_set(data: str, out: str, *, url: str | None = None, ids: str | None = None, limit: int | None = None,
+def run_chat_set(data: str, out: str, *, url: str | None = None, ids: tuple[str, ...] | None = None,
+                 limit: int | None = None,
                  model: str = "gaji", llm: str = "local", serve_index: list[str] | None = None,
                  request_timeout: float | None = None, timeout: float = 900.0) -> dict[str, Any]:
     """Ask the set through `url`, or through a `gaji serve` started here (`llm`, `serve_index`, the server's own

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from gaji.cli.eval_cmd import question_ids
+
 __all__ = ["register"]
 
 
@@ -11,7 +13,9 @@ def register(bsub) -> None:
     p = bsub.add_parser("chat-set", help="a question set through /v1/chat/completions as a chat client asks it: "
                                          "answered or refused, time-limit hits, wall time, F1")
     p.add_argument("--data", required=True, help="a set name (komultihop-report, hotpotqa, …) or a question file")
-    p.add_argument("--ids", help="a file of question ids, one a line (default: the set's first --limit)")
+    p.add_argument("--ids", type=question_ids,
+                   help="only these question ids, in this order: a comma list or a file, one id a line (default: the "
+                   "set's first --limit)")
     p.add_argument("--limit", type=int, help="the first N questions")
     p.add_argument("--out", required=True, help="the JSONL of answers (appended; a stopped run resumes)")
     p.add_argument("--url", help="a running server (default: start `gaji serve` on a free loopback port)")

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from gaji.cli.eval_cmd import question_ids
 from gaji.errors import InputError
 from gaji_lab.bench.chat_set import ask_set, read_done, select, summary
 from gaji.eval.datasets import EvalItem
@@ -46,9 +47,9 @@ def test_bad_ids_and_broken_rows_name_the_problem(tmp_path):
     ids = tmp_path / "ids.txt"
     ids.write_text("q2\nq9\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"1 id\(s\) not in the set, first 'q9'"):
-        select(ITEMS, str(ids), None)
+        select(ITEMS, question_ids(str(ids)), None)
     ids.write_text("q2\n", encoding="utf-8")
-    assert [i.id for i in select(ITEMS, str(ids), None)] == ["q2"] and select(ITEMS, None, 1) == ITEMS[:1]
+    assert [i.id for i in select(ITEMS, question_ids(str(ids)), None)] == ["q2"] and select(ITEMS, None, 1) == ITEMS[:1]
     out = tmp_path / "a.jsonl"
     out.write_text(json.dumps({"id": "q1"}) + "\n{broken\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"a\.jsonl:2"):
