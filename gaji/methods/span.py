@@ -255,7 +255,10 @@ def _close_brackets(span: str, source: str) -> str:
 # an English choice question: "…, A or B?"
 _EN_CHOICE = re.compile(r"(?:^|,|:)\s*([^,:?]+?)\s+or\s+([^,?]+?)\s*\?*\s*$", re.I)
 # an English reply that restates the question, then names the answer: "<restated> is/was <answer>."
-_EN_COPULA = re.compile(r"^(.+?)\s+(?:is|was|are|were)\s+([A-Z0-9\"'“].*?)\.?$")
+_EN_COPULA = re.compile(r"^(.+?)\s+(?:is|was|are|were)\s+(?:an?\s+)?([A-Z0-9\"'“].*?)\.?$")
+# the noun a "what …" question asks for ("What citizen was …?"), which a copula's complement may end in ("an American
+# citizen"): the answer is what qualifies it
+_EN_ASKED_NOUN = re.compile(r"^\W*(?:what|which)\s+([a-z]+)\b", re.I)
 
 
 def _en_span(reply: str, question: str) -> str:
@@ -279,7 +282,14 @@ def _en_span(reply: str, question: str) -> str:
     c = _EN_COPULA.match(r)
     if c and _keys(c.group(1)) and _keys(c.group(1)) <= _keys(question) and len(c.group(2).split()) <= 8 \
             and not re.search(r",\s*(?:who|which|where|when)\b", c.group(2)):
-        return _strip_edges(c.group(2))
+        span = _strip_edges(c.group(2))
+        noun = _EN_ASKED_NOUN.match(question)
+        if noun and len(span.split()) > 1 and span.split()[-1].lower() in (noun.group(1).lower(),
+                                                                         noun.group(1).lower() + "s"):
+            span = span.rsplit(None, 1)[0]
+        # a complement in the question's own words ("… was a Formula One World Champion" for "Which Formula One World
+        # Champion …?") restates what is asked
+        return "" if _keys(span) <= _keys(question) else span
     return ""
 
 

@@ -90,6 +90,22 @@ def test_a_choice_restated_as_a_sentence_gives_the_chosen_option():
     assert span_of("박형식이 태어났습니다", "박형식은 언제 태어났나?", "ko") == "박형식이 태어났습니다"
 
 
+def test_an_english_copula_reply_gives_its_complement_without_the_asked_noun():
+    q = "What citizen was Sharyn McCrumb?"
+    assert shape_answer("Sharyn McCrumb was an American citizen", q, [], "en").answer == "American"
+    assert shape_answer("Sharyn McCrumb is an American", "What nationality is Sharyn McCrumb?", [], "en").answer \
+        == "American"
+    assert shape_answer("Empress Wang's mother-in-law is Empress Zhangsun.", "Who is Empress Wang's mother-in-law?", [],
+                        "en").answer == "Empress Zhangsun"
+    # a complement in the question's own words restates the question: the reply stays whole
+    q = "Which Formula One World Champion had a teammate named Richie Ginther?"
+    r = "Richie Ginther was a Formula One World Champion."
+    assert shape_answer(r, q, [], "en").answer == r
+    # the subject is not the question's: no restatement, nothing cut
+    r = "Sharyn McCrumb was an American citizen"
+    assert shape_answer(r, "What citizen was the author of Bimbos of the Death Sun?", [], "en").answer == r
+
+
 def test_a_reply_that_echoes_its_context_line_keeps_only_the_answer():
     q = "박형식과 승리 중 누가 먼저 태어났나?"
     shaped = shape_answer(f"{q} -> 박형식이 먼저 태어났다", q, [], "ko")

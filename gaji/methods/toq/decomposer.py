@@ -200,6 +200,7 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
         then = _put_slot(then, hidden, "[ANS_1]")
         if then is None:
             raise DependencyError("the second question neither uses [ANS_1] nor names the hidden thing")
+    then = slot_for_found(then, first, question)
     d = parse_decomposition({"type": "bridging", "subquestions": [{"question": first}, {"question": then}]},
                             question, max_children)
     if not any(sq.depends_on for sq in d.subquestions):
@@ -240,6 +241,33 @@ PERSON_WORDS = re.compile(
     r"sibling|grandfather|grandmother|uncle|aunt|nephew|niece|cousin|director|performer|singer|author|writer|"
     r"composer|founder|creator|producer|actor|actress|player|coach|president|leader|king|queen|emperor|"
     r"empress|man|woman|person|owner|designer|architect|artist|poet|painter|editor|manager)s?\b", re.IGNORECASE)
+
+
+# the first question asks who or what did something to a thing ("Who wrote Bimbos of the Death Sun?"): it finds the
+# doer, not the thing; a copula ("Who is the director of …?") asks for the thing itself
+_FIRST_ASKS_DOER = re.compile(r"^\W*(?:who|what|which)\s+(?!(?:is|was|are|were|'s)\b)(?:[a-z]+\s+)?(?P<thing>.+?)\W*$", re.I)
+# a role that describes the slot's entity right before it ("the author of ", "the actor who played ")
+_ROLE_BEFORE_SLOT = re.compile(r"\b(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?(?:of|who\s+\w+|that\s+\w+)\s+$", re.I)
+
+
+def slot_for_found(then: str, first: str, question: str) -> str:
+    """`then` with `[ANS_1]` standing for what `first` finds. A split of "What citizen was the author of Bimbos of the
+    Death Sun?" into "Who wrote Bimbos of the Death Sun?" and "What citizen was the author of [ANS_1]?" put the slot
+    where the book's title was, though the first question finds its author: the role before the slot is dropped
+    ("What citizen was [ANS_1]?"). English only; `then` as it is when the slot stands where the found thing was
+    described, or when no role stands before it."""
+    pre, slot, post = then.partition("[ANS_1]")
+    if not slot or re.search(r"[가-힣]", question):
+        return then
+    q = question.strip()
+    if not (q.lower().startswith(pre.lower()) and q.lower().endswith(post.lower())) or len(pre) + len(post) >= len(q):
+        return then
+    replaced = q[len(pre): len(q) - len(post)].strip()
+    m = _FIRST_ASKS_DOER.match(first.strip())
+    role = _ROLE_BEFORE_SLOT.search(pre)
+    if not replaced or not m or role is None or squash(replaced) not in squash(m.group("thing")):
+        return then
+    return pre[: role.start()] + slot + post
 
 
 def repeats_question(sub: str, question: str) -> bool:

@@ -117,6 +117,29 @@ def test_parse_chain_builds_a_slot_chain_and_repairs_a_repeated_description():
                             "then": "[ANS_1]은 몇 년에 만들어졌나요?"}, q, 4).is_single
 
 
+def test_the_slot_stands_for_what_the_first_question_finds():
+    # the model put the slot where the book's title was, though its first question finds the book's author
+    q = "What citizen was the author of Bimbos of the Death Sun?"
+    d = parse_chain({"hidden": "the author", "first": "Who wrote Bimbos of the Death Sun?",
+                     "then": "What citizen was the author of [ANS_1]?"}, q, 4)
+    assert d.subquestions[1].question == "What citizen was [ANS_1]?"
+    q = "What character does the actor who played Barney on How I Met Your Mother play in Batman Under the Red Hood?"
+    d = parse_chain({"hidden": "the actor", "first": "Who played Barney on How I Met Your Mother?",
+                     "then": "What character does the actor who played [ANS_1] play in Batman Under the Red Hood?"}, q, 4)
+    assert d.subquestions[1].question == "What character does [ANS_1] play in Batman Under the Red Hood?"
+    # the slot where the found person was described stays: the first question asks what that description is
+    q = "Who is the spouse of the director of film Up, Down, Fragile?"
+    d = parse_chain({"hidden": "the director of film Up, Down, Fragile",
+                     "first": "Who is the director of film Up, Down, Fragile?", "then": "Who is the spouse of [ANS_1]?"},
+                    q, 4)
+    assert d.subquestions[1].question == "Who is the spouse of [ANS_1]?"
+    # no role before the slot: nothing to drop
+    q = "What material did a hairdresser from Yorkshire, England invent?"
+    d = parse_chain({"hidden": "a hairdresser from Yorkshire, England", "first": "Who is a hairdresser from Yorkshire?",
+                     "then": "What material did [ANS_1] invent?"}, q, 4)
+    assert d.subquestions[1].question == "What material did [ANS_1] invent?"
+
+
 def test_a_named_hidden_thing_the_model_did_not_split_at_is_split_by_code():
     # the first question asks everything again: the hidden thing's phrase in the question makes the split
     q = "Where did Timothy Shriver's father study?"
