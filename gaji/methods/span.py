@@ -264,7 +264,8 @@ _EN_ASKED_NOUN = re.compile(r"^\W*(?:what|which)\s+([a-z]+)\b", re.I)
 def _en_span(reply: str, question: str) -> str:
     """An English reply's answer when it restates its question: the option of "A or B?" it names ("The
     Battle of Manila occurred first." -> "The Battle of Manila"), or the complement of a restating copula
-    ("Empress Wang's mother-in-law is Empress Zhangsun." -> "Empress Zhangsun"); "" when neither."""
+    ("Empress Wang's mother-in-law is Empress Zhangsun." -> "Empress Zhangsun"; "Sharyn McCrumb was an American
+    citizen" -> "American" for "What citizen was Sharyn McCrumb?"); "" when neither."""
     r = reply.strip().rstrip(".")
     m = _EN_CHOICE.search(question.strip())
     if m:
