@@ -230,7 +230,7 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     hop.name = name
     second = parent.add(Node(question=bridge.second_question(name), kind="bridge_hop", data={"bridge_hop": "ask"}))
     hop.second_node = second.id
-    answer, passages = ask(ctx, second, lang)
+    answer, passages = ask(ctx, second, lang, about=name if lang == "en" else "")
     if not answer or is_unknown(answer) or squash(answer) == squash(name):
         hop.why = "no answer"
         return hop
@@ -245,11 +245,16 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     return hop
 
 
-def ask(ctx: RunContext, node: Node, lang: str, query: str = "") -> tuple[str, list[Passage]]:
+def ask(ctx: RunContext, node: Node, lang: str, query: str = "", about: str = "") -> tuple[str, list[Passage]]:
     """`node`'s question read by the plain reader over its own retrieval (of `query` when given): the answer, shaped
-    against that question, and the passages it was read from."""
+    against that question, and the passages it was read from. `about`: the entity the question asks about; only
+    the retrieved passages that name it are read, when one does (`naming`)."""
     ctx.emit(node)
     passages = ctx.retrieve(node, query or node.question, K)
+    if about:
+        kept = naming(passages, about)
+        node.data["naming"] = {"name": about, "kept": len(kept), "of": len(passages)}
+        passages = kept or passages
     p = direct.PROMPTS[lang].plain
     chars = PASSAGE_CHARS_KO if lang == "ko" else PASSAGE_CHARS
     messages = p.messages(data_note=common_prompts.PROMPTS[lang].data_note,
@@ -265,6 +270,31 @@ def ask(ctx: RunContext, node: Node, lang: str, query: str = "") -> tuple[str, l
     node.answer = answer
     ctx.emit(node)
     return answer, passages
+
+
+# words that say what kind of thing a name is ("Golestan Province", "Holston River"): many passages hold them
+_EN_KIND_WORDS = frozenset(
+    "province river city county state island mountain lake street university college school company records band "
+    "film series album song club team party church hotel station airport district region kingdom empire war battle "
+    "award prize festival museum park bridge castle palace house hall center centre group corporation inc ltd".split())
+
+
+def names_entity(passage: Passage, name: str) -> bool:
+    """Does an English passage name `name`: the whole name, or its telling word (the last capitalised word of four
+    letters or more that is no kind-of-thing word: "McCrumb" of "Sharyn McCrumb", "Golestan" of "Golestan
+    Province"), as a whole word of its title or text?"""
+    text = f"{passage.title} {passage.text}"
+    if squash(name) and squash(name) in squash(text):
+        return True
+    telling = [w for w in re.findall(r"[A-Z][\w'’-]{3,}", name) if w.lower() not in _EN_KIND_WORDS]
+    return bool(telling) and re.search(r"(?<!\w)" + re.escape(telling[-1]) + r"(?!\w)", text) is not None
+
+
+def naming(passages: list[Passage], name: str) -> list[Passage]:
+    """The passages that name the bridge entity, in rank order. A second hop's reader given others as well took an
+    answer from a passage about something else ("West German citizen", from an astronaut's page, for "What citizen
+    was Sharyn McCrumb?" beside her own page that calls her American)."""
+    return [p for p in passages if names_entity(p, name)]
 
 
 def resolve_described(ctx: RunContext, node: Node, lang: str) -> str:
@@ -311,5 +341,11 @@ def describe(node: Node, lang: str) -> list[Fact]:
         text = (f"가리키는 이름: {value}" if ko else f"names: {value}") if value else (
             "이름을 찾지 못함" if ko else "no name found")
         return [Fact("연결 개체" if ko else "bridge", text)]
-    return [Fact("연결 개체" if ko else "bridge", "찾은 이름에 대해 나머지를 물음" if ko
-                 else "asks the rest about the name found")]
+    facts = [Fact("연결 개체" if ko else "bridge", "찾은 이름에 대해 나머지를 물음" if ko
+                  else "asks the rest about the name found")]
+    n = node.data.get("naming")
+    if isinstance(n, dict) and n.get("kept"):
+        facts.append(Fact("문단" if ko else "passages",
+                          f"{n['name']}을(를) 언급한 {n['kept']}/{n['of']}개 문단만 읽음" if ko
+                          else f"read the {n['kept']} of {n['of']} passages that name {n['name']}"))
+    return facts

@@ -255,6 +255,37 @@ def test_an_english_bridge_is_split_by_the_chain_prompt_and_followed():
     assert "found the entity the question describes first (Shirley Temple)" in t.root.stop.reason
 
 
+def test_the_english_second_hop_reads_only_the_passages_that_name_the_bridge_entity():
+    other = ("merbold", "Ulf Merbold", "Ulf Merbold was the first West German citizen in space.")
+    ctx = RunContext(llm=TrackedLLM(_en_llm(SPLIT), retries=0, backoff_s=0),
+                     retriever=ListRetriever([*EN_DOCS, other]), parallel=False)
+    t = Auto().run(EN_Q, ctx)
+    ask = t.root.children[2]
+    assert t.answer == "Chief of Protocol" and ask.data["naming"] == {"name": "Shirley Temple", "kept": 2, "of": 3}
+    (call,) = [c for c in ask.calls if c.purpose == "answer"]
+    prompt = " ".join(m["content"] for m in call.prompt)
+    assert "Chief of Protocol of the United" in prompt and "Merbold" not in prompt
+    assert "read the 2 of 3 passages that name Shirley Temple" in [f.text for f in ask.display]
+
+
+def test_a_passage_names_an_entity_by_its_whole_name_or_its_telling_word():
+    from gaji.methods.bridge import names_entity, naming
+    from gaji.types import Passage
+
+    def p(title, text):
+        return Passage(id=title, doc_id=title, title=title, text=text)
+
+    mccrumb = p("Sharyn McCrumb", "Sharyn McCrumb (born 1948) is an American writer.")
+    novel = p("Bimbos of the Death Sun", "Bimbos of the Death Sun is a 1988 mystery novel by McCrumb.")
+    astronaut = p("Ulf Merbold", "Ulf Merbold is the first West German citizen to have flown in space.")
+    assert naming([astronaut, mccrumb, novel], "Sharyn McCrumb") == [mccrumb, novel]
+    # a kind-of-thing word is not telling: "Province" names many provinces
+    assert names_entity(p("Golestan", "Golestan is a province of Iran."), "Golestan Province")
+    assert not names_entity(p("Fars", "Fars Province is in Iran."), "Golestan Province")
+    # whole words only, and a passage that names nobody of it is none
+    assert not names_entity(p("x", "The Atkinsons moved."), "Juan Atkins") and naming([astronaut], "Juan Atkins") == []
+
+
 def test_an_english_question_that_names_everything_is_not_split():
     t = Auto().run(EN_Q, _en_ctx(_en_llm({"hidden": "", "first": EN_Q, "then": ""})))
     assert "bridge" not in t.root.data["cascade"] and t.answer == "Kiss and Tell"
