@@ -368,6 +368,32 @@ def filled_in(reply: str, question: str) -> str:
     return _strip_edges(fill)
 
 
+_EN_ASKED = re.compile(r"^(?:which|what|who|whom|whose|where|when)$", re.I)
+_EN_NOT_FILLERS = frozenset("both all also each either neither the a an and not only".split())
+
+
+def en_filled_in(reply: str, question: str) -> str:
+    """An English reply that is its question with the asked phrase filled in ("Channel 8 has broadcast HBO World
+    Championship Boxing" for "Channel 8 has broadcast which American sports series that premiered in 1973?"): the
+    words that took the asked phrase's place; "" for any other reply (no question words kept before it, more than
+    one place changed, or a filler of more than eight words)."""
+    q = question.strip().rstrip("?？ ").split()
+    r = reply.strip().rstrip("?？. ").split()
+    if len(q) < 3 or not r or re.search(r"[가-힣]", reply):
+        return ""
+    diff = difflib.SequenceMatcher(a=[w.lower() for w in q], b=[w.lower() for w in r], autojunk=False).get_opcodes()
+    changed = [op for op in diff if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace":
+        return ""
+    _, i1, _, j1, j2 = changed[0]
+    fill = r[j1:j2]
+    if i1 < 2 or not _EN_ASKED.match(q[i1]) or len(fill) > 8 or any(_EN_ASKED.match(w) for w in fill):
+        return ""
+    if all(w.lower().strip(",.;:") in _EN_NOT_FILLERS for w in fill):  # "… are both magazines": no answer in it
+        return ""
+    return _strip_edges(" ".join(fill)).strip(" ,;:")
+
+
 def drop_restated_head(reply: str, question: str) -> str:
     """A short Korean reply without the words it repeats from the question ("배우는 김민희" -> "김민희" for
     "… 배우는 누구인가요?"): leading words marked as topic or subject whose content the question holds, kept
@@ -419,7 +445,7 @@ def _opens_with_verb(word: str) -> bool:
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
     reply = unask(unecho(reply), question)
-    filled = filled_in(reply, question) if lang == "ko" else ""
+    filled = filled_in(reply, question) if lang == "ko" else en_filled_in(reply, question)
     if filled:  # the question said back with its asked word filled in: the filler is the answer
         return Shaped(filled, reply)
     if lang == "ko" and len(split_sentences(reply)) <= 1:  # a reply that runs on is read from its first sentence

@@ -106,6 +106,20 @@ def test_an_english_copula_reply_gives_its_complement_without_the_asked_noun():
     assert shape_answer(r, "What citizen was the author of Bimbos of the Death Sun?", [], "en").answer == r
 
 
+def test_an_english_reply_that_fills_in_the_asked_phrase_gives_the_filler():
+    q = "Channel 8 has broadcast which American sports series that premiered in 1973?"
+    assert shape_answer("Channel 8 has broadcast HBO World Championship Boxing.", q, [], "en").answer \
+        == "HBO World Championship Boxing"
+    q = "Connetquot High School  is a public high school in what city in New York?"
+    assert shape_answer("Connetquot High School is a public high school in Bohemia, New York.", q, [], "en").answer \
+        == "Bohemia"
+    # a filler with no answer in it, and a reply that changes more than the asked phrase, stay whole
+    r = "Woman's Era and Naj are both magazines"
+    assert shape_answer(r, "Woman's Era and Naj are what kind of magazines?", [], "en").answer == r
+    r = "HBO broadcast the Boxing series"
+    assert shape_answer(r, q, [], "en").answer == r
+
+
 def test_a_reply_that_echoes_its_context_line_keeps_only_the_answer():
     q = "박형식과 승리 중 누가 먼저 태어났나?"
     shaped = shape_answer(f"{q} -> 박형식이 먼저 태어났다", q, [], "ko")

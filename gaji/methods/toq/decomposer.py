@@ -201,6 +201,11 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
         if then is None:
             raise DependencyError("the second question neither uses [ANS_1] nor names the hidden thing")
     then = slot_for_found(then, first, question)
+    if not re.search(r"[가-힣]", question):
+        if _EN_ASKS_SLOT.search(then):  # "Channel 8 has broadcast which [ANS_1]?": the first question asked it all
+            raise DependencyError("the second question asks for what the first one finds")
+        if not then.rstrip().endswith("?") and not _EN_WH.search(then):
+            raise DependencyError("the second question is a statement, not a question")
     d = parse_decomposition({"type": "bridging", "subquestions": [{"question": first}, {"question": then}]},
                             question, max_children)
     if not any(sq.depends_on for sq in d.subquestions):
@@ -243,6 +248,11 @@ PERSON_WORDS = re.compile(
     r"empress|man|woman|person|owner|designer|architect|artist|poet|painter|editor|manager)s?\b", re.IGNORECASE)
 
 
+_EN_WH = re.compile(r"\b(?:who|whom|whose|what|which|when|where|why|how)\b", re.I)
+# a question word right before the slot asks for the slot's own thing; after a preposition it opens a relative clause
+# ("the leader from which [ANS_1] comes")
+_EN_ASKS_SLOT = re.compile("".join(f"(?<!{p} )" for p in ("from", "in", "of", "to", "by", "with", "for", "at", "on"))
+                           + r"\b(?:which|what)\s+\[ANS_1\]", re.I)
 # the first question asks who or what did something to a thing ("Who wrote Bimbos of the Death Sun?"): it finds the
 # doer, not the thing; a copula ("Who is the director of …?") asks for the thing itself
 _FIRST_ASKS_DOER = re.compile(r"^\W*(?:who|what|which)\s+(?!(?:is|was|are|were|'s)\b)(?:[a-z]+\s+)?(?P<thing>.+?)\W*$", re.I)

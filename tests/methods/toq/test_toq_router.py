@@ -140,6 +140,25 @@ def test_the_slot_stands_for_what_the_first_question_finds():
     assert d.subquestions[1].question == "What material did [ANS_1] invent?"
 
 
+def test_an_english_second_question_must_ask_something_the_first_does_not():
+    # a statement is no question: its hop reads as yes or no
+    q = "What was the arena, in which the 2017 Brit Awards were held, called during the 2012 Olympics ?"
+    with pytest.raises(DependencyError, match="statement"):
+        parse_chain({"hidden": "the arena", "first": "What was the name of the arena where the 2017 Brit Awards were held?",
+                     "then": "During the 2012 Olympics, the 2017 Brit Awards were held in [ANS_1]."}, q, 4)
+    # the slot asked for by its own question word: the first question already asks everything
+    q = "Channel 8 has broadcast which American sports series that premiered in 1973?"
+    with pytest.raises(DependencyError, match="asks for what the first one finds"):
+        parse_chain({"hidden": "American sports series that premiered in 1973",
+                     "first": "What is American sports series that premiered in 1973?",
+                     "then": "Channel 8 has broadcast which [ANS_1]?"}, q, 4)
+    # after a preposition "which" opens a relative clause: a question about the slot
+    q = "In which years did the war with the military leader from which the term Pyrrhic victory comes occur?"
+    d = parse_chain({"hidden": "the term", "first": "What is the term Pyrrhic victory?",
+                     "then": "In which years did the war with the military leader from which [ANS_1] comes occur?"}, q, 4)
+    assert d.subquestions[1].question.endswith("from which [ANS_1] comes occur?")
+
+
 def test_a_named_hidden_thing_the_model_did_not_split_at_is_split_by_code():
     # the first question asks everything again: the hidden thing's phrase in the question makes the split
     q = "Where did Timothy Shriver's father study?"
