@@ -206,6 +206,9 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
             raise DependencyError("the second question asks for what the first one finds")
         if not then.rstrip().endswith("?") and not _EN_WH.search(then):
             raise DependencyError("the second question is a statement, not a question")
+        asked, then_asks = asked_kind(question), asked_kind(then)
+        if asked and then_asks and asked != then_asks:  # "Who directed …?" split into "In which country …?"
+            raise DependencyError(f"the second question asks for a {then_asks}, the question for a {asked}")
     d = parse_decomposition({"type": "bridging", "subquestions": [{"question": first}, {"question": then}]},
                             question, max_children)
     if not any(sq.depends_on for sq in d.subquestions):
@@ -253,6 +256,27 @@ _EN_WH = re.compile(r"\b(?:who|whom|whose|what|which|when|where|why|how)\b", re.
 # ("the leader from which [ANS_1] comes")
 _EN_ASKS_SLOT = re.compile("".join(f"(?<!{p} )" for p in ("from", "in", "of", "to", "by", "with", "for", "at", "on"))
                            + r"\b(?:which|what)\s+\[ANS_1\]", re.I)
+# the question word a question opens with (a "who" later on opens a relative clause: "… the actor who played X?")
+_EN_ASKED_KIND = re.compile(r"^\W*(?:in\s+)?(?P<w>who|whom|when|where|how many|how much|(?:what|which)\s+"
+                            r"(?:year|country|city))\b", re.I)
+
+
+def asked_kind(question: str) -> str:
+    """What an English question's opening question word asks for: "person" (who), "time" (when, what year),
+    "place" (where, which country or city), "quantity" (how many, how much); "" for any other."""
+    m = _EN_ASKED_KIND.search(question)
+    if not m:
+        return ""
+    w = m.group("w").lower()
+    if w in ("who", "whom"):
+        return "person"
+    if w == "when" or w.endswith("year"):
+        return "time"
+    if w.startswith("how"):
+        return "quantity"
+    return "place"
+
+
 # the first question asks who or what did something to a thing ("Who wrote Bimbos of the Death Sun?"): it finds the
 # doer, not the thing; a copula ("Who is the director of …?") asks for the thing itself
 _FIRST_ASKS_DOER = re.compile(r"^\W*(?:who|what|which)\s+(?!(?:is|was|are|were|'s)\b)(?:[a-z]+\s+)?(?P<thing>.+?)\W*$", re.I)

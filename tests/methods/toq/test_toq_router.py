@@ -152,6 +152,11 @@ def test_an_english_second_question_must_ask_something_the_first_does_not():
         parse_chain({"hidden": "American sports series that premiered in 1973",
                      "first": "What is American sports series that premiered in 1973?",
                      "then": "Channel 8 has broadcast which [ANS_1]?"}, q, 4)
+    # a second question that asks for another kind of thing than the question
+    with pytest.raises(DependencyError, match="asks for a place, the question for a person"):
+        parse_chain({"hidden": "the 2001 film", "first": "What is the 2001 film that featured Yu Rongguang?",
+                     "then": "In which country was the film directed by [ANS_1]?"},
+                    "Who directed the 2001 film that featured Yu Rongguang?", 4)
     # after a preposition "which" opens a relative clause: a question about the slot
     q = "In which years did the war with the military leader from which the term Pyrrhic victory comes occur?"
     d = parse_chain({"hidden": "the term", "first": "What is the term Pyrrhic victory?",
