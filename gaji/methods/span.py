@@ -345,6 +345,17 @@ def unecho(reply: str) -> str:
     return m.group(1).strip() if m else reply.strip()
 
 
+def _one_replacement(asked: list[str], said: list[str]) -> tuple[int, int, int, int, int] | None:
+    """(i1, i2, j1, j2, kept) when `said` is `asked` with one run of words, asked[i1:i2], replaced by said[j1:j2]
+    (`kept`: how many words stayed the same); None for any other difference."""
+    diff = difflib.SequenceMatcher(a=asked, b=said, autojunk=False).get_opcodes()
+    changed = [op for op in diff if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = changed[0]
+    return i1, i2, j1, j2, sum(b - a for tag, a, b, _, _ in diff if tag == "equal")
+
+
 def filled_in(reply: str, question: str) -> str:
     """A Korean reply that is its question with the asked word filled in ("노아는 하나님의 명령에 따라 … 태웠는가" for
     "노아는 누구의 명령에 따라 … 태웠는가?", "… 통상 길이 100m가 한계인가" for "… 통상 길이 몇m가 한계인가?"): the
@@ -353,12 +364,10 @@ def filled_in(reply: str, question: str) -> str:
     q, r = question.strip().rstrip("?？").split(), reply.strip().rstrip("?？.").split()
     if len(q) < 3 or not re.search(r"[가-힣]", reply) or abs(len(q) - len(r)) > 3:
         return ""
-    diff = difflib.SequenceMatcher(a=q, b=r, autojunk=False).get_opcodes()
-    changed = [op for op in diff if op[0] != "equal"]
-    kept = sum(i2 - i1 for tag, i1, i2, _, _ in diff if tag == "equal")
-    if len(changed) != 1 or changed[0][0] != "replace" or kept < 2:
+    one = _one_replacement(q, r)
+    if one is None or one[4] < 2:
         return ""
-    _, i1, i2, j1, j2 = changed[0]
+    i1, i2, j1, j2, _ = one
     asked, fill = " ".join(q[i1:i2]), " ".join(r[j1:j2])
     if not _KO_ASKED.search(asked) or j2 - j1 > 4 or _KO_ASKED.search(fill) or _KO_FINAL.search(fill):
         return ""  # (a filler that ends the sentence, "5억 200만 회였습니다" for "몇 회였나", is a sentence's span)
@@ -381,11 +390,10 @@ def en_filled_in(reply: str, question: str) -> str:
     r = reply.strip().rstrip("?？. ").split()
     if len(q) < 3 or not r or re.search(r"[가-힣]", reply):
         return ""
-    diff = difflib.SequenceMatcher(a=[w.lower() for w in q], b=[w.lower() for w in r], autojunk=False).get_opcodes()
-    changed = [op for op in diff if op[0] != "equal"]
-    if len(changed) != 1 or changed[0][0] != "replace":
+    one = _one_replacement([w.lower() for w in q], [w.lower() for w in r])
+    if one is None:
         return ""
-    _, i1, _, j1, j2 = changed[0]
+    i1, _, j1, j2, _ = one
     fill = r[j1:j2]
     if i1 < 2 or not _EN_ASKED.match(q[i1]) or len(fill) > 8 or any(_EN_ASKED.match(w) for w in fill):
         return ""

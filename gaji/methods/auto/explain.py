@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from gaji.methods.toq.decomposer import EN_QUESTION_WORD
 from gaji.text.sentences import split_sentences
 
 # Korean question words, each counted once per clause
@@ -37,7 +38,6 @@ _KO_CLAUSE = re.compile(r"(?:며|고|이며|으며|인가|는가|나|까)\s*[,?�
 # what follows from a story: how, why, or a measure, punishment, duty, procedure, effect, liability, requirement
 _KO_FOLLOWS = re.compile(r"어떻게|왜|어떤\s*(?:조치|처벌|형사처벌|책임|법적|의무|절차|효과|요건|권리|제재|불이익|처분|"
                          r"보호|규정|기준|방법|사유|이유|내용)|무엇을\s*해야|설명")
-_EN_ASK = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 _EN_CLAUSE = re.compile(r"[,;]\s*and\s+(?=(?:what|which|who|when|where|why|how)\b)", re.I)
 # an English question sentence opens with its question word (a title ending in "?" inside a question does not)
 _EN_OPENS = re.compile(r"^\W*(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
@@ -55,7 +55,7 @@ def wants_paragraph(question: str, lang: str) -> str:
     sentences = split_sentences(q)
     last = sentences[-1] if sentences else q
     ko = lang == "ko"
-    ask, clause, follows = (_KO_ASK, _KO_CLAUSE, _KO_FOLLOWS) if ko else (_EN_ASK, _EN_CLAUSE, _EN_FOLLOWS)
+    ask, clause, follows = (_KO_ASK, _KO_CLAUSE, _KO_FOLLOWS) if ko else (EN_QUESTION_WORD, _EN_CLAUSE, _EN_FOLLOWS)
     # the asking part: the last sentence, and the one before it when that one asks too ("…수반하는가? …있는가?")
     asking = [s for s in sentences[-2:] if s.rstrip().endswith(("?", "？")) and (ko or _EN_OPENS.match(s))] or [last]
     parts = [p for s in asking for p in clause.split(s) if p.strip()]

@@ -204,7 +204,7 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
     if not re.search(r"[가-힣]", question):
         if _EN_ASKS_SLOT.search(then):  # "Channel 8 has broadcast which [ANS_1]?": the first question asked it all
             raise DependencyError("the second question asks for what the first one finds")
-        if not then.rstrip().endswith("?") and not _EN_WH.search(then):
+        if not then.rstrip().endswith("?") and not EN_QUESTION_WORD.search(then):
             raise DependencyError("the second question is a statement, not a question")
         asked, then_asks = asked_kind(question), asked_kind(then)
         if asked and then_asks and asked != then_asks:  # "Who directed …?" split into "In which country …?"
@@ -251,7 +251,8 @@ PERSON_WORDS = re.compile(
     r"empress|man|woman|person|owner|designer|architect|artist|poet|painter|editor|manager)s?\b", re.IGNORECASE)
 
 
-_EN_WH = re.compile(r"\b(?:who|whom|whose|what|which|when|where|why|how)\b", re.I)
+# an English question word anywhere in a text (auto's paragraph rule counts them too)
+EN_QUESTION_WORD = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 # a question word right before the slot asks for the slot's own thing; after a preposition it opens a relative clause
 # ("the leader from which [ANS_1] comes")
 _EN_ASKS_SLOT = re.compile("".join(f"(?<!{p} )" for p in ("from", "in", "of", "to", "by", "with", "for", "at", "on"))
