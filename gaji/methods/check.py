@@ -8,7 +8,8 @@ one item at a time, with that item's own passages, it reads the one fact it is a
 the reads, as compare.py does for a choice by a date or a number (ToQ's and ProbTree's per-item decomposition):
 
     both   ("둘 다", "모두", "both"): a yes/no read per item of the question asked of it alone ("Is Cynthia Mort
-           American?"): yes when both say yes, no when one says no, no verdict when a read says neither;
+           American?"): yes when both say yes, no when one says no or when one says yes and the other item's
+           passages say nothing of it ("unknown"), no verdict when neither read finds anything;
     same   ("같은 N", "the same N", "…은 같은가?"): a short read per item of the compared thing ("What is the country
            of Tony Gatlif?", "김희선은 몇 년에 광고로 연예계에 데뷔했나?"). Two dates are the same when their years are,
            two numbers when they are equal, two names when one holds the other's letters; two different names are
@@ -208,6 +209,14 @@ def _with_relation(a: str, b: str, prefix: str, vp: str) -> tuple[tuple[str, str
     return (f"the {rel} of {a}", f"the {rel} of {b}"), (True, True)
 
 
+# a nationality's adjective, which may follow a name before the predicate's noun ("… Argentinian authors")
+_EN_DEMONYM = re.compile(
+    r"American|Argentinian|Argentine|Australian|Austrian|Belgian|Brazilian|British|Canadian|Chilean|Chinese|"
+    r"Colombian|Danish|Dutch|Egyptian|English|Filipino|Finnish|French|German|Greek|Hungarian|Indian|Iranian|Irish|"
+    r"Israeli|Italian|Japanese|Korean|Mexican|Nigerian|Norwegian|Pakistani|Persian|Peruvian|Polish|Portuguese|"
+    r"Russian|Scottish|Spanish|Swedish|Swiss|Taiwanese|Thai|Turkish|Ukrainian|Vietnamese|Welsh")
+
+
 def _strip_quotes(s: str) -> str:
     return s.strip(" ," + _QUOTES)
 
@@ -227,6 +236,8 @@ def _split_pair(pair: str) -> tuple[str, str, str] | None:
         if n < 2:
             return None
         n -= 1
+    elif n >= 2 and _EN_DEMONYM.fullmatch(words[n - 1]):
+        n -= 1  # "… and James Norman Hall Argentinian authors": the people's word opens the predicate
     return _name_of_phrase(a), _strip_quotes(" ".join(words[:n])), " ".join(words[n:])
 
 
@@ -470,6 +481,15 @@ def decide(check: Check, lookups: list[compare.Lookup],
     shown = "; ".join(f"{lk.item}: {lk.answer}" for lk in lookups)
     if check.kind == "both" and False in values:
         return CheckVerdict(check, lookups, no, "decided", shown)  # one "no" decides, whatever the other read
+    if check.kind == "both" and True in values and any(_read_unknown(lk) for lk in lookups):
+        # one item's passages say yes; the other item's own passages were read and say nothing of it. "Both" asks
+        # for two facts, and only one is there: no. (The 1.5B reader answers yes to nearly every such question
+        # when it reads both items at once, so the first answer is no evidence either way.) When neither read
+        # finds anything the question's words likely missed the passages, and the verdict stays open.
+        silent = next(lk.item for lk in lookups if _read_unknown(lk))
+        said = (f"{silent}의 문단에는 그런 내용이 없음" if check.lang == "ko"
+                else f"the passages of {silent} do not say so")
+        return CheckVerdict(check, lookups, no, "one unconfirmed", f"{shown}; {said}")
     if any(v is None for v in values) and check.kind != "which":
         return CheckVerdict(check, lookups, None, "no value", shown)
     if check.kind == "both":
@@ -486,6 +506,12 @@ def decide(check: Check, lookups: list[compare.Lookup],
     if same is None:
         return CheckVerdict(check, lookups, None, "unsure", shown)
     return CheckVerdict(check, lookups, yes if same else no, "decided", shown)
+
+
+def _read_unknown(lk: compare.Lookup) -> bool:
+    """Did the item's read run over passages and say it found nothing ("unknown"), as opposed to failing or
+    reading no passages at all?"""
+    return lk.value is None and bool(lk.passage_ids) and bool(lk.answer) and compare._unknown(lk.answer)
 
 
 def same_value(a: Any, b: Any, what: str = "") -> bool | None:
@@ -526,7 +552,12 @@ def _headed(value: str, what: str) -> str:
 
 
 def describe(node: Node, lang: str) -> list[Fact]:
-    """A check's node: what one item's read said (yes / no / the value), or the judgement of two values."""
+    """A check's node: what one item's read said (yes / no / the value), or the judgement of two values; and the
+    namesakes' pages the read left out."""
+    return _read_facts(node, lang) + compare.namesakes_left_out(node, lang)
+
+
+def _read_facts(node: Node, lang: str) -> list[Fact]:
     ko = lang == "ko"
     value = node.data.get("value")
     if node.data.get("check") == "same_judge":

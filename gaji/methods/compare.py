@@ -8,7 +8,8 @@ the passage well; putting two dates in order is then code's job (the question tr
 comparison nodes: gaji/methods/toq/order.py, ProbTree's and ToQ's comparison decomposition).
 
     1. parse: the two items ("A or B", "between A and B", "A와 B 중") and what is compared: a date (first,
-       older, 먼저, ...) or a number (more, taller, 더 큰, ...), and which end (comparative.direction);
+       older, 먼저, ...), a number (more, taller, 더 큰, ...) or a lifespan ("Who lived longer", "더 오래 살았나":
+       both dates read at once, parse_life), and which end (comparative.direction);
     2. look up: per item, a sub-question in code ("When was Arthur Lubin born?", "박형식은 언제 태어났나?"), a
        small retrieval with it, and one short read that asks only for the value (the two reads run in parallel);
     3. decide: both values parse (order.parse_date / parse_number), differ, and a date is surely before the other
@@ -41,19 +42,22 @@ from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.span import is_unknown
 from gaji.methods.toq.comparative import Direction, direction
 from gaji.methods.toq.names_rule import squash
-from gaji.methods.toq.order import Order, named_as_items, parse_date, parse_number, surely_before
+from gaji.methods.toq.order import MONTHS, Order, named_as_items, parse_date, parse_number, surely_before
 from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier, particle
 from gaji.types import Fact, Node, Passage
 
 K = 3  # passages per item: the item's own article is nearly always first when the query names it
 PASSAGE_CHARS = 400  # each cut to its sentences most relevant to the sub-question
 MAX_TOKENS = 24  # a date or a number with its unit
+LIFE_MAX_TOKENS = 40  # two full dates ("1755년 11월 2일 – 1793년 10월 16일" is about 26 tokens)
 
 # -- parsing the question ---------------------------------------------------------------------------------
-_EN_THE = r"(?:the\s+)?"
+_EN_THE = r"(?-i:the\s+)?"  # only the lower-case article: a capital "The" is part of a title ("The Wild")
 # "..., A or B?" / "...: A or B" (the items after the last comma or colon)
-_EN_TAIL = re.compile(r"[,:]\s*" + _EN_THE + r"(?P<a>[^,:;?]+?)\s*,?\s+or\s+" + _EN_THE
-                      + r"(?P<b>[^,:;?]+?)\s*[?.!]?\s*$", re.I)
+# an item may hold a subtitle's colon ("Molokai: The Story Of Father Damien"): a colon before a capital
+_EN_ITEM = r"(?:[^,:;?]|:(?=\s+(?-i:[A-Z0-9\"“])))+?"
+_EN_TAIL = re.compile(r"[,:]\s*" + _EN_THE + r"(?P<a>" + _EN_ITEM + r")\s*,?\s+or\s+" + _EN_THE
+                      + r"(?P<b>" + _EN_ITEM + r")\s*[?.!]?\s*$", re.I)
 # "Who was born first A or B?" (no comma: the items after the comparative word)
 _EN_AFTER = re.compile(r"\b(?:first|earlier|later|older|younger|more|fewer|less|larger|smaller|higher|lower|taller|"
                        r"shorter|longer|bigger)\s+" + _EN_THE + r"(?P<a>[^,:;?]+?)\s+or\s+" + _EN_THE
@@ -65,8 +69,11 @@ _EN_BETWEEN = re.compile(r"\bbetween\s+" + _EN_THE + r"(?P<a>[^,:;?]+?)\s+and\s+
 _KO_JOIN = r"(?:와|과|하고|이랑|랑)"
 _KO_CHOICE_END = r"\s*(?:중에서|중에|중|가운데)\s+(?P<rest>.+)$"
 # a comma after the particle marks the split between two long descriptions ("…맡은 배우와, …배우 중")
-_KO_CHOICES = (re.compile(r"^\s*(?P<a>.+?)" + _KO_JOIN + r",\s*(?P<b>.+?)" + _KO_CHOICE_END),
-               re.compile(r"^\s*(?P<a>.+?)" + _KO_JOIN + r"\s+(?!함께|같이|마찬가지)(?P<b>.+?)" + _KO_CHOICE_END))
+# "중" set apart by a space is tried first, so that a name ending in 중 keeps it ("김영삼과 김대중 중")
+_KO_CHOICE_END_SPACED = r"\s+(?:중에서|중에|중|가운데)\s+(?P<rest>.+)$"
+_KO_CHOICES = tuple(re.compile(r"^\s*(?P<a>.+?)" + _KO_JOIN + between + r"(?P<b>.+?)" + end)
+                    for end in (_KO_CHOICE_END_SPACED, _KO_CHOICE_END)
+                    for between in (r",\s*", r"\s+(?!함께|같이|마찬가지)"))
 _KO_TITLE = re.compile(r"[《「『〈](.+?)[》」』〉]")
 _KO_BRACKETED = re.compile(r"[《「『〈][^》」』〉]*[》」』〉]")
 # a choice asks which one ("Which film is older, …", "Who was born first …"); "What ended the conflict between A
@@ -88,6 +95,10 @@ _EN_THING_VERBS = (("released", r"film|movie|album|song|single|game|record|show|
                                r"airline|city|town"),
                    ("first published", r"magazine|newspaper|journal|book|novel|comic|manga|publication"),
                    ("built", r"building|bridge|tower|church|stadium|castle|dam"))
+# "Who lived longer, A or B?", "… had the shorter life": the span from birth to death, not a date or a length
+_EN_LIFESPAN = re.compile(r"\b(?:lived|live|lives)\s+(?P<d>longer|shorter)\b|\b(?P<d2>longer|shorter)\s+"
+                          r"(?:life|lifespan|life\s+span)\b", re.I)
+_KO_LIFESPAN = re.compile(r"(?:더|가장|제일)\s*(?P<d>오래|짧게)\s*살|(?P<d2>장수)")
 _EN_DIED = re.compile(r"\b(?:died|die|dies|death|passed away)\b", re.I)
 # "Which film has the director who died later", "Which film whose director is younger": items chosen by a person in
 # a role of each (2WikiMultihopQA's bridge-comparisons)
@@ -150,7 +161,7 @@ class Comparison:
     question: str
     lang: str
     items: tuple[str, str]  # as the question names them (a title's brackets and a leading "the" dropped)
-    kind: str  # "date" | "number"
+    kind: str  # "date" | "number" | "lifespan" (how long each lived: birth and death read together)
     direction: Direction  # "min": the earliest / smallest; "max": the latest / largest
     verb: str = ""  # the date sub-question's verb ("born", "published"; Korean: "태어났나")
     measure: str = ""  # the number sub-question's measure ("acts", "height"; Korean: "배터리 용량")
@@ -168,6 +179,8 @@ class Comparison:
 
     def sub_question(self, item: str) -> str:
         p = PROMPTS[self.lang]
+        if self.kind == "lifespan":
+            return fill(p.life_dates, item=item + particle(item, "은") if self.lang == "ko" else item)
         if self.lang == "ko":
             if self.kind == "date":
                 if self.verb:
@@ -255,7 +268,9 @@ def _clean(item: str, lang: str, described: bool = False) -> str:
         if m and len(item.replace(m.group(0), " ").split()) <= 1:  # "영화 《도둑들》": the title is the name
             return m.group(1).strip()
         return re.sub(r"[\"'“”‘’]", "", item).strip()
-    return re.sub(r"^the\s+", "", item, flags=re.I).strip()
+    # a lower-case "the" is the question's article ("the Battle of Manila"); a capital one inside the sentence is
+    # the title's own word ("The Wild", "The Little Shop Of Horrors", another film than "Little Shop of Horrors")
+    return re.sub(r"^the\s+", "", item).strip()
 
 
 def _kind_and_direction(masked: str, lang: str) -> tuple[str, Direction] | None:
@@ -296,6 +311,10 @@ def _parse_en(q: str) -> Comparison | None:
         described, person, via_role = (True, True), True, via.group("role").lower()
     else:
         via_role = ""
+    if life := _EN_LIFESPAN.search(masked):
+        longer = (life.group("d") or life.group("d2")).lower() == "longer"
+        return Comparison(q, "en", items, "lifespan", "max" if longer else "min", described=described, person=True,
+                          via=via_role)
     if kind == "date":
         if _EN_DIED.search(masked):
             verb = "die"
@@ -337,6 +356,8 @@ def _parse_ko(q: str) -> Comparison | None:
         return None
     kind, d = kd
     extra = {"described": described, "person": bool(_KO_PERSON.search(rest))}
+    if life := _KO_LIFESPAN.search(rest):
+        return Comparison(q, "ko", items, "lifespan", "min" if life.group("d") == "짧게" else "max", **extra)
     if kind == "date":
         if _KO_AGE.search(rest):
             verb = "태어났나"
@@ -403,11 +424,12 @@ class Verdict:
         return out
 
     def worded(self, answer: str) -> str:
-        """The answer to give when `answer` agrees: the shorter of it and the picked item, so that a sentence
-        around the item ("강완구 판사는 1945년 …에서 태어났습니다") gives the item, and a name without the title the
-        question adds ("윤정훈" for "윤정훈 목사") stays as it is."""
+        """The answer to give when `answer` agrees: the picked item, so that a sentence around the item ("강완구
+        판사는 1945년 …에서 태어났습니다") gives the item, unless the item starts with the answer: a name without the
+        title the question adds ("윤정훈" for "윤정훈 목사") stays as it is, but a title's tail is not the title ("The
+        Story Of Father Damien" for "Molokai: The Story Of Father Damien")."""
         mine = self.answer or answer
-        return answer if squash(answer) and squash(answer) in squash(mine) else mine
+        return answer if squash(answer) and squash(mine).startswith(squash(answer)) else mine
 
     def agrees_with(self, answer: str) -> bool:
         """Does `answer` name the item the verdict picked (and not the other)?"""
@@ -447,7 +469,12 @@ def look_up(ctx: RunContext, parent: Node, comparison: Comparison, resolve: Reso
         lk.passage_ids = list(node.passage_ids)
         lk.answer = reply
         if reply and not _unknown(reply):
-            lk.value = parse_date(reply) if comparison.kind == "date" else parse_number(reply)
+            if comparison.kind == "lifespan":
+                life = parse_life(reply)
+                lk.value = life[0] if life else None
+                node.data["lifespan"] = True
+            else:
+                lk.value = parse_date(reply) if comparison.kind == "date" else parse_number(reply)
         node.data["value"] = lk.json_value
         ctx.emit(node)
 
@@ -498,14 +525,54 @@ def read_value(ctx: RunContext, node: Node, what: str, lang: str) -> str:
     "number", "name", "yesno" or a short "value")."""
     ctx.emit(node)
     passages: list[Passage] = ctx.retrieve(node, node.question, K)
+    item = str(node.data.get("compare_item") or "")
+    if item and not node.data.get("resolve"):
+        kept = without_namesakes(passages, item)
+        if len(kept) < len(passages):
+            node.data["namesakes_dropped"] = [x.title for x in passages if x not in kept]
+            node.passage_ids = [x.id for x in kept]
+            passages = kept
     p = PROMPTS[lang]
-    prompt = {"date": p.date, "number": p.number, "name": p.name, "yesno": p.yes_no, "value": p.value}[what]
+    prompt = {"date": p.date, "number": p.number, "name": p.name, "yesno": p.yes_no, "value": p.value,
+              "lifespan": p.life}[what]
     messages = prompt.messages(data_note=common_prompts.PROMPTS[lang].data_note,
                                passages=format_passages(passages, max_chars=PASSAGE_CHARS, query=node.question),
                                question=node.question)
-    reply = plain_answer(ctx.llm.chat(node, "compare", messages, max_tokens=MAX_TOKENS))
+    reply = plain_answer(ctx.llm.chat(node, "compare", messages,
+                                      max_tokens=LIFE_MAX_TOKENS if what == "lifespan" else MAX_TOKENS))
     node.answer = reply
     return reply
+
+
+_SMALL_WORDS = {"the", "and", "for", "from", "with", "von", "van", "der", "des", "del", "les", "los", "las"}
+
+
+def _title_name(title: str) -> str:
+    """A passage title as a name: its disambiguation dropped ("Little Shop of Horrors (film)", "김민희_(1982년)")."""
+    return squash(re.sub(r"[\s_]*\([^)]*\)\s*$", "", title or ""))
+
+
+def without_namesakes(passages: list[Passage], item: str) -> list[Passage]:
+    """`passages` less the pages of namesakes when the item's own page is among them: "Jorge Salvador Lara" and
+    "Jonathan Salvador" beside "Salvador J. Lara" (the reader took the first one's dates). A namesake's page is
+    titled with another name sharing a word of the item's (a relative's too: "Sharda Bhargava" beside "Mukat Behari
+    Lal Bhargava", with her own dates; another item of the same kind: "Battle of Manila" beside "Battle of Guam",
+    whose read asks only Guam's date); pages titled otherwise are kept, and so is everything when the item has no
+    page of its own."""
+    own = squash(item)
+    if not own or not any(_title_name(x.title) == own for x in passages):
+        return passages
+
+    def words(name: str) -> set[str]:
+        name = re.sub(r"[\s_]*\([^)]*\)\s*$", "", name or "").lower()
+        return set(re.findall(r"\w{3,}", name)) - _SMALL_WORDS
+
+    mine = words(item)
+
+    def namesake(x: Passage) -> bool:
+        return _title_name(x.title) != own and bool(mine & words(x.title))
+
+    return [x for x in passages if not namesake(x)]
 
 
 def _unknown(reply: str) -> bool:
@@ -525,6 +592,8 @@ def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
     """The item at the asked-for end when both values are known and surely differ; else no verdict."""
     if any(lk.value is None for lk in lookups):
         return Verdict(comparison, lookups, None, "no value")
+    if comparison.kind == "lifespan":
+        return _decide_lifespan(comparison, lookups)
     keys = [lk.value for lk in lookups]
     if keys[0] == keys[1]:
         return Verdict(comparison, lookups, None, "tie")
@@ -540,6 +609,52 @@ def decide(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
     # chosen by a person in a role of each item: the answer is the item whose person it is
     answer = comparison.items[pick] if comparison.via else lookups[pick].item
     return Verdict(comparison, lookups, answer, "decided", hint)
+
+
+def _decide_lifespan(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
+    """The one who lived longer (or shorter) when the two spans surely differ: by more than the days the dates
+    leave open (a year when a month is missing, a month when a day is)."""
+    lives = [parse_life(lk.answer) for lk in lookups]
+    if any(life is None for life in lives):
+        return Verdict(comparison, lookups, None, "no value")
+    (a, slack_a), (b, slack_b) = lives  # type: ignore[misc]
+    if abs(a - b) <= slack_a + slack_b:
+        return Verdict(comparison, lookups, None, "too close")
+    order = [0, 1] if a < b else [1, 0]
+    pick = order[-1] if comparison.direction == "max" else order[0]
+    ko = comparison.lang == "ko"
+    spans = ", ".join(f"{lookups[i].item} ({lookups[i].answer.strip().rstrip('.')}: "
+                      + (f"{lives[i][0]:.0f}년" if ko else f"{lives[i][0]:.0f} years") + ")"  # type: ignore[index]
+                      for i in order)
+    hint = f"산 기간, 짧은 순: {spans}" if ko else f"Lifespans, shortest first: {spans}"
+    answer = comparison.items[pick] if comparison.via else lookups[pick].item
+    return Verdict(comparison, lookups, answer, "decided", hint)
+
+
+_MONTH = r"(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+# one date in a reply that gives two: Korean, ISO, "8 October 1885", "October 8, 1885", "October 1885", "1885"
+_ONE_DATE = re.compile(r"\d{3,4}\s*년(?:\s*\d{1,2}\s*월)?(?:\s*\d{1,2}\s*일)?|(?<!\d)\d{4}-\d{1,2}-\d{1,2}(?!\d)|"
+                       r"\b\d{1,2}\s+" + _MONTH + r",?\s+\d{3,4}\b|\b" + _MONTH + r"\s+\d{1,2},?\s+\d{3,4}\b|\b"
+                       + _MONTH + r"\s+\d{3,4}\b|(?<![\d-])\d{4}(?![\d-])", re.I)
+
+
+def parse_life(reply: str) -> tuple[float, float] | None:
+    """(years lived, the years its dates leave open) from a reply that gives a birth and a death date, in that
+    order ("8 October 1885 – 12 May 1960" -> (74.6, 0); "1885–1960" -> (75, 2)); None unless it gives exactly two
+    dates, the second after the first."""
+    found = [parse_date(m.group(0)) for m in _ONE_DATE.finditer(reply)]
+    dates = [d for d in found if d is not None]
+    if len(dates) != 2:
+        return None
+    (y1, m1, d1), (y2, m2, d2) = dates
+    if not m1 or not m2:
+        years, slack = float(y2 - y1), 2.0  # each year leaves up to a year open
+    else:
+        years = (y2 - y1) + (m2 - m1) / 12 + ((d2 - d1) / 365.25 if d1 and d2 else 0.0)
+        slack = 0.0 if d1 and d2 else 2 / 12
+    if years <= 0:
+        return None
+    return round(years, 2), slack
 
 
 def named_in(text: str, names: list[str]) -> list[str]:
@@ -599,9 +714,21 @@ def describe(node: Node, lang: str) -> list[Fact]:
         text = "비교할 값을 읽지 못함" if ko else "no value to compare"
     elif isinstance(value, list):
         text = (f"비교할 날짜: {format_date(value, lang)}" if ko else f"date to compare: {format_date(value, lang)}")
+    elif node.data.get("lifespan"):
+        text = f"산 기간: {value:g}년" if ko else f"years lived: {value:g}"
     else:
         text = f"비교할 수: {value:g}" if ko else f"number to compare: {value:g}"
-    return [Fact("비교 값" if ko else "value", text)]
+    return [Fact("비교 값" if ko else "value", text)] + namesakes_left_out(node, lang)
+
+
+def namesakes_left_out(node: Node, lang: str) -> list[Fact]:
+    """The fact that an item's read left out its namesakes' pages, when it did."""
+    dropped = node.data.get("namesakes_dropped")
+    if not dropped:
+        return []
+    ko = lang == "ko"
+    return [Fact("뺀 문서" if ko else "left out",
+                 ("이름이 비슷한 다른 대상의 문서: " if ko else "namesakes' pages: ") + ", ".join(dropped))]
 
 
 def format_date(value: list[int] | tuple[int, ...], lang: str) -> str:

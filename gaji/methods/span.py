@@ -254,6 +254,9 @@ def _close_brackets(span: str, source: str) -> str:
 
 # an English choice question: "…, A or B?"
 _EN_CHOICE = re.compile(r"(?:^|,|:)\s*([^,:?]+?)\s+or\s+([^,?]+?)\s*\?*\s*$", re.I)
+# the options after a comma, tried first: an option may hold a subtitle's colon ("…, Molokai: The Story Of Father
+# Damien or Brahma – The Creator?"); without a comma the colon is the one before the options ("…higher: A or B")
+_EN_CHOICE_AFTER_COMMA = re.compile(r",\s*((?:[^,:?]|:(?=\s+(?-i:[A-Z0-9])))+?)\s+or\s+([^,?]+?)\s*\?*\s*$", re.I)
 # an English reply that restates the question, then names the answer: "<restated> is/was <answer>."
 _EN_COPULA = re.compile(r"^(.+?)\s+(?:is|was|are|were)\s+(?:an?\s+)?([A-Z0-9\"'“].*?)\.?$")
 # the noun a "what …" question asks for ("What citizen was …?"), which a copula's complement may end in ("an American
@@ -261,13 +264,22 @@ _EN_COPULA = re.compile(r"^(.+?)\s+(?:is|was|are|were)\s+(?:an?\s+)?([A-Z0-9\"'�
 _EN_ASKED_NOUN = re.compile(r"^\W*(?:what|which)\s+([a-z]+)\b", re.I)
 
 
+# an English reply that restates its subject and says where: "Flora was born in Flora", "The stadium is located at
+# North Avenue" (for a where / place-of question)
+_EN_WHERE_SAID = re.compile(r"^(.+?)\s+(?:is|was|are|were)\s+(?:born|located|based|situated|buried|headquartered|"
+                            r"raised|held|founded|established)\s+(?:in|at)\s+(?:the\s+)?([A-Z0-9].*?)\.?$")
+_EN_ASKS_PLACE = re.compile(r"^\W*where\b|\bplace\s+of\s+(?:birth|death|burial)\b|^\W*(?:in\s+)?(?:what|which)\s+"
+                            r"(?:city|town|country|state|province|county|place|village|region)\b", re.I)
+
+
 def _en_span(reply: str, question: str) -> str:
     """An English reply's answer when it restates its question: the option of "A or B?" it names ("The
     Battle of Manila occurred first." -> "The Battle of Manila"), or the complement of a restating copula
     ("Empress Wang's mother-in-law is Empress Zhangsun." -> "Empress Zhangsun"; "Sharyn McCrumb was an American
-    citizen" -> "American" for "What citizen was Sharyn McCrumb?"); "" when neither."""
+    citizen" -> "American" for "What citizen was Sharyn McCrumb?"), or the place a restating sentence says ("Flora
+    was born in Flora." -> "Flora" for "What is the place of birth of Flora?"); "" when none."""
     r = reply.strip().rstrip(".")
-    m = _EN_CHOICE.search(question.strip())
+    m = _EN_CHOICE_AFTER_COMMA.search(question.strip()) or _EN_CHOICE.search(question.strip())
     if m:
         low = r.lower()
         hits = []
@@ -280,6 +292,10 @@ def _en_span(reply: str, question: str) -> str:
         if len(hits) == 1 and _norm(hits[0]) != _norm(r):
             return hits[0]
         return ""
+    w = _EN_WHERE_SAID.match(r)
+    if w and _EN_ASKS_PLACE.search(question.strip()) and _keys(w.group(1)) and _keys(w.group(1)) <= _keys(question) \
+            and len(w.group(2).split()) <= 8:
+        return _strip_edges(w.group(2))
     c = _EN_COPULA.match(r)
     if c and _keys(c.group(1)) and _keys(c.group(1)) <= _keys(question) and len(c.group(2).split()) <= 8 \
             and not re.search(r",\s*(?:who|which|where|when)\b", c.group(2)):

@@ -163,6 +163,26 @@ def test_the_per_item_reads_decide_or_leave_it_open():
     assert decide(ko, _lookups(ko, (1993, 0, 0), (2000, 0, 0))).answer == "아니오"
 
 
+def _read(c, i, reply, value, passages=("p1",)):
+    return Lookup(c.items[i], c.sub_questions()[i], reply, value, passage_ids=list(passages))
+
+
+def test_both_is_no_when_one_item_is_confirmed_and_the_others_passages_say_nothing():
+    both = parse_check("Are both Adolfo Bioy Casares and James Norman Hall Argentinian authors?", "en")
+    found, silent = _read(both, 0, "yes", True), _read(both, 1, "unknown", None)
+    verdict = decide(both, [found, silent])
+    assert (verdict.answer, verdict.why) == ("no", "one unconfirmed")
+    assert verdict.hint.endswith("the passages of James Norman Hall do not say so")
+    assert decide(both, [silent, found]).answer == "no"  # whichever item it is
+    # neither found: the question's words likely missed the passages; no verdict
+    assert decide(both, [_read(both, 0, "unknown", None), silent]).why == "no value"
+    # a read that did not happen (no passages) or said something else is no evidence that the fact is missing
+    assert decide(both, [found, _read(both, 1, "unknown", None, passages=())]).why == "no value"
+    assert decide(both, [found, _read(both, 1, "Argentina", None)]).why == "no value"
+    ko = parse_check("김현웅 전 법무부 장관과 김이수 헌법재판관은 둘 다 전라도 출신인가?", "ko")
+    assert decide(ko, [_read(ko, 0, "예", True), _read(ko, 1, "모름", None)]).answer == "아니오"
+
+
 def _reader(yes: dict[str, str], values: dict[str, str], first: str, judge: str = "no"):
     """A scripted reader: a yes/no read answers by the first key its question holds, a value or date read gives the
     value of the first key, the judgement of two values `judge`, anything else `first`."""
@@ -224,9 +244,11 @@ def test_which_picks_the_one_item_that_fits_and_korean_says_ye_or_anio():
 
 def test_an_unsure_read_leaves_the_cascade_to_go_on_and_the_option_turns_it_off():
     q = "Are both Cynthia Mort and George Archainbaud American?"
-    t = Auto(route="").run(q, _ctx(_reader({"Mort": "Yes"}, {}, first="Yes")))
+    t = Auto(route="").run(q, _ctx(_reader({}, {}, first="Yes")))  # neither item's passages say anything
     computed = t.root.data["cascade"]["computed"]
     assert computed["answer"] is None and computed["why"] == "no value"
+    one = Auto(route="").run(q, _ctx(_reader({"Mort": "Yes"}, {}, first="Yes")))  # one found, one not: no
+    assert one.answer == "no" and one.root.data["cascade"]["computed"]["why"] == "one unconfirmed"
     off = Auto(compare=False).run(q, _ctx(_reader({}, {}, first="Yes")))
     assert not any(n.kind == "compare_item" for n in off.root.walk()) and len(off.calls()) == 1
 

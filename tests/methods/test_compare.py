@@ -34,7 +34,7 @@ DOCS = [
     ("Which film director is younger, Robert Z. Leonard or Sinclair Hill?", "en",
      ("Robert Z. Leonard", "Sinclair Hill"), "date", "max", "When was Robert Z. Leonard born?"),
     ("Which musical fantasy film is older, Bedknobs and Broomsticks or The Muppet Christmas Carol?", "en",
-     ("Bedknobs and Broomsticks", "Muppet Christmas Carol"), "date", "min",
+     ("Bedknobs and Broomsticks", "The Muppet Christmas Carol"), "date", "min",
      "When was Bedknobs and Broomsticks released?"),
     ("Which women's magazine was published first, Mirabella or Home Monthly?", "en", ("Mirabella", "Home Monthly"),
      "date", "min", "When was Mirabella published?"),
@@ -42,10 +42,17 @@ DOCS = [
      "date", "min", "When did Bryce Courtenay die?"),
     ("Which battle occurred first, the Battle of Manila or the Battle of Guam?", "en",
      ("Battle of Manila", "Battle of Guam"), "date", "min", "When did Battle of Manila take place?"),
-    ("Which Karakoram mountain is higher: Distaghil Sar or The Crown", "en", ("Distaghil Sar", "Crown"), "number",
+    ("Which Karakoram mountain is higher: Distaghil Sar or The Crown", "en", ("Distaghil Sar", "The Crown"), "number",
      "max", "What is the height of Distaghil Sar?"),
     ("Which opera has more acts, Parsifal or Manon by Massenet?", "en", ("Parsifal", "Manon by Massenet"),
      "number", "max", "How many acts does Parsifal have?"),
+    # a capital "The" is the title's own word ("The Wild" is not "Wild"); a lower-case "the" is the question's
+    ("Which animated film was released first, The Country Bears or The Wild?", "en", ("The Country Bears", "The Wild"),
+     "date", "min", "When was The Country Bears released?"),
+    # a subtitle's colon is inside the item, the colon before the choice is not
+    ("Which film was released earlier, Molokai: The Story Of Father Damien or Brahma – The Creator?", "en",
+     ("Molokai: The Story Of Father Damien", "Brahma – The Creator"), "date", "min",
+     "When was Molokai: The Story Of Father Damien released?"),
     ("박형식과 승리 중 누가 먼저 태어났나?", "ko", ("박형식", "승리"), "date", "min", "박형식은 언제 태어났나?"),
     ("김무성과 김이수 중 누가 나이가 더 많은가?", "ko", ("김무성", "김이수"), "date", "min", "김무성은 언제 태어났나?"),
     ("알렉산더 헤이그와 김영삼 전 대통령 중 누가 먼저 세상을 떠났나?", "ko", ("알렉산더 헤이그", "김영삼 전 대통령"),
@@ -181,6 +188,11 @@ def test_an_agreeing_name_keeps_its_own_shorter_wording():
     llm = _values_llm({"윤정훈": "1974년", "박대성": "1978년"}, first="윤정훈")
     t = Auto().run(q, _ctx(llm))
     assert t.root.data["cascade"]["decision"] == "stand" and t.answer == "윤정훈"
+    # the tail of a title is not the title: the item as the question names it
+    q = "Which film was released earlier, Molokai: The Story Of Father Damien or Brahma – The Creator?"
+    llm = _values_llm({"Molokai": "1999", "Brahma": "23 February 2007"}, first="The Story Of Father Damien")
+    t = Auto().run(q, _ctx(llm))
+    assert t.root.data["cascade"]["decision"] == "stand" and t.answer == "Molokai: The Story Of Father Damien"
 
 
 def _ko_reads(names: dict[str, str], dates: dict[str, str], first: str):
@@ -378,3 +390,92 @@ def test_a_second_hops_answer_is_cut_to_the_name_it_gives():
     from gaji.methods.bridge import as_name
     assert as_name('출연한 "4인용 식탁') == "4인용 식탁"  # the reader restated the end of its question
     assert as_name("연애의 온도") == "연애의 온도" and as_name("중천") == "중천"
+
+
+def test_who_lived_longer_is_a_lifespan_read_as_two_dates_per_item():
+    c = parse_comparison("Who lived longer, Mukat Behari Lal Bhargava or Salvador J. Lara?", "en")
+    assert (c.kind, c.direction) == ("lifespan", "max")
+    assert c.sub_questions()[1] == "When was Salvador J. Lara born, and when did Salvador J. Lara die?"
+    ko = parse_comparison("김영삼과 김대중 중 누가 더 오래 살았나?", "ko")  # a name ending in 중 keeps it
+    assert (ko.items, ko.kind, ko.direction) == (("김영삼", "김대중"), "lifespan", "max")
+    assert ko.sub_questions()[0] == "김영삼은 언제 태어났고 언제 세상을 떠났나?"
+    assert parse_comparison("Which river is longer, the Nile or the Amazon?", "en").kind == "number"  # a length
+
+
+def test_parse_life_reads_two_dates_and_how_much_they_leave_open():
+    from gaji.methods.compare import parse_life
+
+    assert parse_life("8 October 1885 – 12 May 1960") == (74.59, 0.0)
+    assert parse_life("1920년 3월 1일 – 2009년 8월 18일") == (89.46, 0.0)
+    assert parse_life("1885–1960") == (75.0, 2.0)  # years only: each leaves a year open
+    assert parse_life("born in 1901") is None and parse_life("unknown") is None  # not two dates
+    assert parse_life("1960 – 1885") is None  # a death before the birth is no lifespan
+
+
+def test_the_longer_life_is_decided_only_when_the_spans_surely_differ():
+    c = parse_comparison("Who lived longer, Mukat Behari Lal Bhargava or Salvador J. Lara?", "en")
+
+    def reads(a, b):
+        return [Lookup(item, q, r, 1.0) for item, q, r in zip(c.items, c.sub_questions(), (a, b))]
+
+    v = decide(c, reads("1903 – 1980", "12 May 1911 – 3 June 1970"))
+    assert v.answer == "Mukat Behari Lal Bhargava" and v.hint.startswith("Lifespans, shortest first: Salvador J. Lara")
+    assert decide(c, reads("1903 – 1980", "1904 – 1980")).why == "too close"  # 77 against 76 years, by years alone
+    shorter = parse_comparison("Who lived shorter, Mukat Behari Lal Bhargava or Salvador J. Lara?", "en")
+    assert decide(shorter, reads("1903 – 1980", "12 May 1911 – 3 June 1970")).answer == "Salvador J. Lara"
+    ko = parse_comparison("마리 앙투아네트와 히로히토 중 누가 더 오래 살았나?", "ko")
+    kv = decide(ko, [Lookup(item, q, r, 1.0) for item, q, r in
+                     zip(ko.items, ko.sub_questions(), ("1755년 11월 2일 ~ 1793년 10월 16일", "1901년 – 1989년 1월 7일"))])
+    assert kv.answer == "히로히토" and kv.hint.startswith("산 기간, 짧은 순: 마리 앙투아네트")
+
+
+def test_auto_decides_who_lived_longer_from_one_read_per_item():
+    q = "Who lived longer, Mukat Behari Lal Bhargava or Salvador J. Lara?"
+    lives = {"Bhargava": "18 February 1903 – 21 April 1980", "Lara": "5 May 1925 – 1 January 1960"}
+
+    def reply(req):
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "Give only the two dates" in system:
+            return next((v for k, v in lives.items() if k in user), "unknown")
+        return "Salvador J. Lara"
+
+    t = Auto().run(q, _ctx(ScriptedLLM(default=reply)))
+    assert t.answer == "Mukat Behari Lal Bhargava" and t.root.data["cascade"]["decision"] == "computed"
+    assert sorted(x.purpose for x in t.calls()) == ["answer", "compare", "compare"]
+    assert [f.text for f in t.root.children[0].display] == ["years lived: 77.17"]
+
+
+def test_an_items_read_leaves_out_its_namesakes_pages_when_its_own_page_is_there():
+    import re
+
+    from gaji.methods.compare import without_namesakes
+
+    docs = [("lara", "Salvador J. Lara", "Salvador J. Lara (July 11, 1920 – September 1, 1945) was a U.S. Army "
+                                         "veteran of World War II."),
+            ("jorge", "Jorge Salvador Lara", "Jorge Salvador Lara (September 4, 1926 – February 8, 2012) was an "
+                                             "Ecuadorian politician; Lara was born in Quito."),
+            ("mukat", "Mukat Behari Lal Bhargava", "Mukat Behari Lal Bhargava (30 June 1903 – 18 December 1980) was "
+                                                   "an Indian politician.")]
+
+    def last_documents_dates(req):
+        """A reader misled by the last page it reads whose title holds the asked surname: its dates."""
+        system, user = req.messages[0]["content"], req.messages[-1]["content"]
+        if "Give only the two dates" in system:
+            surname = "Lara" if "Lara" in user else "Bhargava"
+            pages = [text for title, text in re.findall(r"\[\d+\] \(([^)]*)\) ([^\n]*)", system) if surname in title]
+            return re.findall(r"\(([^()]*\d{4}[^()]*)\)", pages[-1])[0]
+        return "Salvador J. Lara"
+
+    q = "Who lived longer, Mukat Behari Lal Bhargava or Salvador J. Lara?"
+    ctx = RunContext(llm=TrackedLLM(ScriptedLLM(default=last_documents_dates), retries=0, backoff_s=0),
+                     retriever=ListRetriever(docs), parallel=False)
+    t = Auto().run(q, ctx)
+    lara = next(n for n in t.root.children if n.data.get("compare_item") == "Salvador J. Lara")
+    assert lara.data["namesakes_dropped"] == ["Jorge Salvador Lara"] and "jorge" not in lara.passage_ids
+    assert lara.answer == "July 11, 1920 – September 1, 1945" and t.answer == "Mukat Behari Lal Bhargava"
+    assert [f.text for f in lara.display] == ["years lived: 25.14", "namesakes' pages: Jorge Salvador Lara"]
+    # without the item's own page nothing is left out; a page titled otherwise is never a namesake
+    pages = ListRetriever(docs).search("Salvador Lara", 3)
+    assert without_namesakes([p for p in pages if p.id != "lara"], "Salvador J. Lara") == \
+        [p for p in pages if p.id != "lara"]
+    assert [p.id for p in without_namesakes(pages, "Mukat Behari Lal Bhargava")] == [p.id for p in pages]

@@ -106,6 +106,17 @@ def test_an_english_copula_reply_gives_its_complement_without_the_asked_noun():
     assert shape_answer(r, "What citizen was the author of Bimbos of the Death Sun?", [], "en").answer == r
 
 
+def test_an_english_reply_that_says_where_its_restated_subject_is_gives_the_place():
+    assert shape_answer("Flora was born in Flora", "What is the place of birth of Flora?", [], "en").answer == "Flora"
+    q = "Where is the stadium at which the 1964 Georgia Tech Yellow Jackets football team played?"
+    assert shape_answer("The stadium is located in Atlanta, Georgia.", q, [], "en").answer == "Atlanta, Georgia"
+    # not a place question, or a subject the question does not name: the reply stays whole
+    r = "Flora was born in Flora"
+    assert shape_answer(r, "Who is the father of Flora?", [], "en").answer == r
+    assert shape_answer("Henrik Ibsen was born in Skien", "Where was Flora born?", [], "en").answer \
+        == "Henrik Ibsen was born in Skien"
+
+
 def test_an_english_reply_that_fills_in_the_asked_phrase_gives_the_filler():
     q = "Channel 8 has broadcast which American sports series that premiered in 1973?"
     assert shape_answer("Channel 8 has broadcast HBO World Championship Boxing.", q, [], "en").answer \

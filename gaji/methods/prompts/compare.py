@@ -13,6 +13,8 @@ class ComparePrompts:
     # user turn), told to give only a date or only a number, or "unknown" when the documents do not say
     date: Prompt
     number: Prompt
+    # a person's two dates, birth and death, for "Who lived longer, A or B?" (one read per item, not two)
+    life: Prompt
     # the name a described item stands for ("Who is the director of Alien?")
     name: Prompt
     # a yes/no question asked of one item ("Is Cynthia Mort American?"), and the short value a "same" question
@@ -31,6 +33,7 @@ class ComparePrompts:
     number_count: str
     number_measure: str
     number_any: str
+    life_dates: str
     # a described item's question (and a bridge entity's, gaji/methods/bridge.py): who it is (people), where
     # (places), or what it is
     resolve_who: str
@@ -71,6 +74,12 @@ PROMPTS = ByLang(
             + _EN_DOCS,
             user="Question: {question}",
         ),
+        life=Prompt(
+            system="Answer the question based on the given documents. Give only the two dates, birth and death (for "
+            "example \"8 October 1885 – 12 May 1960\"), no other words. If the documents do not give them, answer "
+            "\"unknown\"." + _EN_DOCS,
+            user="Question: {question}",
+        ),
         name=Prompt(
             system="Answer the question based on the given documents. Give only the name, no other words. If the "
             "documents do not give it, answer \"unknown\"." + _EN_DOCS,
@@ -98,6 +107,7 @@ PROMPTS = ByLang(
         number_count="How many {measure} does {item} have?",
         number_measure="What is the {measure} of {item}?",
         number_any="What number does this question compare for {item}: {question}",
+        life_dates="When was {item} born, and when did {item} die?",
         resolve_who="Who is {item}?",
         resolve_what="What is {item}?",
         resolve_where="Where is {item}?",
@@ -117,6 +127,11 @@ PROMPTS = ByLang(
         number=Prompt(
             system="주어진 문서를 바탕으로 질문에 답하세요. 수치만 단위와 함께 답하고(예: \"3,000mAh\", \"1,200만 명\") "
             "다른 말은 쓰지 마세요. 문서에 없으면 \"모름\"이라고 답하세요." + _KO_DOCS,
+            user="질문: {question}",
+        ),
+        life=Prompt(
+            system="주어진 문서를 바탕으로 질문에 답하세요. 태어난 날짜와 세상을 떠난 날짜 두 개만 답하고(예: \"1885년 10월 "
+            "8일 – 1960년 5월 12일\") 다른 말은 쓰지 마세요. 문서에 없으면 \"모름\"이라고 답하세요." + _KO_DOCS,
             user="질문: {question}",
         ),
         name=Prompt(
@@ -145,6 +160,7 @@ PROMPTS = ByLang(
         number_count="{item}의 {measure} 얼마인가?",
         number_measure="{item}의 {measure} 얼마인가?",
         number_any="다음 질문에서 {item}의 수치는 얼마인가? {question}",
+        life_dates="{item} 언제 태어났고 언제 세상을 떠났나?",
         resolve_who="{item} 누구인가?",
         resolve_what="{item} 무엇인가?",
         resolve_where="{item} 어디인가?",

@@ -219,7 +219,8 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
 
 def split_at_hidden(hidden: str, first: str, then: str, question: str) -> tuple[str, str] | None:
     """The split an English `hidden` phrase makes when the model named it but did not split at it: its first question
-    the whole question again or empty of purpose, or no second question ("Where did Timothy Shriver's father
+    the whole question again, empty of purpose or asking a place, time or number of a hidden person, or no second
+    question ("Where did Timothy Shriver's father
     study?", hidden "Timothy Shriver's father" -> "Who is Timothy Shriver's father?" / "Where did [ANS_1] study?").
     Only a described thing (a possessive, "of", a relative clause: a bare name hides nothing) written in the question
     itself, and only when the rest asks more than the hidden thing ("Who is [ANS_1]?" is the question asking for it:
@@ -229,15 +230,18 @@ def split_at_hidden(hidden: str, first: str, then: str, question: str) -> tuple[
     slotted = ANS1.sub("[ANS_1]", then)
     if "[ANS_1]" not in slotted:
         slotted = ""  # the model wrote no second question about the hidden thing
-    if slotted and first and not SLOT.search(first) and not repeats_question(first, question):
+    head = re.sub(r"^(?i:the)\s+", "", hidden)
+    who = PERSON_WORDS.search(head)
+    # a first question that asks where, when or how many of a hidden person ("Where was Henrik Selberg's father
+    # born?" for "Henrik Selberg's father") answers the whole question, not who the person is
+    other_kind = bool(who) and asked_kind(first) in ("place", "time", "quantity")
+    if slotted and first and not SLOT.search(first) and not repeats_question(first, question) and not other_kind:
         return None  # the model's split stands (checked as usual)
     rest = _put_slot(question, hidden, "[ANS_1]")
     if rest is None or re.fullmatch(r"(?i)\s*(?:who|what|which)\s+(?:is|was|are|were)\s+\[ANS_1\]\s*\??\s*", rest):
         return None
     if slotted and not repeats_question(then, question):
         rest = slotted
-    head = re.sub(r"^(?i:the)\s+", "", hidden)
-    who = PERSON_WORDS.search(head)
     return f"{'Who' if who else 'What'} is {hidden}?", rest
 
 

@@ -171,6 +171,12 @@ def test_a_named_hidden_thing_the_model_did_not_split_at_is_split_by_code():
                     q, 4)
     assert [s.question for s in d.subquestions] == ["Who is Timothy Shriver's father?",
                                                     "What university did [ANS_1] attend?"]
+    # a first question that asks where a hidden person was born answers the whole question: it asks who instead
+    q = "What is the place of birth of Henrik Selberg's father?"
+    d = parse_chain({"hidden": "Henrik Selberg's father", "first": "Where was Henrik Selberg's father born?",
+                     "then": "What is the place of birth of [ANS_1]?"}, q, 4)
+    assert [s.question for s in d.subquestions] == ["Who is Henrik Selberg's father?",
+                                                    "What is the place of birth of [ANS_1]?"]
     # no second question, the slot in the first: the rest of the question is the second
     q = "What is the date of birth of Stephanie Von Hohenlohe's husband?"
     d = parse_chain({"hidden": "Stephanie Von Hohenlohe's husband", "first": "What is the date of birth of [ANS_1]?",
