@@ -42,7 +42,7 @@ from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.span import is_unknown
 from gaji.methods.toq.comparative import Direction, direction
 from gaji.methods.toq.names_rule import squash
-from gaji.methods.toq.order import MONTHS, Order, named_as_items, parse_date, parse_number, surely_before
+from gaji.methods.toq.order import Order, dates_in, named_as_items, parse_date, parse_number, surely_before
 from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier, particle
 from gaji.types import Fact, Node, Passage
 
@@ -631,19 +631,11 @@ def _decide_lifespan(comparison: Comparison, lookups: list[Lookup]) -> Verdict:
     return Verdict(comparison, lookups, answer, "decided", hint)
 
 
-_MONTH = r"(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-# one date in a reply that gives two: Korean, ISO, "8 October 1885", "October 8, 1885", "October 1885", "1885"
-_ONE_DATE = re.compile(r"\d{3,4}\s*년(?:\s*\d{1,2}\s*월)?(?:\s*\d{1,2}\s*일)?|(?<!\d)\d{4}-\d{1,2}-\d{1,2}(?!\d)|"
-                       r"\b\d{1,2}\s+" + _MONTH + r",?\s+\d{3,4}\b|\b" + _MONTH + r"\s+\d{1,2},?\s+\d{3,4}\b|\b"
-                       + _MONTH + r"\s+\d{3,4}\b|(?<![\d-])\d{4}(?![\d-])", re.I)
-
-
 def parse_life(reply: str) -> tuple[float, float] | None:
     """(years lived, the years its dates leave open) from a reply that gives a birth and a death date, in that
     order ("8 October 1885 – 12 May 1960" -> (74.6, 0); "1885–1960" -> (75, 2)); None unless it gives exactly two
     dates, the second after the first."""
-    found = [parse_date(m.group(0)) for m in _ONE_DATE.finditer(reply)]
-    dates = [d for d in found if d is not None]
+    dates = dates_in(reply)
     if len(dates) != 2:
         return None
     (y1, m1, d1), (y2, m2, d2) = dates

@@ -220,8 +220,8 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
 def split_at_hidden(hidden: str, first: str, then: str, question: str) -> tuple[str, str] | None:
     """The split an English `hidden` phrase makes when the model named it but did not split at it: its first question
     the whole question again, empty of purpose or asking a place, time or number of a hidden person, or no second
-    question ("Where did Timothy Shriver's father
-    study?", hidden "Timothy Shriver's father" -> "Who is Timothy Shriver's father?" / "Where did [ANS_1] study?").
+    question ("Where did Timothy Shriver's father study?", hidden "Timothy Shriver's father" -> "Who is Timothy
+    Shriver's father?" / "Where did [ANS_1] study?").
     Only a described thing (a possessive, "of", a relative clause: a bare name hides nothing) written in the question
     itself, and only when the rest asks more than the hidden thing ("Who is [ANS_1]?" is the question asking for it:
     one hop). None when the model's own split stands or none can be made."""

@@ -70,6 +70,20 @@ def parse_date(text: str) -> tuple[int, int, int] | None:
     return year, month, day
 
 
+_MONTH = r"(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+# one whole date among several in a text: Korean, ISO, "8 October 1885", "October 8, 1885", "October 1885", "1885"
+_ONE_DATE = re.compile(_KO_DATE.pattern + r"|" + _ISO.pattern + r"|\b\d{1,2}\s+" + _MONTH + r",?\s+\d{3,4}\b|\b"
+                       + _MONTH + r"\s+\d{1,2},?\s+\d{3,4}\b|\b" + _MONTH + r"\s+\d{3,4}\b|(?<![\d-])\d{4}(?![\d-])",
+                       re.I)
+
+
+def dates_in(text: str) -> list[tuple[int, int, int]]:
+    """Every date `text` gives, in order, each read by parse_date ("8 October 1885 – 12 May 1960" -> two dates);
+    parse_date alone reads only the first."""
+    found = (parse_date(m.group(0)) for m in _ONE_DATE.finditer(text))
+    return [d for d in found if d is not None]
+
+
 def parse_number(text: str) -> float | None:
     """The quantity an answer states: its first number with a scale word ("2,000" -> 2000, "1.5 million" ->
     1.5e6, "3만" -> 30000); None unless the answer is short (at most 5 words) and the number comes within its
