@@ -232,6 +232,18 @@ def render_check(lang: str) -> list[Request]:
     return llm.requests
 
 
+def render_intersection(lang: str) -> list[Request]:
+    """auto on a Korean intersection question (gaji/methods/intersection.py): the second condition's read, the
+    check's choice among the names both conditions' passages hold (a filter that finds nothing), then the one
+    retrieval. Korean only: no English question is split."""
+    if lang != "ko":
+        return []
+    llm = ScriptedLLM(default="모름")
+    g = Gaji(llm=llm, retriever=ListRetriever(DOCS), settings=Settings(retries=0, k=2))
+    g.ask("조선의 법궁 가운데 흥선대원군이 1867년에 다시 지은 궁궐은?", method="auto", options={}, parallel=False)
+    return llm.requests
+
+
 def shipped_methods() -> list[str]:
     """The methods gaji ships (not the test doubles other test modules register)."""
     return [n for n in METHODS.names() if METHODS.get(n).__module__.startswith("gaji.")]
@@ -254,6 +266,7 @@ def cases() -> dict[str, Callable[[str], list[Request]]]:
     out["reask"] = render_reask
     out["toq-parts"] = render_toq_parts
     out["auto yes/no and which-one"] = render_check
+    out["auto Korean intersection"] = render_intersection
     return out
 
 

@@ -13,7 +13,7 @@ from gaji.methods.auto.method import Auto
 from gaji.methods.base import RunContext
 from gaji.methods.intersection import parse_intersection, set_names
 from gaji.testing import ListRetriever
-from gaji.types import Trace
+from gaji.types import Passage, Trace
 
 DOCS = [
     ("yoo", "유아인", "유아인은 드라마 《육룡이 나르샤》에서 이방원을 연기했고, 청룡영화상 남우주연상을 받았다."),
@@ -75,10 +75,13 @@ def _ctx(llm) -> RunContext:
     return RunContext(llm=TrackedLLM(llm, retries=0, backoff_s=0), retriever=ListRetriever(DOCS), parallel=False)
 
 
-def _reader(filter_reply: str, whole_reply: str = "수학하"):
-    """The plain reader: `filter_reply` to the second condition asked alone, `whole_reply` to the whole question."""
+def _reader(filter_reply: str, whole_reply: str = "수학하", choice_reply: str = "모름"):
+    """The plain reader: `filter_reply` to the second condition asked alone, `whole_reply` to the whole question,
+    `choice_reply` to the check's choice among names."""
     def reply(req):
         user = req.messages[-1]["content"]
+        if "다음 이름 중" in user:
+            return choice_reply
         return whole_reply if "가운데" in user else filter_reply
     return ScriptedLLM(default=reply)
 
@@ -87,12 +90,16 @@ def test_auto_asks_the_second_condition_in_one_call_and_says_so():
     t = Auto().run(SIX, _ctx(_reader("유아인")))
     c = t.root.data["cascade"]
     assert t.answer == "유아인" and c["decision"] == "narrowed" and len(t.calls()) == 1
-    (node,) = t.root.children
+    node, checked = t.root.children
     assert node.question == "청룡영화상 남우주연상을 받은 사람은?" and node.query.endswith("육룡이 나르샤")
     assert t.citations == ["yoo"]
     assert [f.text for f in node.display] == ["두 번째 조건만 물음: 유아인"]
+    # the set's own retrieval names the answer: no second call
+    assert checked.query == "드라마 《육룡이 나르샤》에 출연한 배우" and checked.data["intersect_check"]["verdict"] == "in the set"
+    assert [f.text for f in checked.display] == ["첫 번째 조건의 문서에도 나옴: 유아인"]
     shown = {f.label: f.text for f in t.root.display}
     assert shown["단계"] == "두 번째 조건으로 물음" and "두 번째 조건(청룡영화상 남우주연상을 받은 사람은?)만" in shown["확신도"]
+    assert shown["확신도"].endswith("첫 번째 조건의 문서에도 나옴")
     back = Trace.from_json(t.to_json())  # JSON for the CLI, the API and the page
     assert back.root.data["cascade"]["intersection"]["answer"] == "유아인"
 
@@ -100,8 +107,10 @@ def test_auto_asks_the_second_condition_in_one_call_and_says_so():
 def test_a_filter_that_finds_nothing_leaves_the_question_to_the_one_retrieval():
     t = Auto().run(SIX, _ctx(_reader("모름", whole_reply="유아인")))
     c = t.root.data["cascade"]
-    assert t.answer == "유아인" and c["decision"] != "narrowed" and len(t.calls()) == 2
+    # the filter, the check's choice (no name picked), then the one retrieval
+    assert t.answer == "유아인" and c["decision"] != "narrowed" and len(t.calls()) == 3
     assert t.root.children[0].data["value"] is None
+    assert t.root.children[1].data["intersect_check"]["verdict"] == "picked none"
 
 
 def test_low_effort_and_the_option_off_keep_the_one_retrieval():
@@ -118,3 +127,66 @@ def test_an_answer_that_names_nothing_is_no_answer():
     assert not names_the_kind("골든디스크 시상식", "…방탄소년단에게 음반 부문 대상을 안긴 시상식은?")  # a name ending in it
     t = Auto().run(SIX, _ctx(_reader("네", whole_reply="유아인")))  # the reader said yes to a who-question
     assert t.root.data["cascade"]["decision"] != "narrowed" and t.answer == "유아인"
+
+
+# the filter fits two people; only the set's passages tell them apart
+TWO = "명성황후의 후원으로 돈령부 도정에 올랐고, 고종이 정도전의 복권을 강행할 때 강하게 반발한 유학자는?"
+JEONG = Passage(id="jeong", doc_id="jeong", title="정도전",
+                text="고종이 정도전의 복권을 강행하자 김평묵과 함께 최익현이 강하게 반발했다.")
+MYEONG = Passage(id="myeong", doc_id="myeong", title="명성황후",
+                 text="명성황후는 최익현을 지원하였고 최익현은 통정대부 돈령부 도정으로 올랐다.")
+
+
+class _ByCondition(ListRetriever):
+    """The filter's query finds both passages; the set's own words find the set's passage alone."""
+
+    def __init__(self):
+        super().__init__([JEONG, MYEONG])
+
+    def search(self, query, k=5):
+        return super().search(query, k) if "반발" in query else super().search(query, 1)
+
+
+def _two(filter_reply: str, choice_reply: str):
+    def reply(req):
+        return choice_reply if "다음 이름 중" in req.messages[-1]["content"] else filter_reply
+    ctx = RunContext(llm=TrackedLLM(ScriptedLLM(default=reply), retries=0, backoff_s=0), retriever=_ByCondition(),
+                     parallel=False)
+    return Auto().run(TWO, ctx)
+
+
+def test_an_answer_the_set_does_not_name_is_chosen_again_among_the_names_both_sides_hold():
+    t = _two("김평묵", "최익현")
+    assert t.answer == "최익현" and len(t.calls()) == 2
+    check = t.root.children[1]
+    c = check.data["intersect_check"]
+    assert c["verdict"] == "chosen" and c["replaced"] == "김평묵" and c["choices"][0] == "최익현"
+    assert "김평묵" not in c["choices"] and "정도전" not in c["choices"]  # not in the set; a name the question gives
+    assert check.question.endswith("다음 이름 중 하나만 답하세요: " + ", ".join(c["choices"]) + ".")
+    assert check.passage_ids == ["jeong", "myeong"]
+    assert [f.text for f in check.display][0].endswith(": 최익현 (김평묵 대신)")
+    assert t.root.data["cascade"]["intersection"]["why"] == "chosen"
+    back = Trace.from_json(t.to_json())
+    assert back.root.children[1].data["intersect_check"]["verdict"] == "chosen"
+
+
+def test_a_choice_that_names_none_leaves_the_answer_unconfirmed_and_says_so():
+    t = _two("김평묵", "모름")
+    assert t.answer == "김평묵" and len(t.calls()) == 2
+    assert t.root.data["cascade"]["intersection"]["why"] == "unconfirmed"
+    assert "확인하지 못함" in {f.label: f.text for f in t.root.display}["확신도"]
+
+
+def test_a_filter_without_answer_is_still_chosen_for():
+    t = _two("모름", "최익현")
+    assert t.answer == "최익현" and t.root.data["cascade"]["decision"] == "narrowed" and len(t.calls()) == 2
+
+
+def test_the_check_reads_names_not_sentences():
+    from gaji.methods.intersection import chosen, names_member
+    assert names_member("오세훈 변호사", [MYEONG, Passage(id="o", doc_id="o", title="오세훈", text="")], "…사람은?")
+    assert not names_member("정도전", [JEONG], TWO)  # a name the question gives is no member
+    assert chosen("스기우라 주고", ["스기우라", "도쿄"], "…사람은?") == "스기우라 주고"
+    assert chosen("답은 최익현입니다. 김평묵도 반발했습니다.", ["최익현", "대원군"], TWO) == "최익현"
+    assert chosen("최익현과 대원군 모두 해당합니다", ["최익현", "대원군"], TWO) == ""
+    assert chosen("모름", ["최익현"], TWO) == ""

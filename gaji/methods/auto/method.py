@@ -137,7 +137,7 @@ class Auto(Method):
             return compare.describe(node, lang)
         if "bridge_hop" in node.data:
             return bridge.describe(node, lang)
-        if "intersect_filter" in node.data:
+        if "intersect_filter" in node.data or "intersect_check" in node.data:
             return intersection.describe(node, lang)
         by = node.data.get("routed_to")
         own = METHODS.get(by).describe(node, lang) if by in METHODS.names() and by != cls.name else []
@@ -271,6 +271,8 @@ class Auto(Method):
         root = trace.root
         ctx.emit(root)
         narrowed = within_time(ctx, root, lambda c: intersection.narrow(c, root, x))
+        if narrowed is not None:  # the answer checked against the set's own passages
+            narrowed = within_time(ctx, root, lambda c: intersection.confirm(c, root, narrowed)) or narrowed
         if narrowed is None or not narrowed.answer:
             return narrowed
         cascade = {"effort": self.opts.effort, "shape": shape, "decision": "narrowed", "to": None,
@@ -559,9 +561,14 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
                 "paragraph")
     if c.get("decision") == "narrowed":
         x = c.get("intersection") or {}
-        return (f"두 조건 질문: 두 번째 조건({x.get('filter')})만 {x.get('members')}의 이름과 함께 찾아 물음" if ko else
-                f"two conditions: asked the second ({x.get('filter')}) alone, retrieved with the names of "
-                f"{x.get('members')!r}")
+        checked = {"in the set": ("; 첫 번째 조건의 문서에도 나옴", "; the first condition's passages name it too"),
+                   "chosen": ("; 첫 번째 조건의 문서에 없어 두 조건의 문서에 함께 나오는 이름 가운데 고름",
+                              "; not named by the first condition's passages, so picked among the names both hold"),
+                   "unconfirmed": ("; 첫 번째 조건의 문서로 확인하지 못함",
+                                   "; not confirmed by the first condition's passages")}.get(x.get("why"), ("", ""))
+        return (f"두 조건 질문: 두 번째 조건({x.get('filter')})만 {x.get('members')}의 이름과 함께 찾아 물음{checked[0]}"
+                if ko else f"two conditions: asked the second ({x.get('filter')}) alone, retrieved with the names of "
+                f"{x.get('members')!r}{checked[1]}")
     if c.get("decision") == "bridged":
         b = c.get("bridge") or {}
         if c.get("bridge_first"):

@@ -55,6 +55,8 @@ class ComparePrompts:
     # a choice the values left open (a tie at the precision read, a value not found), put to the reader once over
     # both items' passages with their names: it must answer with one of them
     choose: str
+    # a Korean intersection's check: the question and the names both conditions' passages hold
+    choose_among: str
 
 
 _EN_DOCS = "\n{data_note}\nThe following are the given documents.\n\n{passages}"
@@ -117,6 +119,7 @@ PROMPTS = ByLang(
         value_when="When was {item}?",
         value_what="What is {item}?",
         choose="{question} Answer with one of these names only: {a}, {b}.",
+        choose_among="{question} Answer with one of these names only: {names}.",
     ),
     ko=ComparePrompts(
         date=Prompt(
@@ -170,5 +173,6 @@ PROMPTS = ByLang(
         value_when="{item} 언제인가?",
         value_what="{item} 무엇인가?",
         choose="{question} {a}, {b} 중 하나의 이름만 답하세요.",
+        choose_among="{question} 다음 이름 중 하나만 답하세요: {names}.",
     ),
 )
