@@ -10,6 +10,8 @@ and `explanation`, the sentence that says why:
   Korean: the complement of a copula ("… 배우는 홍길동입니다" -> "홍길동"), else the words the question does
   not already hold, particles dropped ("빅뱅은 2006년에 데뷔했습니다" for "빅뱅은 언제 데뷔했나요?" ->
   "2006년"); English: "The answer is X" / "X is the answer";
+- a Korean question asking for a work ("…출연한 영화는 무엇인가?") takes the one bracketed title its reply gives
+  that the question does not hold ("…영화 《그랑프리》에서 서주희 역할로 출연했다." -> "《그랑프리》");
 - a reply that is already short is the answer, and the explanation is the sentence of the evidence (the
   cited passages first) that contains it and shares most words with the question (`explain`); none when
   the answer is in no passage (closed book, or not grounded).
@@ -466,9 +468,29 @@ def _opens_with_verb(word: str) -> bool:
     return bool(tokens) and tokens[-1].tag.split("-")[0] in ("EC", "EF", "EP", "ETN")
 
 
+# a Korean question asking for a work by its kind ("…출연한 영화는 무엇인가?", "…부른 노래는?")
+_KO_ASKS_WORK = re.compile(r"(?:영화|드라마|작품|소설|책|앨범|음반|곡|노래|게임|프로그램|뮤지컬|연극|시집|저서|만화|웹툰)"
+                           r"(?:은|는|이|가)?\s*(?:무엇\S*|뭐\S*|어떤\s*\S+)?\s*[?？]?\s*$")
+_KO_WORK_TITLE = re.compile(r"[《〈「『][^《》〈〉「」『』]+[》〉」』]")
+
+
+def work_title(reply: str, question: str) -> str:
+    """The one bracketed title a Korean reply gives for a question asking for a work, when the question does not
+    already hold it ("…출연한 영화는 2010년 1월에 영화 《그랑프리》에서 서주희 역할로 출연했다." -> "《그랑프리》"):
+    Korean writing brackets a work's title, so the bracket is the span, where the words around it ("역할", "출연한
+    《4인용 식탁》") are not. "" otherwise (no such question, none or several titles, a JSON reply)."""
+    if not _KO_ASKS_WORK.search(question.strip()) or reply.lstrip().startswith(("{", "[")):
+        return ""
+    titles = [t for t in dict.fromkeys(_KO_WORK_TITLE.findall(reply)) if t[1:-1].strip() not in question]
+    return titles[0] if len(titles) == 1 and reply.strip() != titles[0] else ""
+
+
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
     reply = unask(unecho(reply), question)
+    title = work_title(reply, question) if lang == "ko" else ""
+    if title:
+        return Shaped(title, reply)
     filled = filled_in(reply, question) if lang == "ko" else en_filled_in(reply, question)
     if filled:  # the question said back with its asked word filled in: the filler is the answer
         return Shaped(filled, reply)

@@ -232,3 +232,17 @@ def test_a_reply_that_fills_in_the_asked_word_answers_with_the_filler(reply, que
 ])
 def test_no_filler_is_cut_from_other_replies(reply, question):
     assert filled_in(reply, question) == ""
+
+
+def test_a_korean_question_asking_for_a_work_takes_the_bracketed_title_of_the_reply():
+    from gaji.methods.span import work_title
+    q = "김태희가 서주희 역으로 출연한 영화는 무엇인가?"
+    reply = "김태희가 서주희 역으로 출연한 영화는 2010년 1월에 영화 《그랑프리》에서 서주희 역할로 출연했다."
+    assert shape_answer(reply, q, [], "ko").answer == "《그랑프리》"  # not "역할", the last word the question lacks
+    assert shape_answer("전지현이 박신양과 함께 주연한 공포 영화는 2003년에 출연한 《4인용 식탁》입니다.",
+                        "전지현이 박신양과 함께 주연한 공포 영화는 무엇인가?", [], "ko").answer == "《4인용 식탁》"
+    # a person asked for, two titles, a title the question holds, a JSON reply: no title taken
+    assert work_title("김민희입니다. 영화 《아가씨》에 출연했다.", "영화 《아가씨》에 출연한 배우는?") == ""
+    assert work_title("《도둑들》과 《암살》에 출연했다.", "전지현이 출연한 영화는?") == ""
+    assert work_title("영화 《아가씨》입니다.", "영화 《아가씨》의 감독이 만든 영화는?") == ""
+    assert work_title('{"items": ["아이리스"], "question": "영화 『[ITEM]』"}', "더 높았던 드라마는?") == ""
