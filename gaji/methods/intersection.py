@@ -217,22 +217,34 @@ def shared_names(question: str, filtered: list[Passage], members: list[Passage])
     order: list[str] = []
     member_texts = [f"{p.title} {p.text}" for p in members]
     for i, p in enumerate(filtered):
-        for name in passage_names(f"{p.title} {p.text}"):
-            if name in question:
-                continue
-            for j, text in enumerate(member_texts):
-                if name in text and i + j < rank.get(name, 1 << 30):
-                    rank[name] = i + j
-            if name in rank and name not in order:
-                order.append(name)
+        for run in dict.fromkeys([*passage_names(p.title), *passage_names(p.text)]):
+            # a whole name ("알렉산더 헤이그") where the set's passages hold it whole, else its parts that they hold
+            for name in [run] if any(run in t for t in member_texts) else run.split(" "):
+                if len(name) < 2 or name in question:
+                    continue
+                for j, text in enumerate(member_texts):
+                    if name in text and i + j < rank.get(name, 1 << 30):
+                        rank[name] = i + j
+                if name in rank and name not in order:
+                    order.append(name)
     return sorted(order, key=lambda n: (rank[n], order.index(n)))
 
 
 def passage_names(text: str) -> list[str]:
-    """The proper nouns of two letters or more in `text`, in order, each once; [] without kiwipiepy."""
+    """The proper nouns of `text` (kiwipiepy's), in order, each once; nouns one space apart are one name ("알렉산더
+    메이그스 헤이그"). [] without kiwipiepy."""
     from gaji.text.analyzers import kiwi_tokens
 
-    return list(dict.fromkeys(t.form for t in kiwi_tokens(text) or [] if t.tag == "NNP" and len(t.form) >= 2))
+    runs: list[list] = []
+    for t in kiwi_tokens(text) or []:
+        if t.tag != "NNP":
+            continue
+        end = runs[-1][-1].start + runs[-1][-1].len if runs else -2
+        if t.start == end + 1 and text[end] == " ":
+            runs[-1].append(t)
+        else:
+            runs.append([t])
+    return list(dict.fromkeys(" ".join(t.form for t in run) for run in runs if sum(t.len for t in run) >= 2))
 
 
 def chosen(reply: str, names: list[str], question: str) -> str:

@@ -190,3 +190,9 @@ def test_the_check_reads_names_not_sentences():
     assert chosen("답은 최익현입니다. 김평묵도 반발했습니다.", ["최익현", "대원군"], TWO) == "최익현"
     assert chosen("최익현과 대원군 모두 해당합니다", ["최익현", "대원군"], TWO) == ""
     assert chosen("모름", ["최익현"], TWO) == ""
+
+
+def test_proper_nouns_one_space_apart_are_one_name():
+    from gaji.methods.intersection import passage_names
+    assert passage_names("알렉산더 메이그스 헤이그는 레이건 정부의 국무장관을 지냈다.") == ["알렉산더 메이그스 헤이그", "레이건"]
+    assert passage_names("경복궁\n경복궁은 법궁이다.") == ["경복궁"]  # a line break joins nothing
