@@ -43,7 +43,7 @@ from typing import Any
 from gaji.errors import LLMError
 from gaji.llm.prompts import fill
 from gaji.methods.base import RunContext
-from gaji.methods.common import attribute, format_passages, plain_answer
+from gaji.methods.common import attribute, cite_one, format_passages, plain_answer
 from gaji.methods.compare import name_of, read_name
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
@@ -240,7 +240,7 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
     hop.answer, hop.why = answer, "answered"
     # the passage that holds the answer, then the one that named the bridge entity
     first_passages = [ctx.trace.passages[i] for i in first.passage_ids] if ctx.trace is not None else []
-    cited = (attribute(answer, passages) or [p.id for p in passages[:1]])[:1] + attribute(name, first_passages)[:1]
+    cited = cite_one(answer, passages) + attribute(name, first_passages)[:1]
     hop.citations = list(dict.fromkeys(cited))
     return hop
 

@@ -129,6 +129,12 @@ def attribute(answer: str, passages: list[Passage]) -> list[str]:
     return [best] if best else []
 
 
+def cite_one(answer: str, passages: list[Passage]) -> list[str]:
+    """The one passage to cite for a short answer: the best-ranked that supports it (attribute), else the first
+    passage read; [] when there are none."""
+    return (attribute(answer, passages) or [p.id for p in passages[:1]])[:1]
+
+
 MAX_BRIDGES = 2
 
 

@@ -673,13 +673,7 @@ def choose(ctx: RunContext, parent: Node, verdict: Verdict) -> Verdict:
     ctx.emit(node)
     store = ctx.trace.passages if ctx.trace is not None else {}
     ids = list(dict.fromkeys(i for lk in verdict.lookups for i in lk.passage_ids[:CHOOSE_PASSAGES]))
-    passages = [store[i] for i in ids if i in store]
-    node.passage_ids = [x.id for x in passages]
-    messages = p.name.messages(data_note=common_prompts.PROMPTS[lang].data_note,
-                               passages=format_passages(passages, max_chars=PASSAGE_CHARS, query=question),
-                               question=question)
-    reply = plain_answer(ctx.llm.chat(node, "compare", messages, max_tokens=MAX_TOKENS))
-    node.answer = reply
+    reply = read_choice(ctx, node, [store[i] for i in ids if i in store], lang, query=question)
     hits = named_in(reply, names)
     node.data["value"] = hits[0] if len(hits) == 1 else None
     ctx.emit(node)
@@ -687,6 +681,18 @@ def choose(ctx: RunContext, parent: Node, verdict: Verdict) -> Verdict:
         return verdict
     hint = verdict.hint or "; ".join(f"{lk.item}: {lk.answer}" for lk in verdict.lookups)
     return type(verdict)(verdict.comparison, verdict.lookups, hits[0], "chosen", hint)
+
+
+def read_choice(ctx: RunContext, node: Node, passages: list[Passage], lang: str, query: str,
+                purpose: str = "compare") -> str:
+    """One short name read of `node`'s question (a choice that lists its options) over `passages` already
+    retrieved, cut to the sentences most relevant to `query`: the reply, also set as the node's answer."""
+    node.passage_ids = [x.id for x in passages]
+    messages = PROMPTS[lang].name.messages(data_note=common_prompts.PROMPTS[lang].data_note,
+                                           passages=format_passages(passages, max_chars=PASSAGE_CHARS, query=query),
+                                           question=node.question)
+    node.answer = plain_answer(ctx.llm.chat(node, purpose, messages, max_tokens=MAX_TOKENS))
+    return node.answer
 
 
 # -- the trace --------------------------------------------------------------------------------------------

@@ -39,9 +39,8 @@ from gaji.llm.prompts import fill
 from gaji.methods.base import RunContext
 from gaji.methods.bridge import K, ask
 from gaji.methods.check import polarity
-from gaji.methods.common import attribute, format_passages, plain_answer
-from gaji.methods.compare import name_of, named_in
-from gaji.methods.prompts import common as common_prompts
+from gaji.methods.common import cite_one
+from gaji.methods.compare import name_of, named_in, read_choice
 from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.signals import kind_mismatch
 from gaji.methods.toq.names_rule import squash
@@ -137,7 +136,7 @@ def narrow(ctx: RunContext, parent: Node, x: Intersection) -> Narrowed:
         out.why = "wrong kind"
     else:
         out.answer, out.why = answer, "answered"
-        out.citations = (attribute(answer, passages) or [p.id for p in passages[:1]])[:1]
+        out.citations = cite_one(answer, passages)
     out.passages = passages
     node.data["value"] = out.answer or None
     ctx.emit(node)
@@ -171,33 +170,21 @@ def confirm(ctx: RunContext, parent: Node, narrowed: Narrowed) -> Narrowed:
         narrowed.why = "unconfirmed" if narrowed.answer else narrowed.why
         ctx.emit(node)
         return narrowed
-    lang = "ko"
-    p = PROMPTS[lang]
-    question = fill(p.choose_among, question=x.question, names=", ".join(names))
-    node.question = question
+    node.question = fill(PROMPTS["ko"].choose_among, question=x.question, names=", ".join(names))
     passages = list({q.id: q for q in [*narrowed.passages[:CHOICE_PASSAGES], *members[:CHOICE_PASSAGES]]}.values())
-    node.passage_ids = [q.id for q in passages]
-    messages = p.name.messages(data_note=common_prompts.PROMPTS[lang].data_note,
-                               passages=format_passages(passages, max_chars=CHOICE_CHARS, query=x.question),
-                               question=question)
-    reply = plain_answer(ctx.llm.chat(node, "intersect", messages, max_tokens=CHOICE_MAX_TOKENS)).strip(" .")
-    node.answer = reply
+    reply = node.answer = read_choice(ctx, node, passages, "ko", query=x.question, purpose="intersect").strip(" .")
     picked = chosen(reply, names, x.question)
     node.data["value"] = picked or None
     if picked:
         check["verdict"] = narrowed.why = "chosen"
         check["replaced"] = narrowed.answer or None
         narrowed.answer = picked
-        narrowed.citations = (attribute(picked, passages) or [q.id for q in passages[:1]])[:1]
+        narrowed.citations = cite_one(picked, passages)
     else:
         check["verdict"] = "picked none"
         narrowed.why = "unconfirmed" if narrowed.answer else narrowed.why
     ctx.emit(node)
     return narrowed
-
-
-CHOICE_CHARS = 400  # per passage, as the filter's own read
-CHOICE_MAX_TOKENS = 24  # one name
 
 
 def names_member(answer: str, members: list[Passage], question: str) -> bool:
