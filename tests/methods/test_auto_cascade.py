@@ -112,6 +112,26 @@ def test_an_answer_that_still_says_the_question_back_never_stands(tmp_path):
     assert shown.startswith("the answer only says the question back, so it cannot stand: escalated to the tree")
 
 
+def test_an_answer_that_is_still_only_a_name_the_question_gives_never_stands(tmp_path):
+    m = SafetyModel(("unknown",), [0.0], [1.0], [-10.0], 5.0, {"low": 0.2, "medium": 0.5, "high": 0.8},
+                    {"compare": "tree", "other": "chain"})
+    m.save(tmp_path / "s.json")
+    t = Auto(safety=str(tmp_path / "s.json"), bridge="off").run(BRIDGE, ctx(answering("10 August 1944",
+                                                                                       then="10 August 1944")))
+    c = t.root.data["cascade"]
+    assert c["p_right"] > 0.9 and c["echoed"] and not c.get("restated") and c["decision"] == "escalate"
+    assert c["to"] == "chain" and t.root.calls[1].purpose == "reask"
+    shown = [f.text for f in t.root.display if f.label == "confidence"][0]
+    assert shown.startswith("the answer is only something the question itself names, so it cannot stand")
+    k = Auto(safety=str(tmp_path / "s.json"), bridge="off").run(
+        "괌 전투에서 싸운 프랑스 장군이 태어난 도시는?", ctx(answering("프랑스", then="프랑스")))
+    shown = {f.label: f.text for f in k.root.display}
+    assert k.root.data["cascade"]["echoed"] and shown["확신도"].startswith("답이 질문에 이미 나온 말일 뿐이라")
+    # a name the question offers as a choice is an answer, not an echo
+    n = Auto(safety=str(tmp_path / "s.json"), compare=False).run(COMPARE, ctx(answering("Battle of Guam")))
+    assert n.root.data["cascade"]["decision"] == "stand" and not n.root.data["cascade"].get("echoed")
+
+
 def test_effort_moves_the_threshold(tmp_path):
     path = safety_file(tmp_path, weight=1.0)  # P(right) of an ungrounded answer: 1/(1+e^0.5) = 0.38
     # the comparison by values is off: its reader would pick one of the two battles (test_compare.py)

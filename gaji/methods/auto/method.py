@@ -325,7 +325,10 @@ class Auto(Method):
         # an answer that, after the re-ask, still says the question back answers nothing, however sure the model
         # was of its tokens (they are the question's own): it never stands
         restated = reask.restates(trace.answer or "", q)
-        stands = p >= threshold and not restated
+        # nor does one that, after the re-ask, is still only a name the question itself gives where the question
+        # offers no options ("프랑스" for "… 견준 프랑스 왕비가 태어난 도시는?"): the reader found nothing new
+        echoed = not restated and reask.echoes(trace.answer or "", q, lang)
+        stands = p >= threshold and not restated and not echoed
         to = safety.escalation(shape, lang)
         cascade: dict[str, Any] = {
             "signals": signals, "p_right": round(p, 4), "threshold": threshold, "effort": self.opts.effort,
@@ -334,6 +337,8 @@ class Auto(Method):
         }
         if restated:
             cascade["restated"] = True
+        if echoed:
+            cascade["echoed"] = True
         root.data["cascade"] = cascade
         verdict = self.compare_by_values(trace, ctx, lang)
         if verdict is not None and verdict.answer is None and not isinstance(verdict, check.CheckVerdict) \
@@ -587,6 +592,9 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     if c.get("restated"):
         head = (f"답이 질문을 되풀이할 뿐이라 답으로 둘 수 없음: {what}" if ko else
                 f"the answer only says the question back, so it cannot stand: {what}")
+    elif c.get("echoed"):
+        head = (f"답이 질문에 이미 나온 말일 뿐이라 답으로 둘 수 없음: {what}" if ko else
+                f"the answer is only something the question itself names, so it cannot stand: {what}")
     tail = f" ({why})" if why else ""
     if (c.get("signals") or {}).get("no_logprobs"):
         tail += "; 확률 정보 없이 판단" if ko else "; no log-probabilities"
