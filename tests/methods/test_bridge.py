@@ -113,6 +113,8 @@ def _llm(name: str, second: str, first: str, split: dict | None = None, resolved
     """The chain prompt's `split`, the resolve read's `name`, the second hop's `second` (a question about
     `resolved`), and `first` for the one retrieval."""
     def reply(req):
+        if req.messages is None:  # an escalation's completion prompt (the chain's reasoning)
+            return first
         system, user = req.messages[0]["content"], req.messages[-1]["content"]
         if split is not None and "hidden" in system:
             return json.dumps(split)
@@ -146,9 +148,9 @@ def test_with_policy_always_the_korean_split_goes_first_and_the_one_retrieval_ca
     assert sorted(x.purpose for x in t.calls()) == ["answer", "compare"]  # the resolve read, the second hop
     assert "한 번 검색 답은 건너뜀" in t.root.stop.reason and t.citations[0] == "lee"
     # a split that finds no name: the one retrieval answers, and the split is not asked again
-    t = Auto().run(Q, _ctx(_llm("모름", "오사카", first="서울")))
+    t = Auto().run(Q, _ctx(_llm("모름", "오사카", first="부산")))
     c = t.root.data["cascade"]
-    assert t.answer == "서울" and c["bridge"]["why"] == "no name" and "p_right" in c
+    assert t.answer == "부산" and c["bridge"]["why"] == "no name" and "p_right" in c
     assert [x.purpose for x in t.calls()].count("compare") == 1  # one resolve read (the one route may re-ask)
     assert sum(1 for n in t.root.walk() if n.data.get("bridge_hop") == "resolve") == 1
 
@@ -228,7 +230,8 @@ EN_DOCS = [
 ]
 
 
-def _en_llm(split: dict, name: str = "Shirley Temple", second: str = "Chief of Protocol", first: str = "Kiss and Tell"):
+def _en_llm(split: dict, name: str = "Shirley Temple", second: str = "Chief of Protocol",
+            first: str = "Kiss and Tell"):
     return _llm(name, second, first, split=split, resolved="Shirley Temple")
 
 
