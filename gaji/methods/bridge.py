@@ -48,7 +48,7 @@ from gaji.methods.compare import name_of, read_name
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.methods.prompts.compare import PROMPTS
-from gaji.methods.reask import ask_plain
+from gaji.methods.reask import ask_plain, echoes
 from gaji.methods.signals import kind_mismatch
 from gaji.methods.span import is_unknown, shape_answer
 from gaji.methods.toq.decomposer import QuestionDecomposer
@@ -201,7 +201,8 @@ class Hop:
     resolve_node: str = ""
     second_node: str = ""
     citations: list[str] | None = None
-    why: str = ""  # "answered", or what stopped it: "no name", "no answer", "wrong kind" (for the whole question)
+    why: str = ""  # "answered", or what stopped it: "no name", "no answer", "wrong kind" (for the whole question),
+    # "echoed" (a name the whole question gives)
 
     def names_bridge(self, answer: str) -> bool:
         """Does `answer` name the bridge entity (the one-hop-short answer)?"""
@@ -236,6 +237,9 @@ def follow(ctx: RunContext, parent: Node, bridge: Bridge | Split) -> Hop:
         return hop
     if kind_mismatch(bridge.question, answer, lang):  # no date for "when", a bare number for "who"
         hop.why = "wrong kind"
+        return hop
+    if echoes(answer, bridge.question, lang):  # a name the whole question gives ("아가씨" for "영화 《아가씨》에서 …")
+        hop.why = "echoed"
         return hop
     hop.answer, hop.why = answer, "answered"
     # the passage that holds the answer, then the one that named the bridge entity

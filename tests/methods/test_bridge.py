@@ -342,3 +342,10 @@ def test_a_sure_first_answer_is_not_split_at_medium_effort(monkeypatch):
     t = Auto().run(EN_Q, _en_ctx(_en_llm(SPLIT)))
     assert not any("bridge_hop" in n.data for n in t.root.walk()) and "bridge" not in t.root.data["cascade"]
     assert Auto(effort="high").run(EN_Q, _en_ctx(_en_llm(SPLIT))).root.data["cascade"]["decision"] == "bridged"
+
+
+def test_a_second_hop_that_names_what_the_whole_question_gives_is_not_taken():
+    # the second hop "이명박이 태어난 도시는?" answered with the question's own city: no answer to the whole question
+    t = Auto().run(Q, _ctx(_llm("이명박", "서울", first="오사카")))
+    c = t.root.data["cascade"]
+    assert c["bridge"]["why"] == "echoed" and c["decision"] != "bridged" and t.answer == "오사카"
