@@ -86,38 +86,3 @@ def test_a_factoid_question_still_gets_a_span():
     llm = ScriptedLLM(default="형법 제366조에 따라 3년 이하의 징역에 처한다.")
     t = Auto(compare=False, bridge="off").run("문서를 손괴한 자는 몇 년 이하의 징역에 처하는가?", _ctx(llm))
     assert t.root.data["cascade"]["decision"] != "long" and t.answer != llm.default
-
-
-STORY_IF = ("갑은 세무사 자격증이 없다. 그는 친구 을의 세금 신고서를 대신 작성하였다.\n"
-            "갑이 세무사 자격 없이 세무대리 업무를 수행한 경우, 그는 어떤 처벌을 받게 되는가?")
-
-
-def test_a_one_sentence_paragraph_that_says_the_condition_back_gives_what_follows_it():
-    said = "갑이 세무사 자격 없이 세무대리 업무를 수행한 경우, 그는 3년 이하의 징역 또는 3천만원 이하의 벌금에 처할 수 있습니다 [1]."
-    t = Auto().run(STORY_IF, _ctx(ScriptedLLM(default=said)))
-    assert t.answer == "3년 이하의 징역 또는 3천만원 이하의 벌금에 처할 수 있습니다 [1]."  # the pronoun went with it
-    assert t.explanation == said and len(t.calls()) == 1
-    c = t.root.data["cascade"]
-    assert c["decision"] == "long" and c["said_condition"] == "갑이 세무사 자격 없이 세무대리 업무를 수행한 경우"
-    shown = {f.label: f.text for f in t.root.display}
-    assert "질문의 조건을 되풀이한 앞부분" in shown["확신도"]
-
-
-@pytest.mark.parametrize("answer,question,lang,rest", [
-    # a paragraph keeps its opening: the condition frames the sentences after it
-    ("갑이 세무사 자격 없이 세무대리 업무를 수행한 경우, 그는 처벌됩니다. 벌금은 3천만원 이하입니다.", STORY_IF, "ko", None),
-    # a condition the question does not set is part of the answer
-    ("상환 기한이 지나 법원이 경매를 명한 경우, 비용은 을이 부담한다.", STORY_IF, "ko", None),
-    ("갑과 을이 공동으로 절도죄를 범한 경우, 각자를 절도죄의 정범으로 처벌한다.",
-     "갑과 을이 공동으로 을의 사무실에서 절도죄를 범한 경우, 이들은 법적으로 어떻게 처벌되는가?", "ko",
-     "각자를 절도죄의 정범으로 처벌한다."),
-    ("If Person A destroyed the contract on purpose, he faces up to three years in prison.",
-     "Person A destroyed Person B's contract on purpose. What punishment does Person A face?", "en",
-     "He faces up to three years in prison."),
-    ("If the court orders an auction, the debtor pays.",
-     "Person A destroyed Person B's contract on purpose. What punishment does Person A face?", "en", None),
-])
-def test_said_condition(answer, question, lang, rest):
-    from gaji.methods.long_answer import without_said_condition
-    out, clause = without_said_condition(answer, question, lang)
-    assert (out if clause else None) == rest

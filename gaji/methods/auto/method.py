@@ -45,7 +45,7 @@ from typing import Any, Callable
 from gaji import recipes
 from gaji.coerce import MAX_K
 from gaji.errors import ConfigError
-from gaji.methods import bridge, check, compare, intersection, long_answer, reask
+from gaji.methods import bridge, check, compare, intersection, reask
 from gaji.methods.auto.explain import wants_paragraph
 from gaji.methods.auto.features import bridge_marked, shape_of
 from gaji.methods.auto.router import ROUTE_WORDS, ROUTES, Decision, shared_auto_router
@@ -231,16 +231,6 @@ class Auto(Method):
         trace.root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade")
         ctx.emit(trace.root)
         self.run_route(trace, ctx, method)
-        # a one-sentence answer that opens by saying back the question's condition gives only what follows it; the
-        # whole sentence stays as the explanation
-        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(trace.question)
-        rest, clause = long_answer.without_said_condition(trace.answer or "", trace.question, lang)
-        if clause is not None:
-            cascade["said_condition"] = clause
-            trace.explanation = trace.explanation or trace.answer
-            trace.answer = trace.root.answer = rest
-            trace.root.stop = Stop(True, reason=cascade_reason(cascade, ctx.lang), by="cascade")
-            ctx.emit(trace.root)
 
     def answered_long(self, trace: Trace) -> bool:
         return (trace.root.data.get("cascade") or {}).get("decision") == "long"
@@ -569,16 +559,11 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
                 f"looked up each item's value and compared them by code: it agrees with the answer ({hint})")
     if c.get("decision") == "long":
         if c.get("why") == "several":
-            head = ("여러 가지를 묻는 질문: 한 번 검색해 출처를 단 한 문단으로 답함" if ko else
+            return ("여러 가지를 묻는 질문: 한 번 검색해 출처를 단 한 문단으로 답함" if ko else
                     "the question asks several things: one retrieval, answered in a cited paragraph")
-        else:
-            head = ("사실관계를 들고 그 결과를 묻는 질문: 한 번 검색해 출처를 단 한 문단으로 답함" if ko else
-                    "the question asks what follows from the facts it sets out: one retrieval, answered in a cited "
-                    "paragraph")
-        if c.get("said_condition"):
-            head += (f"; 질문의 조건을 되풀이한 앞부분({c['said_condition']!r})은 뺌" if ko else
-                     f"; the opening that only said back the question's condition ({c['said_condition']!r}) left out")
-        return head
+        return ("사실관계를 들고 그 결과를 묻는 질문: 한 번 검색해 출처를 단 한 문단으로 답함" if ko else
+                "the question asks what follows from the facts it sets out: one retrieval, answered in a cited "
+                "paragraph")
     if c.get("decision") == "narrowed":
         x = c.get("intersection") or {}
         checked = {"in the set": ("; 첫 번째 조건의 문서에도 나옴", "; the first condition's passages name it too"),
