@@ -273,22 +273,6 @@ def _clean(item: str, lang: str, described: bool = False) -> str:
     return re.sub(r"^the\s+", "", item).strip()
 
 
-# a Korean person named with a title or role the question adds ("윤정훈 목사", "김현웅 전 법무부 장관", "배우 김을동"):
-# the answer is the name (a title is how the question refers to them, not part of who they are)
-_KO_TITLES = (r"목사|신부|스님|판사|검사|변호사|대통령|총리|장관|국회의원|의원|교수|박사|감독|선수|회장|사장|대표|"
-              r"위원장|시장|도지사|지사|헌법재판관|재판관|대법관|작가|화백")
-_KO_NAME_TITLED = re.compile(r"^(?P<name>[가-힣]{2,4})\s+(?:(?:전|현)\s+)?(?:[가-힣]+\s+)?(?:" + _KO_TITLES + r")$")
-_KO_ROLE_NAMED = re.compile(r"^(?:배우|가수|감독|작가|시인|화가|목사|판사|선수|기자|소설가)\s+(?P<name>[가-힣]{2,4})$")
-
-
-def plain_name(item: str, lang: str) -> str:
-    """A Korean person's name without the title or role the question gives them; anything else as it is."""
-    if lang != "ko":
-        return item
-    m = _KO_NAME_TITLED.match(item.strip()) or _KO_ROLE_NAMED.match(item.strip())
-    return m.group("name") if m else item
-
-
 def _kind_and_direction(masked: str, lang: str) -> tuple[str, Direction] | None:
     d, n = direction(masked, "date", lang), direction(masked, "number", lang)
     if d is not None:

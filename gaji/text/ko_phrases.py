@@ -10,6 +10,7 @@ and gaji/methods/bridge.py read the entities a question describes ("…역을 �
 from __future__ import annotations
 
 import bisect
+import re
 
 # nouns that end a description of a person, a place or a thing
 PERSON = ("배우", "가수", "사람", "인물", "감독", "작가", "음악가", "정치인", "대통령", "의원", "선수", "멤버", "후보", "판사",
@@ -90,3 +91,32 @@ def modifier_flags(words: list[str]) -> list[bool]:
     return [last_tag.get(i) == "ETM" or (len(w.strip(_EDGE)) == 1 and is_modifier(w) and i > 0
                                          and words[i - 1].strip(_EDGE).endswith(ARGUMENT_PARTICLES))
             for i, w in enumerate(words)]
+
+
+# a person named with a title or role ("윤정훈 목사", "김현웅 전 법무부 장관", "배우 김을동"): the title is how a question
+# or a passage refers to them, not part of the name
+_TITLES = (r"목사|신부|스님|판사|검사|변호사|대통령|총리|장관|국회의원|의원|교수|박사|감독|선수|회장|사장|대표|위원장|"
+           r"시장|도지사|지사|헌법재판관|재판관|대법관|작가|화백")
+# an office's body between the name and the title ("법무부", "서울시", "국민의힘"): a word ending like one
+_BODY = r"[가-힣]+(?:부|처|청|원|회|당|시|도|군|구)"
+_NAME_TITLED = re.compile(r"^(?P<name>[가-힣]{2,4})\s+(?:(?:전|현)\s+)?(?:" + _BODY + r"\s+)?(?:" + _TITLES + r")$")
+_ROLE_NAMED = re.compile(r"^(?:배우|가수|감독|작가|시인|화가|목사|판사|선수|기자|소설가)\s+(?P<name>[가-힣]{2,4})$")
+# a question that asks for a person: "누가", "누구", or its asked noun is a person's ("…앉혀진 인물은?")
+_ASKS_WHO = re.compile(r"누가|누구")
+_LAST_WORD = re.compile(r"(\S+?)(?:은|는|이|가|을|를)?\s*[?？]?\s*$")
+
+
+def asks_for_person(question: str) -> bool:
+    """Does a Korean question ask for a person?"""
+    if _ASKS_WHO.search(question):
+        return True
+    m = _LAST_WORD.search(question.strip())
+    return bool(m) and entity_kind(m.group(1)) == "person"
+
+
+def without_title(answer: str) -> str:
+    """A person's name without the title or role given with it ("윤정훈 목사" -> "윤정훈", "배우 김을동" -> "김을동");
+    any other answer as it is."""
+    a = answer.strip()
+    m = _NAME_TITLED.match(a) or _ROLE_NAMED.match(a)
+    return m.group("name") if m else answer

@@ -11,7 +11,7 @@ from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.auto.method import Auto
 from gaji.methods.base import RunContext
-from gaji.methods.compare import Lookup, decide, parse_comparison, plain_name, same_entity, with_antecedent
+from gaji.methods.compare import Lookup, decide, parse_comparison, same_entity, with_antecedent
 from gaji.testing import ListRetriever
 from gaji.types import Trace
 
@@ -181,18 +181,6 @@ def test_an_agreeing_sentence_is_worded_as_the_item():
     llm = _values_llm({"강완구": "1945년", "김현웅": "1959년 5월 4일"}, first="강완구 판사는 1945년 서울특별시에서 태어났습니다")
     t = Auto().run(q, _ctx(llm))
     assert t.root.data["cascade"]["decision"] == "stand" and t.answer == "강완구"  # the person, not their title
-
-
-@pytest.mark.parametrize("item,name", [
-    ("윤정훈 목사", "윤정훈"), ("김현웅 전 법무부 장관", "김현웅"), ("김영삼 전 대통령", "김영삼"), ("배우 김을동", "김을동"),
-    ("김이수 헌법재판관", "김이수"),
-    # no title, or not a person's: as it is
-    ("쇼와 천황", "쇼와 천황"), ("알렉산더 헤이그", "알렉산더 헤이그"), ("갤럭시 S8", "갤럭시 S8"), ("티베트 고원", "티베트 고원"),
-    ("유다 왕국의 왕 아몬", "유다 왕국의 왕 아몬"), ("미국 텔레비전 시스템 위원회", "미국 텔레비전 시스템 위원회"),
-])
-def test_a_korean_person_is_answered_by_name_without_the_title(item, name):
-    assert plain_name(item, "ko") == name
-    assert plain_name("Judge Kang", "en") == "Judge Kang"
 
 
 def test_a_computed_korean_answer_drops_the_title():

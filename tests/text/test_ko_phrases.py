@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from gaji.text.analyzers import kiwi_available
-from gaji.text.ko_phrases import ends_in_entity, entity_kind, is_modifier, modifier_flags, particle
+from gaji.text.ko_phrases import (asks_for_person, ends_in_entity, entity_kind, is_modifier, modifier_flags, particle,
+                                  without_title)
 
 
 @pytest.mark.parametrize("word, expected", [
@@ -38,3 +39,27 @@ def test_modifiers_are_read_in_context():
 ])
 def test_a_particle_takes_the_form_its_words_last_syllable_asks_for(word, p, form):
     assert particle(word, p) == form
+
+
+@pytest.mark.parametrize("answer,name", [
+    ("윤정훈 목사", "윤정훈"), ("김현웅 전 법무부 장관", "김현웅"), ("김영삼 전 대통령", "김영삼"), ("배우 김을동", "김을동"),
+    ("김이수 헌법재판관", "김이수"), ("오세훈 변호사", "오세훈"),
+    # a two-word name is no name and a body: as it is
+    ("로널드 레이건 대통령", "로널드 레이건 대통령"),
+    # no title, or not a person's: as it is
+    ("쇼와 천황", "쇼와 천황"), ("알렉산더 헤이그", "알렉산더 헤이그"), ("갤럭시 S8", "갤럭시 S8"), ("티베트 고원", "티베트 고원"),
+    ("유다 왕국의 왕 아몬", "유다 왕국의 왕 아몬"), ("미국 텔레비전 시스템 위원회", "미국 텔레비전 시스템 위원회"),
+])
+def test_a_person_is_named_without_the_title_given_with_them(answer, name):
+    assert without_title(answer) == name
+
+
+@pytest.mark.parametrize("question,person", [
+    ("윤정훈 목사와 '미네르바' 박대성 중 누가 먼저 태어났나?", True),
+    ("…1894년 일본에 의해 총리대신 자리에 앉혀진 인물은?", True),
+    ("드라마 《육룡이 나르샤》에 출연한 배우 가운데 청룡영화상 남우주연상을 받은 사람은?", True),
+    ("2006년 서울시장 선거에서 당선된 후보의 출신 대학은?", False),
+    ("영화 《아가씨》에서 히데코 역을 맡은 배우가 부일영화상 여우주연상을 받은 영화는?", False),
+])
+def test_a_question_asks_for_a_person_by_who_or_its_asked_noun(question, person):
+    assert asks_for_person(question) is person

@@ -55,6 +55,7 @@ from gaji.methods.base import Method, RunContext
 from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.span import is_unknown
 from gaji.registry import METHODS
+from gaji.text.ko_phrases import asks_for_person, without_title
 from gaji.text.lang import detect_lang
 from gaji.types import Fact, Node, Stop, Trace
 
@@ -179,6 +180,24 @@ class Auto(Method):
         return False  # every route answers with a span (the routes run with their short-answer options)
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
+        self.answer_by_cascade(trace, ctx)
+        self.name_without_title(trace, ctx)
+
+    def name_without_title(self, trace: Trace, ctx: RunContext) -> None:
+        """A Korean question asking for a person is answered by the name, without the title or role a passage or the
+        question gives with it ("오세훈 변호사" -> "오세훈", "윤정훈 목사" -> "윤정훈"); the trace keeps what it was."""
+        c = trace.root.data.get("cascade")
+        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(trace.question)
+        if not c or c.get("decision") == "long" or lang != "ko" or not asks_for_person(trace.question):
+            return
+        name = without_title(trace.answer or "")
+        if name == trace.answer:
+            return
+        c["untitled"] = {"from": trace.answer, "to": name}
+        trace.answer = trace.root.answer = name
+        ctx.emit(trace.root)
+
+    def answer_by_cascade(self, trace: Trace, ctx: RunContext) -> None:
         root, q = trace.root, trace.question
         router = shared_auto_router(self.opts.router)
         allowed = ROUTES if ctx.retriever is not None else tuple(r for r in ROUTES if r not in NEEDS_INDEX)
@@ -404,10 +423,10 @@ class Auto(Method):
             # the item as the question names it: an answer that agrees may be a sentence around it ("강완구 판사는
             # 1945년 …에서 태어났습니다"), whose span would be cut to the date
             cascade.update(decision="stand", to=None, first_answer=trace.answer)
-            trace.answer = compare.plain_name(verdict.worded(trace.answer), verdict.comparison.lang)
+            trace.answer = verdict.worded(trace.answer)
         else:
             cascade.update(decision="computed", to=None, first_answer=trace.answer)
-            trace.answer = compare.plain_name(verdict.answer or trace.answer, verdict.comparison.lang)
+            trace.answer = verdict.answer or trace.answer
             trace.citations = verdict.citations or list(trace.citations)
             trace.explanation = verdict.hint
         settle(trace, ctx, cascade)
