@@ -187,8 +187,8 @@ class Auto(Method):
         """A Korean question asking for a person is answered by the name, without the title or role a passage or the
         question gives with it ("오세훈 변호사" -> "오세훈", "윤정훈 목사" -> "윤정훈"); the trace keeps what it was."""
         c = trace.root.data.get("cascade")
-        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(trace.question)
-        if not c or c.get("decision") == "long" or lang != "ko" or not asks_for_person(trace.question):
+        # trace.lang: the language Method.run resolved (ctx.lang, or detected from the question)
+        if not c or c.get("decision") == "long" or trace.lang != "ko" or not asks_for_person(trace.question):
             return
         name = without_title(trace.answer or "")
         if name == trace.answer:
