@@ -21,7 +21,7 @@ from gaji.errors import LLMError
 from gaji.llm.prompts import chat_messages, fill
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.describe import Facts
-from gaji.text.lang import detect_lang
+from gaji.text.lang import resolve_lang
 from gaji.types import Node, Trace
 
 MAX_TURNS = 3  # the turns the rewrite sees: the latest ones
@@ -41,7 +41,7 @@ def rewrite_messages(lang: str, history: list[Turn], question: str) -> list[dict
 def rewrite_followup(llm: TrackedLLM, question: str, history: list[Turn], lang: str = "auto") -> Node:
     """The "rewrite" node for `question` asked after `history` (which must not be empty)."""
     question = question.strip()
-    lang = lang if lang in ("ko", "en") else detect_lang(question)
+    lang = resolve_lang(lang, question)
     node = Node(question=question, kind="rewrite", filled_question=question)
     node.data["turns"] = len(history)
     t0 = time.perf_counter()

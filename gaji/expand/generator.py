@@ -32,7 +32,7 @@ from gaji.io import append_jsonl
 from gaji.llm.base import LLMBackend
 from gaji.llm.tracked import TrackedLLM
 from gaji.progress import Bars, Task
-from gaji.text.lang import detect_lang
+from gaji.text.lang import resolve_lang
 from gaji.text.normalize import normalize_text
 from gaji.types import Chunk, Node
 
@@ -188,7 +188,7 @@ class Expander:
     def chunk_lang(self, chunk: Chunk) -> str:
         if self.lang in ("ko", "en"):
             return self.lang
-        return chunk.lang if chunk.lang in ("ko", "en") else detect_lang(f"{chunk.title}\n{chunk.text}")
+        return resolve_lang(chunk.lang, f"{chunk.title}\n{chunk.text}")
 
     def expand_one(self, chunk: Chunk) -> Expansion:
         """One chunk -> Expansion (raises LLMError when the model fails after retries)."""

@@ -19,7 +19,7 @@ from gaji.eval.metrics.cost import call_cost
 from gaji.expand.judge_prompts import JUDGE_SCHEMA, judge_messages, question_set
 from gaji.io import append_jsonl, read_jsonl_tolerant
 from gaji.llm.tracked import TrackedLLM
-from gaji.text.lang import detect_lang
+from gaji.text.lang import resolve_lang
 from gaji.types import Node
 
 KINDS = ("title", "questions", "keywords")
@@ -61,7 +61,7 @@ class ExpansionJudge:
         self.max_tokens = max_tokens
 
     def judge(self, task: JudgeTask) -> Verdict:
-        lang = task.lang if task.lang in ("ko", "en") else detect_lang(task.chunk or task.query or task.item)
+        lang = resolve_lang(task.lang, task.chunk or task.query or task.item)
         node = Node(question=task.item, kind="judge")
         msgs = judge_messages(task.kind, lang, item=task.item, reference=task.reference, chunk=task.chunk,
                               query=task.query)

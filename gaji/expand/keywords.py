@@ -23,7 +23,7 @@ from typing import Any
 
 from gaji.llm.base import LLMBackend
 from gaji.llm.tracked import TrackedLLM
-from gaji.text.lang import detect_lang
+from gaji.text.lang import resolve_lang
 from gaji.types import Node
 
 from .prompts import KEYWORD_SCHEMA, keyword_messages
@@ -92,7 +92,7 @@ def _kiwi():
 
 def morphemes(query: str, lang: str = "auto") -> list[Morpheme]:
     """Kiwi morphemes (Korean) or words and punctuation (English), with character spans."""
-    lg = lang if lang in ("ko", "en") else detect_lang(query)
+    lg = resolve_lang(lang, query)
     if lg == "ko":
         toks = _kiwi().tokenize(query)
         return [Morpheme(t.form, str(t.tag), int(t.start), int(t.start + t.len)) for t in toks]
@@ -179,14 +179,14 @@ class KeywordTeacher:
         self.max_tokens = max_tokens
 
     def keywords(self, query: str, lang: str = "auto", node: Node | None = None) -> list[str]:
-        lg = lang if lang in ("ko", "en") else detect_lang(query)
+        lg = resolve_lang(lang, query)
         node = node or Node(question=query, kind="keywords")
         obj = self.llm.json(node, "keywords", keyword_messages(query, lg), schema=KEYWORD_SCHEMA,
                             max_tokens=self.max_tokens)
         return [str(k) for k in obj.get("keywords") or [] if str(k).strip()]
 
     def label(self, query: str, lang: str = "auto") -> TaggedQuery:
-        lg = lang if lang in ("ko", "en") else detect_lang(query)
+        lg = resolve_lang(lang, query)
         toks = morphemes(query, lg)
         labels, found = bio_from_keywords(query, toks, self.keywords(query, lg))
         return TaggedQuery(query, toks, labels, found, lg)

@@ -32,7 +32,7 @@ from gaji.coerce import Range, check_range, coerce
 from gaji.errors import ConfigError, GajiError, LLMError
 from gaji.llm.streaming import AnswerSink, AnswerStream
 from gaji.llm.tracked import TrackedLLM
-from gaji.text.lang import detect_lang
+from gaji.text.lang import resolve_lang
 from gaji.methods.describe import display, stop_facts
 from gaji.methods.common import attribute_with_bridges
 from gaji.methods.span import is_unknown, shape_answer
@@ -203,7 +203,7 @@ class Method:
             raise ConfigError("empty question")
         if self.needs_retriever and ctx.retriever is None:
             raise ConfigError(f"method {self.name!r} needs a retriever: pass --index DIR")
-        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(question)
+        lang = resolve_lang(ctx.lang, question)
         trace = Trace(
             question=question,
             method=self.name,

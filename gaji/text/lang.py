@@ -33,3 +33,9 @@ def detect_lang(text: str, threshold: float = 0.2) -> str:
     Korean text routinely mixes in Latin names (BMW i5, KBO), so a low threshold is right.
     """
     return "ko" if hangul_ratio(text) >= threshold else "en"
+
+
+def resolve_lang(lang: str | None, text: str) -> str:
+    """`lang` when it names a supported language ('ko' or 'en'); otherwise (None, '', 'auto', anything else) the
+    language `text` is written in."""
+    return lang if lang in ("ko", "en") else detect_lang(text)

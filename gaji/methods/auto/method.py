@@ -56,7 +56,7 @@ from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.span import is_unknown
 from gaji.registry import METHODS
 from gaji.text.ko_phrases import asks_for_person, without_title
-from gaji.text.lang import detect_lang
+from gaji.text.lang import resolve_lang
 from gaji.types import Fact, Node, Stop, Trace
 
 NEEDS_INDEX = ("one", "chain", "tree", "steps")
@@ -218,7 +218,7 @@ class Auto(Method):
         # the question's shape (the text router's features are the prior) and language pick where it starts and
         # where an unsafe answer escalates
         shape = shape_of(q, decision.features or None)
-        lang = ctx.lang if ctx.lang in ("ko", "en") else detect_lang(q)
+        lang = resolve_lang(ctx.lang, q)
         why_long = wants_paragraph(q, lang)
         if why_long:  # several asks, or what follows from a story: a span would answer none of it
             self.answer_in_paragraph(trace, ctx, shape, why_long, router.methods)
