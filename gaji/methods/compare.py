@@ -39,7 +39,7 @@ from gaji.methods.base import RunContext
 from gaji.methods.common import format_passages, plain_answer
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts.compare import PROMPTS
-from gaji.methods.span import is_unknown
+from gaji.methods.span import EN_OPTION, is_unknown
 from gaji.methods.toq.comparative import Direction, direction
 from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.order import Order, dates_in, named_as_items, parse_date, parse_number, surely_before
@@ -54,10 +54,9 @@ LIFE_MAX_TOKENS = 40  # two full dates ("1755년 11월 2일 – 1793년 10월 16
 # -- parsing the question ---------------------------------------------------------------------------------
 _EN_THE = r"(?-i:the\s+)?"  # only the lower-case article: a capital "The" is part of a title ("The Wild")
 # "..., A or B?" / "...: A or B" (the items after the last comma or colon)
-# an item may hold a subtitle's colon ("Molokai: The Story Of Father Damien"): a colon before a capital
-_EN_ITEM = r"(?:[^,:;?]|:(?=\s+(?-i:[A-Z0-9\"“])))+?"
-_EN_TAIL = re.compile(r"[,:]\s*" + _EN_THE + r"(?P<a>" + _EN_ITEM + r")\s*,?\s+or\s+" + _EN_THE
-                      + r"(?P<b>" + _EN_ITEM + r")\s*[?.!]?\s*$", re.I)
+# an item may hold a subtitle's colon ("Molokai: The Story Of Father Damien"): span's one option
+_EN_TAIL = re.compile(r"[,:]\s*" + _EN_THE + r"(?P<a>" + EN_OPTION + r")\s*,?\s+or\s+" + _EN_THE
+                      + r"(?P<b>" + EN_OPTION + r")\s*[?.!]?\s*$", re.I)
 # "Who was born first A or B?" (no comma: the items after the comparative word)
 _EN_AFTER = re.compile(r"\b(?:first|earlier|later|older|younger|more|fewer|less|larger|smaller|higher|lower|taller|"
                        r"shorter|longer|bigger)\s+" + _EN_THE + r"(?P<a>[^,:;?]+?)\s+or\s+" + _EN_THE

@@ -256,9 +256,12 @@ def _close_brackets(span: str, source: str) -> str:
 
 # an English choice question: "…, A or B?"
 _EN_CHOICE = re.compile(r"(?:^|,|:)\s*([^,:?]+?)\s+or\s+([^,?]+?)\s*\?*\s*$", re.I)
-# the options after a comma, tried first: an option may hold a subtitle's colon ("…, Molokai: The Story Of Father
-# Damien or Brahma – The Creator?"); without a comma the colon is the one before the options ("…higher: A or B")
-_EN_CHOICE_AFTER_COMMA = re.compile(r",\s*((?:[^,:?]|:(?=\s+(?-i:[A-Z0-9])))+?)\s+or\s+([^,?]+?)\s*\?*\s*$", re.I)
+# one option of an English "…, A or B?" question (comparisons parse their items with it too): no comma, semicolon
+# or question mark, and a colon only as a subtitle's, before a capital, a digit or a quote ("Molokai: The Story Of
+# Father Damien")
+EN_OPTION = r"(?:[^,:;?]|:(?=\s+(?-i:[A-Z0-9\"“])))+?"
+# the options after a comma, tried first; without a comma the colon is the one before the options ("…higher: A or B")
+_EN_CHOICE_AFTER_COMMA = re.compile(r",\s*(" + EN_OPTION + r")\s+or\s+([^,?]+?)\s*\?*\s*$", re.I)
 # an English reply that restates the question, then names the answer: "<restated> is/was <answer>."
 _EN_COPULA = re.compile(r"^(.+?)\s+(?:is|was|are|were)\s+(?:an?\s+)?([A-Z0-9\"'“].*?)\.?$")
 # the noun a "what …" question asks for ("What citizen was …?"), which a copula's complement may end in ("an American
