@@ -35,6 +35,9 @@ def question_ids(text: str) -> tuple[str, ...]:
     if path.is_file():
         raw = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
         ids = tuple(x for x in raw if x and not x.startswith("#"))
+    elif "," not in text and ("/" in text or "\\" in text or path.suffix in (".txt", ".ids", ".lst")):
+        # a path that is no file: said as such, not as one unknown question id named like a path
+        raise argparse.ArgumentTypeError(f"--ids {text!r}: no such file (a comma list, or a file with one id per line)")
     else:
         ids = tuple(x.strip() for x in text.split(",") if x.strip())
     if not ids:
