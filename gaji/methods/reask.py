@@ -118,6 +118,21 @@ def restates(answer: str, question: str) -> bool:
     return len(said) >= 4 and said <= asked and len(said) >= 0.75 * len(asked)
 
 
+# a Korean word that ends a question: "…데뷔했나", "…인가", "…할까요"
+_KO_ASKING = re.compile(r"(?:나|나요|까|까요|는가|인가|니|냐|는지)$")
+
+
+def asks_back(answer: str, question: str) -> bool:
+    """Does `answer` end the way its question does, as a question: a sentence of two words or more whose last word is
+    the question's asking one ("…배우는 김태희가 먼저 영화에 데뷔했나" for "… 중 누가 먼저 영화에 데뷔했나?"), or that
+    ends in a question mark after the question's last word? Such a reply asks, whatever name it holds."""
+    a, q = answer.strip(), question.strip()
+    words, asked = a.rstrip("?？.。! ").split(), q.rstrip("?？.。! ").split()
+    if len(words) < 2 or not asked or words[-1].lower() != asked[-1].lower():
+        return False
+    return a.endswith(("?", "？")) or bool(_KO_ASKING.search(words[-1]))
+
+
 def is_value(answer: str) -> bool:
     """A date or a quantity: every word holds a digit or is a unit, and one holds a digit ("1901년", "3600 mAh",
     "1982년 1월 15일"); a name with a number in it is none ("갤럭시 S8", "4인용 식탁", "헤이그 2세")."""

@@ -355,6 +355,12 @@ def test_a_choice_the_values_leave_open_is_put_to_the_reader_when_the_first_answ
     # a first answer that names one of the two keeps its place: no call more
     kept = Auto().run(q, _ctx(ScriptedLLM(default=_tie_reads(first="김태희", pick="전지현"))))
     assert kept.answer == "김태희" and len(kept.calls()) == 5 and kept.root.data["cascade"]["computed"]["why"] == "tie"
+    # one that holds a name but ends as the question does asks the choice back: the reader picks
+    asked = Auto().run(q, _ctx(ScriptedLLM(default=_tie_reads(
+        first="2005년 스위스에서 독도 사랑 캠페인을 벌인 배우는 김태희가 먼저 영화에 데뷔했나", pick="전지현"))))
+    c = asked.root.data["cascade"]
+    assert asked.answer == "전지현" and c["asked_back"] and c["computed"]["why"] == "chosen"
+    assert "질문을 되풀이" in asked.root.stop.reason
     # a reply that picks neither (or both) leaves the verdict open
     neither = Auto(route="").run(q, _ctx(ScriptedLLM(default=_tie_reads(first="유아인", pick="모름"))))
     assert neither.root.data["cascade"]["computed"]["why"] == "tie"

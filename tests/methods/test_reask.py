@@ -10,7 +10,7 @@ from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.describe import display, reask_facts
-from gaji.methods.reask import echoes, gives_value, offers_answer, picks_option, recheck, restates, wrong_shape
+from gaji.methods.reask import asks_back, echoes, gives_value, offers_answer, picks_option, recheck, restates, wrong_shape
 from gaji.methods.oner import OneR
 from gaji.methods.toq.responder import ResponseGenerator
 from gaji.testing import ListRetriever
@@ -210,3 +210,23 @@ def test_the_reask_is_shown_in_the_node_display_in_both_languages():
     assert reask_facts(t.root, "en")[0].label == "asked again"
     assert t.root.display == facts  # stored on the trace, for every method alike (describe.display)
     assert display(OneR.describe, t.root, "ko") == facts
+
+
+@pytest.mark.parametrize("answer, question", [
+    ("2005년 스위스에서 독도 사랑 캠페인을 벌인 배우는 김태희가 먼저 영화에 데뷔했나",
+     "영화 《도둑들》에서 예니콜 역을 맡은 배우와 2005년 스위스에서 독도 사랑 캠페인을 벌인 배우 중 누가 먼저 영화에 데뷔했나?"),
+    ("목재 선박은 강도상의 문제로 통상 길이 100m가 한계인가", "목재 선박은 강도상의 문제로 통상 길이 몇 m가 한계인가?"),
+    ("Jorge Lara or Salvador Lara?", "Who was born first, Jorge Lara or Salvador Lara?"),
+])
+def test_an_answer_that_ends_as_its_question_asks_back(answer, question):
+    assert asks_back(answer, question)
+
+
+@pytest.mark.parametrize("answer, question", [
+    ("김태희가 먼저 데뷔했습니다", "전지현과 김태희 중 누가 먼저 영화에 데뷔했나?"),  # an answer sentence
+    ("데뷔했나", "전지현과 김태희 중 누가 먼저 영화에 데뷔했나?"),  # one word: no sentence to ask with
+    ("What Will You Do When You Catch Me?", "Which film came out first, What Will You Do When You Catch Me? or Ruby?"),
+    ("Salvador Lara", "Who was born first, Jorge Lara or Salvador Lara?"),  # the name, without asking
+])
+def test_an_answer_that_does_not_end_as_its_question_does_not_ask_back(answer, question):
+    assert not asks_back(answer, question)

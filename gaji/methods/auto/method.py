@@ -360,12 +360,16 @@ class Auto(Method):
             cascade["echoed"] = True
         root.data["cascade"] = cascade
         verdict = self.compare_by_values(trace, ctx, lang)
-        if verdict is not None and verdict.answer is None and not isinstance(verdict, check.CheckVerdict) \
-                and (restated or not verdict.names_an_item(trace.answer or "")):
-            # the values left the choice open and the first answer names neither item ("유아인" for "전지현과
-            # 김태희 중") or only says the question back: it cannot be right, so the reader picks one of the two
-            # names over their passages
-            verdict = within_time(ctx, root, lambda c: compare.choose(c, root, verdict)) or verdict
+        if verdict is not None and verdict.answer is None and not isinstance(verdict, check.CheckVerdict):
+            if not restated and reask.asks_back(trace.answer or "", q):
+                # a first answer that ends as its question does ("…배우는 김태희가 먼저 영화에 데뷔했나") asks the
+                # choice back, whichever name it holds: it picks nothing
+                cascade["asked_back"] = True
+            if restated or cascade.get("asked_back") or not verdict.names_an_item(trace.answer or ""):
+                # the values left the choice open and the first answer names neither item ("유아인" for "전지현과
+                # 김태희 중") or only says the question back: it cannot be right, so the reader picks one of the
+                # two names over their passages
+                verdict = within_time(ctx, root, lambda c: compare.choose(c, root, verdict)) or verdict
         if verdict is not None:
             cascade["computed"] = verdict.to_dict()
             if verdict.answer is not None:
@@ -559,7 +563,7 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
     computed = c.get("computed") or {}
     if computed.get("answer") is not None:
         hint = computed.get("hint") or ""
-        if computed.get("why") == "chosen" and c.get("restated"):
+        if computed.get("why") == "chosen" and (c.get("restated") or c.get("asked_back")):
             return (f"두 항목의 값으로 정하지 못했고 첫 답은 질문을 되풀이함: 두 이름 중 하나를 고르게 함: "
                     f"{computed['answer']} ({hint})" if ko else
                     f"the values left the choice open and the first answer only said the question back: the reader "
