@@ -221,3 +221,41 @@ def test_a_step_that_asks_or_restates_the_question_ends_reasoning(echo, question
     assert len(steps) == 1 and steps[0].status == "skipped" and t.root.data["stop_reason"] == "no_progress"
     assert r.queries == [question]  # the echo was not searched: it finds what the question found
     assert t.usage().calls == 2 and t.answer  # one step, then the reader answers from the collected paragraphs
+
+
+READ_ALONG = [
+    ("y1", "The Young Ones", "The Young Ones is a British sitcom broadcast from 1982 to 1984. Shown on BBC2, it "
+                             "featured anarchic humour and made household names of its writers."),
+    ("y2", "Ade Edmondson", "Ade Edmondson played Vyvyan in The Young Ones and later starred in Bottom."),
+    ("y3", "Bottom", "Bottom is a British sitcom written by Rik Mayall and Ade Edmondson."),
+]
+YQ = "Which series featured an actor who also performed in The Young Ones?"
+
+
+def test_a_step_that_recites_the_paragraph_the_last_one_recited_ends_reasoning():
+    recital = ["The Young Ones is a British sitcom broadcast from 1982 to 1984.",
+               "Shown on BBC2, it featured anarchic humour and made household names of its writers.",
+               "Bottom"]  # the third reply is the reader's
+    t, _, r = run(recital, k=1, docs=READ_ALONG, question=YQ, reader="direct")
+    steps = [c for c in t.root.children if c.kind == "step"]
+    assert len(steps) == 2 and steps[1].status == "skipped" and "recites" in steps[1].data["note"]
+    assert t.root.data["stop_reason"] == "no_progress" and len(r.queries) == 2  # the recital was not searched
+    assert t.answer == "Bottom" and t.usage().calls == 3
+    # off: the loop reads along to the step limit as before
+    t, _, _ = run(recital[:2] + ["It ran on MTV in 1985 and after.", "Bottom"], k=1, docs=READ_ALONG, question=YQ,
+                  reader="direct", max_steps=3, stop_on_recital=False)
+    assert len([c for c in t.root.children if c.kind == "step"]) == 3 and t.root.data["stop_reason"] == "max_steps"
+
+
+def test_facts_copied_from_different_paragraphs_are_reasoning():
+    from gaji.methods.ircot import recited_from
+
+    paragraphs = [Passage(id=i, doc_id=i, title=ti, text=tx) for i, ti, tx in READ_ALONG]
+    assert recited_from("Ade Edmondson played Vyvyan in The Young Ones", paragraphs) == "y2"
+    assert recited_from("bottom is a british SITCOM written by rik mayall", paragraphs) == "y3"
+    assert recited_from("So the answer is: Bottom.", paragraphs) is None  # words of its own
+    assert recited_from("Bottom is", paragraphs) is None  # too short to be a recital
+    t, _, _ = run(["Ade Edmondson played Vyvyan in The Young Ones.", "Bottom is a British sitcom written by Rik "
+                   "Mayall and Ade Edmondson.", "So the answer is: Bottom.", "Bottom"],
+                  k=1, docs=READ_ALONG, question=YQ, reader="direct")
+    assert t.root.data["stop_reason"] == "answer" and t.answer == "Bottom"
