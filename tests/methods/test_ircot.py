@@ -236,14 +236,14 @@ def test_a_step_that_recites_the_paragraph_the_last_one_recited_ends_reasoning()
     recital = ["The Young Ones is a British sitcom broadcast from 1982 to 1984.",
                "Shown on BBC2, it featured anarchic humour and made household names of its writers.",
                "Bottom"]  # the third reply is the reader's
-    t, _, r = run(recital, k=1, docs=READ_ALONG, question=YQ, reader="direct")
+    t, _, r = run(recital, k=1, docs=READ_ALONG, question=YQ, reader="direct", stop_on_recital=True)
     steps = [c for c in t.root.children if c.kind == "step"]
     assert len(steps) == 2 and steps[1].status == "skipped" and "recites" in steps[1].data["note"]
     assert t.root.data["stop_reason"] == "no_progress" and len(r.queries) == 2  # the recital was not searched
     assert t.answer == "Bottom" and t.usage().calls == 3
-    # off: the loop reads along to the step limit as before
+    # off (the default): the loop reads along to the step limit as the paper's does
     t, _, _ = run(recital[:2] + ["It ran on MTV in 1985 and after.", "Bottom"], k=1, docs=READ_ALONG, question=YQ,
-                  reader="direct", max_steps=3, stop_on_recital=False)
+                  reader="direct", max_steps=3)
     assert len([c for c in t.root.children if c.kind == "step"]) == 3 and t.root.data["stop_reason"] == "max_steps"
 
 
@@ -257,5 +257,5 @@ def test_facts_copied_from_different_paragraphs_are_reasoning():
     assert recited_from("Bottom is", paragraphs) is None  # too short to be a recital
     t, _, _ = run(["Ade Edmondson played Vyvyan in The Young Ones.", "Bottom is a British sitcom written by Rik "
                    "Mayall and Ade Edmondson.", "So the answer is: Bottom.", "Bottom"],
-                  k=1, docs=READ_ALONG, question=YQ, reader="direct")
+                  k=1, docs=READ_ALONG, question=YQ, reader="direct", stop_on_recital=True)
     assert t.root.data["stop_reason"] == "answer" and t.answer == "Bottom"
