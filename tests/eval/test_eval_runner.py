@@ -1,3 +1,4 @@
+import argparse
 import json
 import os
 
@@ -282,8 +283,6 @@ def test_ids_flag_reads_a_file_or_a_list(tmp_path):
     f.write_text("# failing at depth 1\nq1\n\nq3\n", encoding="utf-8")
     assert _ids(str(f)) == ("q1", "q3")
     assert _ids("q1, q2") == ("q1", "q2")
-    import argparse
-
     for missing in (str(tmp_path / "gone.txt"), "benchmarks/ids-271-290.txt", "ids.lst"):
         with pytest.raises(argparse.ArgumentTypeError, match="no such file"):
             _ids(missing)  # a path that is no file is not read as one unknown id

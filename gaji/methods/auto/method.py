@@ -361,11 +361,12 @@ class Auto(Method):
         root.data["cascade"] = cascade
         verdict = self.compare_by_values(trace, ctx, lang)
         if verdict is not None and verdict.answer is None and not isinstance(verdict, check.CheckVerdict):
-            if not restated and reask.asks_back(trace.answer or "", q):
-                # a first answer that ends as its question does ("…배우는 김태희가 먼저 영화에 데뷔했나") asks the
-                # choice back, whichever name it holds: it picks nothing
+            # a first answer that ends as its question does ("…배우는 김태희가 먼저 영화에 데뷔했나") asks the choice
+            # back, whichever name it holds: it picks nothing
+            asked_back = not restated and reask.asks_back(trace.answer or "", q)
+            if asked_back:
                 cascade["asked_back"] = True
-            if restated or cascade.get("asked_back") or not verdict.names_an_item(trace.answer or ""):
+            if restated or asked_back or not verdict.names_an_item(trace.answer or ""):
                 # the values left the choice open and the first answer names neither item ("유아인" for "전지현과
                 # 김태희 중") or only says the question back: it cannot be right, so the reader picks one of the
                 # two names over their passages
