@@ -319,6 +319,20 @@ def test_a_second_answer_of_the_wrong_kind_for_the_whole_question_is_not_taken()
     assert right.answer == "April 23, 1928" and right.root.data["cascade"]["decision"] == "bridged"
 
 
+def test_a_second_hop_that_answers_with_a_sentence_does_not_replace_a_short_first_answer():
+    sentence = "Shirley Temple held the government position of Chief of Protocol of the United States"
+    t = Auto(effort="high").run(EN_Q, _en_ctx(_en_llm(SPLIT, second=sentence, first="Chief of Protocol")))
+    c = t.root.data["cascade"]
+    assert t.answer == "Chief of Protocol" and c["decision"] != "bridged"
+    assert c["bridge"]["answer"] == sentence and c["bridge"]["kept_first"] == "sentence"
+    assert "the bridge's second hop answered with a sentence: first answer kept" in t.root.stop.reason
+    # a short second answer still replaces it, and a sentence replaces a first answer that is no name
+    assert Auto(effort="high").run(EN_Q, _en_ctx(_en_llm(SPLIT, first="Corliss Archer"))).answer == "Chief of Protocol"
+    long_first = "Kiss and Tell is a comedy film in which she played the lead"
+    t = Auto(effort="high").run(EN_Q, _en_ctx(_en_llm(SPLIT, second=sentence, first=long_first)))
+    assert t.root.data["cascade"]["decision"] == "bridged"
+
+
 def test_an_english_question_with_no_bridge_marker_keeps_its_one_call():
     t = Auto().run("When was Shirley Temple born?", _en_ctx(_en_llm(SPLIT, first="1928")))
     assert len(t.calls()) == 1 and not any("bridge_hop" in n.data for n in t.root.walk())

@@ -206,8 +206,10 @@ def parse_chain(obj: dict, question: str, max_children: int) -> Decomposition:
             raise DependencyError("the second question asks for what the first one finds")
         if not then.rstrip().endswith("?") and not EN_QUESTION_WORD.search(then):
             raise DependencyError("the second question is a statement, not a question")
-        asked, then_asks = asked_kind(question), asked_kind(then)
-        if asked and then_asks and asked != then_asks:  # "Who directed …?" split into "In which country …?"
+        asked, then_asks = asked_kind(question) or asked_thing(question), asked_kind(then)
+        # "Who directed …?" split into "In which country …?", "… played for which football club?" into "When …?"
+        # (a "which <noun>" may name a person's role the noun list does not know: "which American actor" -> "Who …")
+        if asked and then_asks and asked != then_asks and (asked, then_asks) != ("thing", "person"):
             raise DependencyError(f"the second question asks for a {then_asks}, the question for a {asked}")
     d = parse_decomposition({"type": "bridging", "subquestions": [{"question": first}, {"question": then}]},
                             question, max_children)
@@ -280,6 +282,25 @@ def asked_kind(question: str) -> str:
     if w.startswith("how"):
         return "quantity"
     return "place"
+
+
+# "which" or "what" before a noun, anywhere in the question ("… last played for which football club?"); not before a
+# verb, an article or a pronoun, where "which" opens a relative clause ("the arena, in which the Brit Awards were held")
+_EN_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+(?!(?:is|was|are|were|did|does|do|has|had|have|can|could|will|would|"
+                            r"the|a|an|he|she|it|they|his|her|its|their|this|that|these|those|of|in|on|to|for|by|"
+                            r"with|kind|type|sort)\b)([a-z][a-z-]*)", re.I)
+_NOUN_KINDS = {**dict.fromkeys(("year", "years", "date", "decade", "century", "month", "day"), "time"),
+               **dict.fromkeys(("country", "city", "state", "town", "place", "nation", "region", "province", "county",
+                                "location", "continent", "island", "village"), "place"),
+               **dict.fromkeys(("person", "man", "woman", "people"), "person")}
+
+
+def asked_thing(question: str) -> str:
+    """What an English question that opens with no question word asks for, read off its "which/what <noun>": the
+    noun's kind where it names one ("in which year" -> "time"), else "thing" (a club, an heir, a film, or a person's
+    role the list does not know); "" when it has no such phrase."""
+    m = _EN_WHICH_NOUN.search(question)
+    return "" if not m else _NOUN_KINDS.get(m.group(1).lower(), "thing")
 
 
 # the first question asks who or what did something to a thing ("Who wrote Bimbos of the Death Sun?"): it finds the

@@ -157,6 +157,26 @@ def test_an_english_second_question_must_ask_something_the_first_does_not():
         parse_chain({"hidden": "the 2001 film", "first": "What is the 2001 film that featured Yu Rongguang?",
                      "then": "In which country was the film directed by [ANS_1]?"},
                     "Who directed the 2001 film that featured Yu Rongguang?", 4)
+    # a question that opens with no question word asks for the noun after its "which": a club is no time, an heir
+    # no place
+    q = "Chris Williams last played for which football club from the National League North?"
+    with pytest.raises(DependencyError, match="asks for a time, the question for a thing"):
+        parse_chain({"hidden": "football club", "first": "Which National League North club did Chris Williams last "
+                     "play for?", "then": "When did Chris Williams last play for [ANS_1]?"}, q, 4)
+    q = "Veljko Čubrilović was involved in the assassination of which heir to the Austro-Hungarian throne?"
+    with pytest.raises(DependencyError, match="asks for a place, the question for a thing"):
+        parse_chain({"hidden": "heir", "first": "Who was the heir to the Austro-Hungarian throne?",
+                     "then": "In which country was Veljko Čubrilović involved in the assassination of [ANS_1]?"}, q, 4)
+    # ... but may name a person's role the noun list does not know, so "who" passes; and a noun that names a kind
+    # asks that kind
+    q = "Which American actor starred in the film that Pitof directed?"
+    d = parse_chain({"hidden": "the film that Pitof directed", "first": "What film did Pitof direct?",
+                     "then": "Who starred in [ANS_1]?"}, q, 4)
+    assert d.subquestions[1].question == "Who starred in [ANS_1]?"
+    q = "The club that Chris Williams last played for was founded in which year?"
+    d = parse_chain({"hidden": "The club that Chris Williams last played for", "first": "Which club did Chris "
+                     "Williams last play for?", "then": "When was [ANS_1] founded?"}, q, 4)
+    assert d.subquestions[1].question == "When was [ANS_1] founded?"
     # after a preposition "which" opens a relative clause: a question about the slot
     q = "In which years did the war with the military leader from which the term Pyrrhic victory comes occur?"
     d = parse_chain({"hidden": "the term", "first": "What is the term Pyrrhic victory?",
