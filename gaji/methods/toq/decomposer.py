@@ -296,7 +296,8 @@ _NOUN_KINDS = {**dict.fromkeys(("year", "years", "date", "decade", "century", "m
 
 
 def asked_thing(question: str) -> str:
-    """What an English question that opens with no question word asks for, read off its "which/what <noun>": the
+    """What an English question asks for where `asked_kind` reads nothing from its opening ("What government
+    position …", "… last played for which football club?"), read off its first "which/what <noun>": the
     noun's kind where it names one ("in which year" -> "time"), else "thing" (a club, an heir, a film, or a person's
     role the list does not know); "" when it has no such phrase."""
     m = _EN_WHICH_NOUN.search(question)
