@@ -326,6 +326,8 @@ def test_a_second_hop_that_answers_with_a_sentence_does_not_replace_a_short_firs
     assert t.answer == "Chief of Protocol" and c["decision"] != "bridged"
     assert c["bridge"]["answer"] == sentence and c["bridge"]["kept_first"] == "sentence"
     assert "the bridge's second hop answered with a sentence: first answer kept" in t.root.stop.reason
+    from gaji.methods.auto.method import cascade_reason
+    assert "연결 개체를 따라간 답이 문장이라 첫 답 유지" in cascade_reason(c, "ko")
     # a short second answer still replaces it, and a sentence replaces a first answer that is no name
     assert Auto(effort="high").run(EN_Q, _en_ctx(_en_llm(SPLIT, first="Corliss Archer"))).answer == "Chief of Protocol"
     long_first = "Kiss and Tell is a comedy film in which she played the lead"
