@@ -2,8 +2,10 @@
 embedded model, offline, then show a comparison as a question tree. Uses the demo corpus shipped in the package
 (gaji/data/demo_corpus.jsonl).
 
-The first two answers come from the default method, `auto`: it answers each with one retrieval and one call, and
-the trace shows its safety model letting the answer stand (docs/auto.md). The tree is then shown on a
+The first two answers come from the default method, `auto` (docs/auto.md): it answers each with one retrieval and
+one call first, and the trace shows its safety model judging that answer. The Korean question's answer stands in that
+one call; the English one is a bridge ("the war that included …"), which the cascade splits and follows when the
+first answer is not sure enough, so the trace shows the split, its two hops and whether they agree. The tree is then shown on a
 multi-hop comparison through auto's own tree route (`-o route=tree`): two parallel branches find each battle's
 dates, and code puts the dates in order (`order_decide`), so a user sees the decomposition, the sub-answers and
 the tree's token cost beside the one-call answers.
@@ -19,10 +21,10 @@ from gaji.cli.ask_cmd import print_trace
 from gaji.cli.common import add_settings_flags, settings_from_args
 from gaji.config import default_home
 
-# The English question takes two steps (the Battle of Guam -> the Pacific War -> when it ended), but its evidence
-# sits in one paragraph, so one retrieval answers it and the tree's decomposer rightly declines to split it. The
-# comparison needs two paragraphs: the 1.5B model read both dates and still said Manila with every method (oner,
-# cot, ircot, and toq before order_decide), because it misorders dates.
+# The English question takes two steps (the Battle of Guam -> the Pacific War -> when it ended); its evidence sits
+# in one paragraph, so one retrieval can answer it, and the bridge split shows the two steps when that answer is
+# unsure. The comparison needs two paragraphs: the 1.5B model read both dates and still said Manila with every
+# method (oner, cot, ircot, and toq before order_decide), because it misorders dates.
 QUESTIONS = (
     "훈민정음은 몇 년에 반포되었나요?",
     "In what year did the war that included the Battle of Guam end?",

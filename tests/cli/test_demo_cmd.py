@@ -21,6 +21,9 @@ def test_demo_asks_both_questions_then_shows_the_tree_route(tmp_path, monkeypatc
     assert asked[-1][1:] == ("auto", {"route": "tree"})
     out = capsys.readouterr().out
     assert "route=tree" in out
+    # the Korean question's trace shows the cascade judging its one-retrieval answer
+    korean = out.split(demo_cmd.QUESTIONS[1])[0]
+    assert "확신도: 맞을 확률" in korean and "1 LLM calls" in korean
 
     asked.clear()
     main(["demo", "--out", str(tmp_path / "demo"), "--llm", "scripted:1945", "--no-tree"])

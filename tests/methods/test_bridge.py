@@ -258,6 +258,19 @@ def test_an_english_bridge_is_split_by_the_chain_prompt_and_followed():
     assert "found the entity the question describes first (Shirley Temple)" in t.root.stop.reason
 
 
+def test_a_second_hop_that_agrees_with_the_first_answer_says_so_rather_than_replaced():
+    t = Auto(effort="high").run(EN_Q, _en_ctx(_en_llm(SPLIT, first="chief of protocol.")))
+    c = t.root.data["cascade"]
+    assert t.answer == "Chief of Protocol" and c["decision"] == "bridged"
+    assert "it agrees with the first answer 'chief of protocol'" in t.root.stop.reason
+    assert "replaced" not in t.root.stop.reason
+    from gaji.methods.auto.method import cascade_reason
+    assert "첫 답 'chief of protocol'과(와) 같은 답" in cascade_reason(c, "ko")
+    # a different first answer is still said to be replaced
+    other = Auto(effort="high").run(EN_Q, _en_ctx(_en_llm(SPLIT, first="Corliss Archer")))
+    assert "replaced the first answer 'Corliss Archer'" in other.root.stop.reason
+
+
 def test_the_english_second_hop_reads_only_the_passages_that_name_the_bridge_entity():
     other = ("merbold", "Ulf Merbold", "Ulf Merbold was the first West German citizen in space.")
     ctx = RunContext(llm=TrackedLLM(_en_llm(SPLIT), retries=0, backoff_s=0),

@@ -55,6 +55,7 @@ from gaji.methods.base import Method, RunContext
 from gaji.methods.describe import Facts, stop_facts, word
 from gaji.methods.span import is_unknown
 from gaji.registry import METHODS
+from gaji.text.answers import normalize_en, normalize_ko
 from gaji.text.ko_phrases import asks_for_person, without_title
 from gaji.text.lang import resolve_lang
 from gaji.types import Fact, Node, Stop, Trace
@@ -621,9 +622,14 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
             return (f"질문이 묘사한 개체를 먼저 찾고({b.get('name')}) 나머지를 물음 (한 번 검색 답은 건너뜀)" if ko else
                     f"found the entity the question describes first ({b.get('name')}) and asked the rest about it "
                     f"(no one-retrieval answer first)")
-        return (f"질문이 묘사한 개체를 먼저 찾고({b.get('name')}) 나머지를 물음; 첫 답 {c.get('first_answer')!r}을(를) 바꿈"
+        first = c.get("first_answer")
+        if same_answer(b.get("answer"), first):
+            return (f"질문이 묘사한 개체를 먼저 찾고({b.get('name')}) 나머지를 물음; 첫 답 {first!r}과(와) 같은 답"
+                    if ko else f"found the entity the question describes first ({b.get('name')}) and asked the rest "
+                    f"about it; it agrees with the first answer {first!r}")
+        return (f"질문이 묘사한 개체를 먼저 찾고({b.get('name')}) 나머지를 물음; 첫 답 {first!r}을(를) 바꿈"
                 if ko else f"found the entity the question describes first ({b.get('name')}) and asked the rest "
-                f"about it; replaced the first answer {c.get('first_answer')!r}")
+                f"about it; replaced the first answer {first!r}")
     if c.get("decision") == "stand":
         what = "답을 그대로 냄" if ko else "the answer stands"
     else:
@@ -647,6 +653,14 @@ def cascade_reason(c: dict[str, Any], lang: str) -> str:
         tail += ("; 연결 개체를 따라간 답이 문장이라 첫 답 유지" if ko else
                  "; the bridge's second hop answered with a sentence: first answer kept")
     return head + tail
+
+
+def same_answer(a: str | None, b: str | None) -> bool:
+    """Two answers that say the same once case, punctuation, articles and Korean endings are set aside ("1945" and
+    "1945.", "The Pacific War" and "Pacific War", "1446년" and "1446년이다")."""
+    if not a or not b:
+        return False
+    return normalize_ko(normalize_en(a)) == normalize_ko(normalize_en(b))
 
 
 def within_time(ctx: RunContext, root: Node, rung: Callable[[RunContext], Any]) -> Any:
