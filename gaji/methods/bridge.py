@@ -52,9 +52,9 @@ from gaji.methods.reask import ask_plain, echoes
 from gaji.methods.signals import kind_mismatch
 from gaji.methods.span import is_unknown, shape_answer
 from gaji.methods.toq.decomposer import QuestionDecomposer
-from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.tree import SLOT
 from gaji.text.ko_phrases import ends_in_entity, entity_kind, modifier_flags, particle
+from gaji.text.normalize import squash
 from gaji.text.sentences import split_sentences
 from gaji.types import Fact, Node, Passage
 

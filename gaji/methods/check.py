@@ -39,9 +39,9 @@ from gaji.methods.base import RunContext
 from gaji.methods.common import plain_answer
 from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.toq.comparative import direction
-from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.order import parse_date, parse_number
 from gaji.text.ko_phrases import entity_kind, is_modifier, particle
+from gaji.text.normalize import squash
 from gaji.types import Fact, Node
 
 KINDS = ("both", "same", "which")

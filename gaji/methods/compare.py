@@ -41,9 +41,9 @@ from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.span import EN_OPTION, is_unknown
 from gaji.methods.toq.comparative import Direction, direction
-from gaji.methods.toq.names_rule import squash
 from gaji.methods.toq.order import Order, dates_in, named_as_items, parse_date, parse_number, surely_before
 from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier, particle
+from gaji.text.normalize import squash
 from gaji.types import Fact, Node, Passage
 
 K = 3  # passages per item: the item's own article is nearly always first when the query names it

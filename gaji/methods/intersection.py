@@ -43,8 +43,8 @@ from gaji.methods.common import cite_one
 from gaji.methods.compare import name_of, named_in, read_choice
 from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.signals import kind_mismatch
-from gaji.methods.toq.names_rule import squash
 from gaji.text.ko_phrases import modifier_flags
+from gaji.text.normalize import squash
 from gaji.text.sentences import split_sentences
 from gaji.types import Fact, Node, Passage
 

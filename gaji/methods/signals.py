@@ -32,7 +32,7 @@ import re
 
 from gaji.methods.reask import wrong_shape
 from gaji.methods.span import is_unknown
-from gaji.methods.toq.names_rule import squash
+from gaji.text.normalize import squash
 from gaji.text.skeleton import names
 from gaji.types import LLMCall, Node, Passage
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from gaji.text.answers import strip_ko_ending
+from gaji.text.normalize import squash
 from gaji.text.sentences import split_sentences
 from gaji.types import Passage
 
@@ -294,7 +295,7 @@ def _en_span(reply: str, question: str) -> str:
             if opt and at >= 0:
                 start = max(0, at - 4) if low[max(0, at - 4):at] == "the " else at
                 hits.append(r[start:at + len(opt)])
-        if len(hits) == 1 and _norm(hits[0]) != _norm(r):
+        if len(hits) == 1 and squash(hits[0]) != squash(r):
             return hits[0]
         return ""
     w = _EN_WHERE_SAID.match(r)
@@ -339,21 +340,17 @@ def span_of(sentence: str, question: str, lang: str) -> str:
     return span if span and len(span) < len(s) else s
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.lower())
-
-
 def explain(answer: str, passages: Iterable[Passage], question: str) -> str:
     """The evidence sentence that states the answer: one that contains it (case, spaces and punctuation aside),
     sharing the most words with the question; the earliest passage wins a tie. "" when none contains it."""
-    want = _norm(answer)
+    want = squash(answer)
     if len(want) < 2 or is_unknown(answer):
         return ""
     asked = _keys(question)
     best, best_score = "", -1
     for p in passages:
         for sent in split_sentences(p.text):
-            if want in _norm(sent):
+            if want in squash(sent):
                 score = len(_keys(sent) & asked)
                 if score > best_score:
                     best, best_score = sent.strip(), score

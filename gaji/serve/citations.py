@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from gaji.message_table import TABLE
 from gaji.messages import LANGS, text
+from gaji.text.normalize import squash
 from gaji.types import Location
 
 def _words(lang: str) -> dict[str, str]:
@@ -80,16 +81,12 @@ def sources_of(citations: list[dict[str, Any]], lang: str, link: Callable[[str],
     return out
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.lower())
-
-
 def render(lead: str, answer: str, explanation: str, sources: list[Source], lang: str,
            sources_block: bool = True) -> Rendered:
     """The content a chat client shows (see the module docstring); `lead` is the method's own text (its
     last streamed draft), else the answer."""
     w = _words(lang)
-    if lead and answer.strip() and _norm(answer) not in _norm(lead):
+    if lead and answer.strip() and squash(answer) not in squash(lead):
         # a draft that does not hold the answer was replaced by it (auto's first answer, overruled by the values
         # compared item by item or by a bridge's second hop): shown, it would contradict the answer under it
         lead = ""
@@ -104,10 +101,10 @@ def render(lead: str, answer: str, explanation: str, sources: list[Source], lang
         if s.url:
             annotations.append({"type": "url_citation", "url_citation": {
                 "url": s.url, "title": s.label, "start_index": start, "end_index": len(content)}})
-    said = _norm(lead)
-    if answer.strip() and _norm(answer) != said:  # the text is a sentence (or a draft): the short answer apart
+    said = squash(lead)
+    if answer.strip() and squash(answer) != said:  # the text is a sentence (or a draft): the short answer apart
         content += f"\n\n**{w['answer']}:** {answer.strip()}"
-    if explanation and _norm(explanation) not in said and _norm(explanation) != _norm(answer):
+    if explanation and squash(explanation) not in said and squash(explanation) != squash(answer):
         content += f"\n\n{w['because']}: {explanation.strip()}"
     if sources and sources_block:
         lines = [f"[{s.n}] [{_md(s.label)}]({s.url})" if s.url else f"[{s.n}] {s.label}" for s in sources]

@@ -72,3 +72,9 @@ def surrogate_field(value: Any, where: str = "") -> str | None:
             if found is not None:
                 return found
     return None
+
+
+def squash(text: str) -> str:
+    """Lower-case letters and digits only: how two texts are compared when spacing, punctuation and case must not
+    matter (a name against a question, an answer against a sentence or a reply)."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from gaji.text.normalize import normalize_text
+from gaji.text.normalize import normalize_text, squash
 
 KO = "훈민정음은 세종이 창제한 문자이다."
 NFD = unicodedata.normalize("NFD", KO)
@@ -135,3 +135,10 @@ def test_document_formats_are_read_in_nfc_with_table_rows_kept_on_their_rows(tmp
         row = sheet.text[r.start:r.end]
         assert row.strip() and "\n" not in row.strip(), row
     assert any("한글날 행사" in sheet.text[r.start:r.end] for r in sheet.table_rows)
+
+
+def test_squash_keeps_letters_and_digits_of_every_script_lower_cased():
+    assert squash("The Pacific-War (1941–1945)!") == "thepacificwar19411945"
+    assert squash("훈민정음, 1446년 반포") == "훈민정음1446년반포"
+    assert squash("snake_case  and\tspaces") == "snakecaseandspaces"
+    assert squash("") == "" and squash("--- …") == ""

@@ -44,10 +44,11 @@ from gaji.errors import LLMError
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.toq.intersect import detect as detect_intersection
 from gaji.methods.toq.intersect import split as split_intersection
-from gaji.methods.toq.names_rule import lost_names, squash
+from gaji.methods.toq.names_rule import lost_names
 from gaji.methods.toq.prompts import PROMPTS
 from gaji.methods.toq.router import Route, ShapeRouter
 from gaji.methods.toq.tree import SLOT, DependencyError, dependencies, dependency_waves, slot_refs
+from gaji.text.normalize import squash
 from gaji.types import Node
 
 TYPES = ("single", "bridging", "intersection", "comparison", "hybrid")

@@ -51,10 +51,11 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from gaji.text.answers import normalize_en, normalize_ko
-from gaji.methods.toq.names_rule import lost_names, squash
+from gaji.methods.toq.names_rule import lost_names
 from gaji.methods.toq.prompts import is_unknown
 from gaji.methods.toq.tree import split_list_answer
 from gaji.text.analyzers import get_kiwi, kiwi_lock, kiwi_tokens
+from gaji.text.normalize import squash
 
 # -- the detector: Korean -----------------------------------------------------------------------------------
 _NOUN = ("NNG", "NNP", "NNB", "NR", "SN", "SL", "XSN", "SH")

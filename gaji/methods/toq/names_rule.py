@@ -3,12 +3,8 @@ because both the decomposer (for a model's split) and the intersection split by 
 from __future__ import annotations
 
 from gaji.methods.toq.tree import SLOT
+from gaji.text.normalize import squash
 from gaji.text.skeleton import names
-
-
-def squash(s: str) -> str:
-    """Lower-case letters and digits only: how the names rule compares a name with a question."""
-    return "".join(ch for ch in s.lower() if ch.isalnum())
 
 
 def lost_names(subquestions: list[str], question: str, lang: str | None = None, carried: str = "") -> str:
