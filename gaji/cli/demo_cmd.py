@@ -3,12 +3,12 @@ embedded model, offline, then show a comparison as a question tree. Uses the dem
 (gaji/data/demo_corpus.jsonl).
 
 The first two answers come from the default method, `auto` (docs/auto.md): it answers each with one retrieval and
-one call first, and the trace shows its safety model judging that answer. The Korean question's answer stands in that
-one call; the English one is a bridge ("the war that included …"), which the cascade splits and follows when the
-first answer is not sure enough, so the trace shows the split, its two hops and whether they agree. The tree is then shown on a
-multi-hop comparison through auto's own tree route (`-o route=tree`): two parallel branches find each battle's
-dates, and code puts the dates in order (`order_decide`), so a user sees the decomposition, the sub-answers and
-the tree's token cost beside the one-call answers.
+one call first, and the trace shows its safety model judging that answer. The Korean question's answer stands in
+that one call; the English one is a bridge ("the war that included …"), which the cascade splits and follows when
+the first answer is not sure enough, so the trace shows the split, its two hops and whether they agree. The tree is
+then shown on a multi-hop comparison through auto's own tree route (`-o route=tree`): two parallel branches find
+each battle's dates, and code puts the dates in order (`order_decide`), so a user sees the decomposition, the
+sub-answers and the tree's token cost beside the one-call answers.
 """
 from __future__ import annotations
 
