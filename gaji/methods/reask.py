@@ -105,17 +105,25 @@ def _stems(text: str) -> set[str]:
     return {(strip_ko_ending(w) or w) if re.search(r"[가-힣]", w) else w.lower() for w in _WORD.findall(text)}
 
 
+# the copula that closes a said-back sentence adds nothing to it ("…복음서는 입니다")
+_COPULAS = frozenset("입니다 이다 입니 있습니다 합니다 됩니다 이에요 예요".split())
+
+
 def restates(answer: str, question: str) -> bool:
-    """Does `answer` say the question back: four words or more, none of them new, and three in four of the
-    question's words? Not when it opens with a yes or a no ("네, 두 사람 모두 …": the yes answers), nor when it names
+    """Does `answer` say the question back: four words or more besides a copula, none of them new (a Korean one may
+    be spaced otherwise), and three in four of the question's words? Not when it opens with a yes or a no ("네, 두 사람 모두 …": the yes answers), nor when it names
     one option and leaves the other out ("Xinghua is a county-level city" for "Is Baiyin or Xinghua a county-level
     city?"), nor when it fills in the asked word ("노아는 하나님의 명령에 …" for "노아는 누구의 명령에 …?"); a sentence
     that answers adds the answer's words ("… 도시는 요코하마 시입니다")."""
     a = _bare(answer)
     if not a or _OPENS_YES_NO.match(a) or filled_in(a, question):
         return False
-    said, asked = _stems(a), _stems(question)
-    return len(said) >= 4 and said <= asked and len(said) >= 0.75 * len(asked)
+    said, asked = _stems(a) - _COPULAS, _stems(question)
+    if len(said) < 4 or len(said) < 0.75 * len(asked):
+        return False
+    # a Korean word may be spaced otherwise than in the question ("기록하고 있는" for "기록하고있는")
+    joined = "".join(_WORD.findall(question)).lower()
+    return all(w in asked or re.search(r"[가-힣]", w) and w in joined for w in said)
 
 
 # a Korean word that ends a question: "…데뷔했나", "…인가", "…할까요"
