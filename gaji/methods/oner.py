@@ -29,7 +29,7 @@ class OneR(Method):
         k: int = 5
         max_tokens: int = 96
         passage_chars: int = 1200  # each passage is cut to this many characters in the prompt …
-        # … by keeping its head ("head") or its sentences sharing most words with the question ("relevant";
+        # … by keeping its head ("head") or its sentences most relevant to the question ("relevant";
         # gaji.text.select): fewer prompt tokens for long (Korean) paragraphs, without losing the answer sentence
         passage_trim: str = "head"
         # the budget for a Korean question's passages, when not 0: Hangul costs about three times the tokens per

@@ -180,6 +180,12 @@ def test_an_answer_that_says_the_question_back_is_restated_even_for_a_choice():
     assert restates("The Dismal Swamp Canal is located further North, Beaver and Erie Canal", q)
 
 
+def test_a_said_back_question_spaced_otherwise_and_closed_by_a_copula_is_restated():
+    q = "노아의 방주에 대해 기록하고있는 복음서는 무엇인가?"
+    assert restates("노아의 방주에 대해 기록하고 있는 복음서는 입니다", q)
+    assert not restates("노아의 방주에 대해 기록하고 있는 복음서는 창세기입니다", q)
+
+
 @pytest.mark.parametrize("answer,question", [
     ("리처드 닉슨", HAIG),  # one option, a few words
     ("리처드 닉슨이 알렉산더 헤이그보다 먼저 결혼했다", HAIG),  # a sentence with a new name

@@ -27,3 +27,20 @@ def test_when_no_sentence_fits_the_best_one_is_cut_to_the_room():
     text = "Seoul is the capital and largest city of the country. Busan is a port."
     out, cut = relevant_sentences(text, keys("capital Seoul"), 20)
     assert cut and out.startswith("Seoul is") and out.endswith("…") and len(out) <= 20
+
+
+def test_the_topic_in_every_sentence_counts_less_than_a_word_only_one_sentence_shares():
+    # an article about the ark names it in most sentences; only the last holds the asked-for hull and its wood
+    text = ("노아는 하나님의 명령에 따라 배를 만들고 홍수를 피하였다. 노아의 방주는 3층으로 만들어졌다. "
+            "방주에 탔던 노아의 가족은 살아 남았다. 선체는 고페르나무로 되고 안쪽에는 역청을 칠하였다.")
+    out, cut = relevant_sentences(text, keys("노아의 방주의 선체는 어떠한 나무로 만들었는가?"), 60)
+    assert not cut and "고페르나무" in out
+
+
+def test_a_hangul_key_is_found_inside_a_compound():
+    out, _ = relevant_sentences("서울은 크다. 부산은 항구이다. 잣나무가 많다.", keys("어떤 나무인가"), 12)
+    assert "잣나무" in out
+
+
+def test_question_words_are_no_keys():
+    assert keys("무엇인가 어떤 누구 언제 어디") == set()

@@ -87,7 +87,7 @@ class ToQ(Method):
         integrate: str = "per_doc"
         rewrite_slots: bool = True  # let the integrator rewrite a node whose filled-in answer is long
         doc_chars: int = 700  # each document is cut to this many characters in prompts …
-        # … by keeping its head ("head") or, in the node reader's prompt, its sentences sharing most words with the
+        # … by keeping its head ("head") or, in the node reader's prompt, its sentences most relevant to the
         # node's question, query and sub-answers ("relevant"; gaji.text.select)
         passage_trim: str = "head"
         answer_style: str = "short"  # trace.answer: the root's short answer | "long": its explanation (long-form sets)

@@ -61,7 +61,7 @@ class ResponseGenerator:
 
     def documents(self, passages: list[Passage], about: str = "") -> str:
         """The fenced documents, each cut to its share of the character budget: its head, or (trim "relevant")
-        its sentences sharing most words with `about` (the node's question, query and sub-answers)."""
+        its sentences most relevant to `about` (the node's question, query and sub-answers)."""
         return format_passages(passages, max_chars=min(self.doc_chars, self.total_chars // max(1, len(passages))),
                                query=about if self.trim == "relevant" else None)
 

@@ -1,7 +1,7 @@
 """`gaji bench trim`: what cutting passages to a character budget keeps of the evidence, without a model.
 
 A method shows each retrieved passage cut to `passage_chars` (OneR) or `doc_chars` (the tree's readers): by its
-head, or, with `passage_trim=relevant`, by its sentences sharing most words with the question
+head, or, with `passage_trim=relevant`, by its sentences most relevant to the question
 (gaji.methods.common.trim_passage). Fewer characters are fewer prompt tokens, and prompt tokens are this CPU's
 time; a cut that drops the sentence holding the evidence costs the answer.
 
