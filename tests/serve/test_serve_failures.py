@@ -33,10 +33,11 @@ def test_timeout_is_504_and_the_run_stops_at_its_next_llm_call(make_app, scripte
 
     app = make_app(scripted(_extra=[(r"DECOMPOSE", slow)]), timeout_s=0.2)
     with TestClient(app) as c:
-        t0 = time.perf_counter()
         r = c.post("/api/ask", json={"question": EN_Q, "method": "test_tree"})
         assert r.status_code == 504 and "time limit" in r.json()["error"]
-        assert time.perf_counter() - t0 < 0.55
+        # the reply did not wait for the 0.6 s call to end (measured from the call's start, not the request's: the
+        # request's setup before its first call takes a few tenths of a second, more on a busy machine)
+        assert calls and time.monotonic() - calls[0] < 0.5
         # the page says it in its own language: the body carries the table's message too
         assert Msg.from_dict(r.json()["msg"]).text("ko") == "시간 초과: 0.2초 안에 답하지 못했습니다"
         runner = app.state.runner
