@@ -374,15 +374,37 @@ def _one_replacement(asked: list[str], said: list[str]) -> tuple[int, int, int, 
     return i1, i2, j1, j2, sum(b - a for tag, a, b, _, _ in diff if tag == "equal")
 
 
+_KO_ASKING_END = re.compile(r"(?:인가요|인가|인지|는가|은가|나요|나|까요|까|니|냐)$")
+_KO_TELLING_END = re.compile(r"(?:입니다|이에요|예요|이다|습니다|였습니다|었습니다|았습니다|다)$")
+_QUOTE_MARKS = "\"'“”‘’「」『』《》〈〉"
+# a filled-in quotation keeps the particle after its closing mark ("외교 정책의 아마추어"로): the quotation alone
+_QUOTED_THEN_PARTICLE = re.compile(r"[\"”’'」』]\s*(?:으로|로|라고|이라고|라는|이라는)$")
+
+
+def _aligned(words: list[str], question_last: str = "") -> list[str]:
+    """Words as compared when a reply is aligned with its question: quotes at their edges set aside, and the
+    reply's closing word taken as the question's when they differ only by how they end ("용어입니다" for
+    "용어인가", "태웠습니다" for "태웠는가")."""
+    out = [w.strip(_QUOTE_MARKS) or w for w in words]
+    if question_last and out:
+        asked = _KO_ASKING_END.sub("", question_last.strip(_QUOTE_MARKS))
+        told = _KO_TELLING_END.sub("", out[-1])
+        if asked and asked == told and asked != question_last.strip(_QUOTE_MARKS):
+            out[-1] = question_last.strip(_QUOTE_MARKS)
+    return out
+
+
 def filled_in(reply: str, question: str) -> str:
     """A Korean reply that is its question with the asked word filled in ("노아는 하나님의 명령에 따라 … 태웠는가" for
-    "노아는 누구의 명령에 따라 … 태웠는가?", "… 통상 길이 100m가 한계인가" for "… 통상 길이 몇m가 한계인가?"): the
-    words that took the asked word's place, without the particle both end in ("하나님", "100m"); "" for any other
-    reply (more than one place changed, or the changed place held no asked word)."""
+    "노아는 누구의 명령에 따라 … 태웠는가?", "… 통상 길이 100m가 한계인가" for "… 통상 길이 몇m가 한계인가?",
+    "'철학'은 고대 그리스어에서 유래한 용어입니다" for "'철학'은 어디에서 유래한 용어인가?"): the words that took the
+    asked word's place, without the particle both end in ("하나님", "100m", "고대 그리스어"); "" for any other reply
+    (more than one place changed, or the changed place held no asked word)."""
     q, r = question.strip().rstrip("?？").split(), reply.strip().rstrip("?？.").split()
     if len(q) < 3 or not re.search(r"[가-힣]", reply) or abs(len(q) - len(r)) > 3:
         return ""
-    one = _one_replacement(q, r)
+    # a choice's reply that changes the ending ("… 중 서울시장이 먼저 태어났다") is left to the choice's own reading
+    one = _one_replacement(_aligned(q), _aligned(r, "" if _KO_CHOICE.search(question) else q[-1]))
     if one is None or one[4] < 2:
         return ""
     i1, i2, j1, j2, _ = one
@@ -392,7 +414,10 @@ def filled_in(reply: str, question: str) -> str:
     particle = _KO_MARKED.search(asked)
     if particle and fill.endswith(particle.group(0)) and len(fill) > len(particle.group(0)):
         fill = fill[: -len(particle.group(0))]
-    return _strip_edges(fill)
+    elif not particle and r[-1] != q[-1]:  # an asked word without a particle ("언제"): "2006년에" -> "2006년"
+        words = fill.split()
+        fill = " ".join(words[:-1] + [_ko_word_core(words[-1])]) if words else fill
+    return _strip_edges(_QUOTED_THEN_PARTICLE.sub("", fill))
 
 
 _EN_ASKED = re.compile(r"^(?:which|what|who|whom|whose|where|when)$", re.I)

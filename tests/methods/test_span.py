@@ -218,6 +218,12 @@ def test_a_restated_question_is_cut_only_before_an_answer():
      "하나님"),
     ("목재 선박은 강도상의 문제로 통상 길이 100m가 한계인가", "목재 선박은 강도상의 문제로 통상 길이 몇m가 한계인가?", "100m"),
     ("훈민정음은 1446년에 반포되었나요?", "훈민정음은 몇 년에 반포되었나요?", "1446년"),  # one word for two
+    # told, not asked back: the closing word ends otherwise ("용어입니다" for "용어인가"), quotes aside
+    ("'철학'은 고대 그리스어에서 유래한 용어입니다", "'철학'은 어디에서 유래한 용어인가?", "고대 그리스어"),
+    ("노아는 하나님의 명령에 따라 배를 만들고 가족과 동물들을 태웠습니다", "노아는 누구의 명령에 따라 배를 만들고 가족과 동물들을 태웠는가?",
+     "하나님"),
+    ('알렉산더 헤이그는 레이건의 조언자들을 "외교 정책의 아마추어"로 묘사하였다', "알렉산더 헤이그는 레이건의 조언자들을 무엇이라고 묘사하였는가?",
+     "외교 정책의 아마추어"),
 ])
 def test_a_reply_that_fills_in_the_asked_word_answers_with_the_filler(reply, question, filler):
     assert filled_in(reply, question) == filler
