@@ -111,10 +111,11 @@ _COPULAS = frozenset("입니다 이다 입니 있습니다 합니다 됩니다 �
 
 def restates(answer: str, question: str) -> bool:
     """Does `answer` say the question back: four words or more besides a copula, none of them new (a Korean one may
-    be spaced otherwise), and three in four of the question's words? Not when it opens with a yes or a no ("네, 두 사람 모두 …": the yes answers), nor when it names
-    one option and leaves the other out ("Xinghua is a county-level city" for "Is Baiyin or Xinghua a county-level
-    city?"), nor when it fills in the asked word ("노아는 하나님의 명령에 …" for "노아는 누구의 명령에 …?"); a sentence
-    that answers adds the answer's words ("… 도시는 요코하마 시입니다")."""
+    be spaced otherwise), and three in four of the question's words? Not when it opens with a yes or a no ("네, 두
+    사람 모두 …": the yes answers), nor when it names one option and leaves the other out ("Xinghua is a
+    county-level city" for "Is Baiyin or Xinghua a county-level city?"), nor when it fills in the asked word
+    ("노아는 하나님의 명령에 …" for "노아는 누구의 명령에 …?"); a sentence that answers adds the answer's words
+    ("… 도시는 요코하마 시입니다")."""
     a = _bare(answer)
     if not a or _OPENS_YES_NO.match(a) or filled_in(a, question):
         return False

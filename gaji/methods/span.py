@@ -376,6 +376,8 @@ def _one_replacement(asked: list[str], said: list[str]) -> tuple[int, int, int, 
 
 _KO_ASKING_END = re.compile(r"(?:인가요|인가|인지|는가|은가|나요|나|까요|까|니|냐)$")
 _KO_TELLING_END = re.compile(r"(?:입니다|이에요|예요|이다|습니다|였습니다|었습니다|았습니다|다)$")
+# quote marks set aside when a reply's words are aligned with the question's; unlike _QUOTES, no brackets: a
+# bracketed word ("(잣나무)") is content the reply added
 _QUOTE_MARKS = "\"'“”‘’「」『』《》〈〉"
 # a filled-in quotation keeps the particle after its closing mark ("외교 정책의 아마추어"로): the quotation alone
 _QUOTED_THEN_PARTICLE = re.compile(r"[\"”’'」』]\s*(?:으로|로|라고|이라고|라는|이라는)$")
@@ -414,7 +416,9 @@ def filled_in(reply: str, question: str) -> str:
     particle = _KO_MARKED.search(asked)
     if particle and fill.endswith(particle.group(0)) and len(fill) > len(particle.group(0)):
         fill = fill[: -len(particle.group(0))]
-    elif not particle and r[-1] != q[-1]:  # an asked word without a particle ("언제"): "2006년에" -> "2006년"
+    # an asked word without a particle ("언제"), in a reply that tells rather than asks back (its closing word is
+    # not the question's): "2006년에" -> "2006년"; a reply that asks back keeps its filler as it was
+    elif not particle and r[-1] != q[-1]:
         words = fill.split()
         fill = " ".join(words[:-1] + [_ko_word_core(words[-1])]) if words else fill
     return _strip_edges(_QUOTED_THEN_PARTICLE.sub("", fill))

@@ -5,8 +5,9 @@ to their first two syllables (a stem matches across particles: 감독은 / 감�
 sentence holds a Latin or number key as one of its words, a Hangul key anywhere in its text (나무 in
 고페르나무). Its relevance is the sum over the keys it holds of 1 / (how many of the passage's sentences hold
 that key): the topic's words, in every sentence of an article about it, count for little; the words only the
-answer's sentence shares with the question count for much. Used to fit a prompt into the context (gaji.llm.fit) and, when a method asks for it, to
-trim every passage to its relevant sentences before it reaches a prompt (gaji.methods.common.format_passages).
+answer's sentence shares with the question count for much. Used to fit a prompt into the context
+(gaji.llm.fit) and, when a method asks for it, to trim every passage to its relevant sentences before it
+reaches a prompt (gaji.methods.common.format_passages).
 
     >>> relevant_sentences("Seoul is big. Busan has a port. Seoul is the capital.", keys("capital of Seoul?"), 40)
     ('Seoul is big. … Seoul is the capital.', False)
@@ -59,7 +60,7 @@ def ranked_sentences(sents: list[str], query: set[str]) -> list[int]:
 
 
 def relevant_sentences(text: str, query: set[str], room_chars: int) -> tuple[str, bool]:
-    """The passage's most relevant sentences (by keys shared with `query`; earlier first on ties) that fit in
+    """The passage's most relevant sentences (`ranked_sentences`; earlier first on ties) that fit in
     `room_chars`, in their original order, with "…" where sentences were left out. (text, truncated): when not
     even the best sentence fits, it is cut to the room."""
     if len(text) <= room_chars:
