@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Callable
 
 from gaji.llm.prompts import fill
 from gaji.text.answers import normalize_en, strip_ko_ending
+from gaji.text.ko_phrases import ASKING_END
 from gaji.methods.common import plain_answer
 from gaji.methods.prompts import reask as reask_prompts
 from gaji.methods.span import filled_in, is_unknown, shape_answer
@@ -127,10 +128,6 @@ def restates(answer: str, question: str) -> bool:
     return all(w in asked or re.search(r"[가-힣]", w) and w in joined for w in said)
 
 
-# a Korean word that ends a question: "…데뷔했나", "…인가", "…할까요"
-_KO_ASKING = re.compile(r"(?:나|나요|까|까요|는가|인가|니|냐|는지)$")
-
-
 def asks_back(answer: str, question: str) -> bool:
     """Does `answer` end the way its question does, as a question: a sentence of two words or more whose last word is
     the question's asking one ("…배우는 김태희가 먼저 영화에 데뷔했나" for "… 중 누가 먼저 영화에 데뷔했나?"), or that
@@ -139,7 +136,7 @@ def asks_back(answer: str, question: str) -> bool:
     words, asked = a.rstrip("?？.。! ").split(), q.rstrip("?？.。! ").split()
     if len(words) < 2 or not asked or words[-1].lower() != asked[-1].lower():
         return False
-    return a.endswith(("?", "？")) or bool(_KO_ASKING.search(words[-1]))
+    return a.endswith(("?", "？")) or bool(ASKING_END.search(words[-1]))
 
 
 def is_value(answer: str) -> bool:

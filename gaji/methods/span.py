@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from gaji.text.answers import strip_ko_ending
+from gaji.text.ko_phrases import ASKING_END
 from gaji.text.normalize import squash
 from gaji.text.sentences import split_sentences
 from gaji.types import Passage
@@ -374,7 +375,6 @@ def _one_replacement(asked: list[str], said: list[str]) -> tuple[int, int, int, 
     return i1, i2, j1, j2, sum(b - a for tag, a, b, _, _ in diff if tag == "equal")
 
 
-_KO_ASKING_END = re.compile(r"(?:인가요|인가|인지|는가|은가|나요|나|까요|까|니|냐)$")
 _KO_TELLING_END = re.compile(r"(?:입니다|이에요|예요|이다|습니다|였습니다|었습니다|았습니다|다)$")
 # quote marks set aside when a reply's words are aligned with the question's; unlike _QUOTES, no brackets: a
 # bracketed word ("(잣나무)") is content the reply added
@@ -389,7 +389,7 @@ def _aligned(words: list[str], question_last: str = "") -> list[str]:
     "용어인가", "태웠습니다" for "태웠는가")."""
     out = [w.strip(_QUOTE_MARKS) or w for w in words]
     if question_last and out:
-        asked = _KO_ASKING_END.sub("", question_last.strip(_QUOTE_MARKS))
+        asked = ASKING_END.sub("", question_last.strip(_QUOTE_MARKS))
         told = _KO_TELLING_END.sub("", out[-1])
         if asked and asked == told and asked != question_last.strip(_QUOTE_MARKS):
             out[-1] = question_last.strip(_QUOTE_MARKS)

@@ -30,6 +30,12 @@ ARGUMENT_PARTICLES = ("에게", "에게서", "을", "를", "에서", "으로", "
 NOT_MODIFIERS = ("면", "서는", "에는", "로는", "와는", "과는", "고는", "지만")
 
 
+# the ending of a word that closes a question ("…데뷔했나", "…용어인가", "…할까요", "…했는지"): what a reply that
+# asks back ends in (gaji.methods.reask.asks_back), and what differs between a question's last word and the same word
+# told (gaji.methods.span.filled_in)
+ASKING_END = re.compile(r"(?:인가요|인가|인지|는지|는가|은가|나요|나|까요|까|니|냐)$")
+
+
 # particles whose form follows the word before them: (after a final consonant, after a vowel)
 _FORMS = {"은": ("은", "는"), "는": ("은", "는"), "이": ("이", "가"), "가": ("이", "가"), "을": ("을", "를"),
           "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와")}

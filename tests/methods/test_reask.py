@@ -223,6 +223,7 @@ def test_the_reask_is_shown_in_the_node_display_in_both_languages():
      "영화 《도둑들》에서 예니콜 역을 맡은 배우와 2005년 스위스에서 독도 사랑 캠페인을 벌인 배우 중 누가 먼저 영화에 데뷔했나?"),
     ("목재 선박은 강도상의 문제로 통상 길이 100m가 한계인가", "목재 선박은 강도상의 문제로 통상 길이 몇 m가 한계인가?"),
     ("Jorge Lara or Salvador Lara?", "Who was born first, Jorge Lara or Salvador Lara?"),
+    ("두 영화 중 《화차》가 먼저 개봉한 영화인가요", "《아가씨》와 《화차》 중 어느 영화가 먼저 개봉한 영화인가요?"),  # "…인가요"
 ])
 def test_an_answer_that_ends_as_its_question_asks_back(answer, question):
     assert asks_back(answer, question)

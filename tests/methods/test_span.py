@@ -224,6 +224,8 @@ def test_a_restated_question_is_cut_only_before_an_answer():
      "하나님"),
     ('알렉산더 헤이그는 레이건의 조언자들을 "외교 정책의 아마추어"로 묘사하였다', "알렉산더 헤이그는 레이건의 조언자들을 무엇이라고 묘사하였는가?",
      "외교 정책의 아마추어"),
+    # a question closed by "…는지": the told word ends in "습니다"
+    ("범인이 그날 밤 창고에서 무기를 숨겼습니다", "범인이 그날 밤 어디에서 무기를 숨겼는지?", "창고"),
 ])
 def test_a_reply_that_fills_in_the_asked_word_answers_with_the_filler(reply, question, filler):
     assert filled_in(reply, question) == filler

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from gaji.text.analyzers import kiwi_available
-from gaji.text.ko_phrases import (asks_for_person, ends_in_entity, entity_kind, is_modifier, modifier_flags, particle,
+from gaji.text.ko_phrases import (ASKING_END, asks_for_person, ends_in_entity, entity_kind, is_modifier, modifier_flags, particle,
                                   without_title)
 
 
@@ -63,3 +63,14 @@ def test_a_person_is_named_without_the_title_given_with_them(answer, name):
 ])
 def test_a_question_asks_for_a_person_by_who_or_its_asked_noun(question, person):
     assert asks_for_person(question) is person
+
+
+@pytest.mark.parametrize("word, stem", [("데뷔했나", "데뷔했"), ("용어인가", "용어"), ("용어인가요", "용어"),
+                                        ("숨겼는지", "숨겼"), ("할까요", "할"), ("한계인지", "한계")])
+def test_the_asking_ending_is_cut_whole(word, stem):
+    assert ASKING_END.sub("", word) == stem
+
+
+@pytest.mark.parametrize("word", ["용어입니다", "데뷔했다", "고대", "하나님"])
+def test_a_telling_word_has_no_asking_ending(word):
+    assert not ASKING_END.search(word)
