@@ -42,7 +42,7 @@ from gaji.methods.prompts.compare import PROMPTS
 from gaji.methods.span import EN_OPTION, is_unknown
 from gaji.methods.toq.comparative import Direction, direction
 from gaji.methods.toq.order import Order, dates_in, named_as_items, parse_date, parse_number, surely_before
-from gaji.text.ko_phrases import PARTICLES, ends_in_entity, is_modifier, particle
+from gaji.text.ko_phrases import PARTICLES, asks_for_person, ends_in_entity, is_modifier, particle
 from gaji.text.normalize import squash
 from gaji.types import Fact, Node, Passage
 
@@ -149,7 +149,6 @@ def _describes(item: str) -> bool:
 _KO_ORDINAL = re.compile(r"^(?:제\d+|초)대$")
 
 
-_KO_PERSON = re.compile(r"누가|누구|사람|인물")
 _KO_MEASURE = re.compile(r"^(?:누가\s+|어느\s+\S+[이가]\s+)?(?P<m>[^?？]+?)[이가]\s*(?:더|가장|제일)\s")
 
 
@@ -354,7 +353,7 @@ def _parse_ko(q: str) -> Comparison | None:
     if kd is None:
         return None
     kind, d = kd
-    extra = {"described": described, "person": bool(_KO_PERSON.search(rest))}
+    extra = {"described": described, "person": asks_for_person(rest)}
     if life := _KO_LIFESPAN.search(rest):
         return Comparison(q, "ko", items, "lifespan", "min" if life.group("d") == "짧게" else "max", **extra)
     if kind == "date":

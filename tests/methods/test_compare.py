@@ -117,6 +117,12 @@ def test_a_described_item_is_resolved_to_a_name_first():
     office = parse_comparison("2017년 헌법재판소장 임명동의안이 국회에서 부결된 헌법재판관과 제64대 법무부 장관 중 누가 먼저 "
                               "태어났나?", "ko")  # an office by its number is whoever held it
     assert office.described == (True, True) and office.resolve_question(office.items[1]) == "제64대 법무부 장관은 누구인가?"
+    # people asked for by the noun the question ends on, not by 누가: each resolved with 누구
+    actors = parse_comparison("영화 《아가씨》에서 히데코 역을 맡은 배우와 영화 《도둑들》에서 예니콜 역을 맡은 배우 중 먼저 태어난 "
+                              "배우는?", "ko")
+    assert actors.person and actors.resolve_question(actors.items[1]).endswith("배우는 누구인가?")
+    films = parse_comparison("《아가씨》와 《화차》 중 먼저 개봉한 영화는?", "ko")
+    assert films is not None and not films.person
     rows = [json.loads(line) for line in
             (resources.files("gaji") / "data" / "komultihop" / "hybrid.jsonl").read_text("utf-8").splitlines()]
     parsed = [c for c in (parse_comparison(r["question"], "ko") for r in rows) if c]
