@@ -264,25 +264,31 @@ EN_QUESTION_WORD = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|ho
 # ("the leader from which [ANS_1] comes")
 _EN_ASKS_SLOT = re.compile("".join(f"(?<!{p} )" for p in ("from", "in", "of", "to", "by", "with", "for", "at", "on"))
                            + r"\b(?:which|what)\s+\[ANS_1\]", re.I)
+# the kind of thing a noun after "what" or "which" names ("in which year" -> "time")
+_NOUN_KINDS = {**dict.fromkeys(("year", "years", "date", "decade", "century", "month", "day"), "time"),
+               **dict.fromkeys(("country", "city", "state", "town", "place", "nation", "region", "province", "county",
+                                "location", "continent", "island", "village"), "place"),
+               **dict.fromkeys(("person", "man", "woman", "people"), "person")}
 # the question word a question opens with (a "who" later on opens a relative clause: "… the actor who played X?")
-_EN_ASKED_KIND = re.compile(r"^\W*(?:in\s+)?(?P<w>who|whom|when|where|how many|how much|(?:what|which)\s+"
-                            r"(?:year|country|city))\b", re.I)
+_EN_ASKED_KIND = re.compile(r"^\W*(?:in\s+)?(?:(?P<w>who|whom|when|where|how many|how much)|(?:what|which)\s+"
+                            r"(?P<noun>[a-z]+))\b", re.I)
 
 
 def asked_kind(question: str) -> str:
-    """What an English question's opening question word asks for: "person" (who), "time" (when, what year),
-    "place" (where, which country or city), "quantity" (how many, how much); "" for any other."""
+    """What an English question's opening question word asks for: "person" (who, what person), "time" (when, what
+    year), "place" (where, which country or city), "quantity" (how many, how much); "" for any other (the kinds of
+    nouns after "what" or "which" are `_NOUN_KINDS`, shared with `asked_thing`)."""
     m = _EN_ASKED_KIND.search(question)
     if not m:
         return ""
+    if m.group("noun"):  # "what year", "which country": the noun's kind, where the list gives it one
+        return _NOUN_KINDS.get(m.group("noun").lower(), "")
     w = m.group("w").lower()
     if w in ("who", "whom"):
         return "person"
-    if w == "when" or w.endswith("year"):
+    if w == "when":
         return "time"
-    if w.startswith("how"):
-        return "quantity"
-    return "place"
+    return "quantity" if w.startswith("how") else "place"
 
 
 # "which" or "what" before a noun, anywhere in the question ("… last played for which football club?"); not before a
@@ -290,10 +296,6 @@ def asked_kind(question: str) -> str:
 _EN_WHICH_NOUN = re.compile(r"\b(?:which|what)\s+(?!(?:is|was|are|were|did|does|do|has|had|have|can|could|will|would|"
                             r"the|a|an|he|she|it|they|his|her|its|their|this|that|these|those|of|in|on|to|for|by|"
                             r"with|kind|type|sort)\b)([a-z][a-z-]*)", re.I)
-_NOUN_KINDS = {**dict.fromkeys(("year", "years", "date", "decade", "century", "month", "day"), "time"),
-               **dict.fromkeys(("country", "city", "state", "town", "place", "nation", "region", "province", "county",
-                                "location", "continent", "island", "village"), "place"),
-               **dict.fromkeys(("person", "man", "woman", "people"), "person")}
 
 
 def asked_thing(question: str) -> str:

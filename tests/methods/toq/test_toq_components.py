@@ -6,7 +6,7 @@ from gaji.errors import LLMError
 from gaji.llm.scripted import ScriptedLLM
 from gaji.llm.tracked import TrackedLLM
 from gaji.methods.toq.prompts import PROMPTS
-from gaji.methods.toq.decomposer import QuestionDecomposer, parse_decomposition
+from gaji.methods.toq.decomposer import QuestionDecomposer, asked_kind, asked_thing, parse_decomposition
 from gaji.methods.toq.evaluator import QueryEvaluator, overall_score
 from gaji.methods.toq.integrator import AnswerIntegrator
 from gaji.methods.toq.query_generator import QueryGenerator, clean_query
@@ -302,3 +302,23 @@ def test_integrator_span_copied_from_the_question_is_dropped():
     llm = routed_llm({"integrate": lambda u: {"relevance": "relevant", "answer_span": "BMW i5 cost in Korea, in million"}})
     js = AnswerIntegrator(tracked(llm)).judge(Node(), q, P, "en")
     assert [(j.relevant, j.span) for j in js] == [(True, ""), (True, "")]  # the label is kept, the copy is not
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Who directed Alien?", "person"), ("When was Jaws released?", "time"), ("Where was he born?", "place"),
+    ("How many seats does the arena have?", "quantity"), ("In what year was the film released?", "time"),
+    ("Which country is Pyrrhus from?", "place"),
+    # every noun of the list, not only year, country and city
+    ("In what century did Tecumseh lead the confederacy?", "time"), ("In which region of Lor is the story set?", "place"),
+    ("Which man presented the Australia 2022 bid?", "person"),
+    # a noun the list does not know, or no question word to open with: the opening says nothing
+    ("Which film came out first?", ""), ("The actor who played Rocky was born where?", ""),
+])
+def test_the_opening_question_word_gives_the_asked_kind(question, kind):
+    assert asked_kind(question) == kind
+
+
+def test_a_which_noun_anywhere_gives_the_asked_thing():
+    assert asked_thing("Pyrrhus last played for which football club?") == "thing"
+    assert asked_thing("The war took place in which years?") == "time"
+    assert asked_thing("Who wrote it?") == ""
