@@ -424,6 +424,48 @@ def filled_in(reply: str, question: str) -> str:
     return _strip_edges(_QUOTED_THEN_PARTICLE.sub("", fill))
 
 
+# a particle in either of its forms (after a final consonant, after a vowel): "무엇이" asks for "탄약이" or "배가"
+_KO_PARTICLE_FORMS = {"이": ("이", "가"), "가": ("이", "가"), "은": ("은", "는"), "는": ("은", "는"), "을": ("을", "를"),
+                      "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와")}
+
+
+def slot_filled(reply: str, question: str) -> str:
+    """A Korean reply that says its question back up to the asked word, fills that word in, and then goes on in
+    words of its own ("반류마루는 오후가 되면서 탄약이 완전히 소진되었기 때문에 … 좌초시켰다" for "반류마루는 오후가 되면서
+    무엇이 소진되어 부득이 퇴함을 결정하였는가?"): the words between the question's word before the asked one and
+    the reply's first word that shares the stem of the question's word after it, up to the last one in the asked
+    word's particle ("탄약이 완전히" -> "탄약"). "" for any other reply: one whose opening is not the question's up
+    to its one asked word, a count's slot, a slot of no or more than four words, or one with no word in the asked
+    particle."""
+    q = _aligned(question.strip().rstrip("?？").split())
+    first = (split_sentences(reply) or [""])[0]
+    r = _aligned(first.strip().rstrip("?？.").split())
+    asked = [i for i, w in enumerate(q) if _KO_ASKED.search(w)]
+    if len(asked) != 1 or not re.search(r"[가-힣]", reply) or _KO_CHOICE.search(question):
+        return ""
+    i = asked[0]
+    # a count ("몇 회였나") runs on into its counter word, which is the answer's too: left to the sentence's span
+    if i == 0 or i + 1 >= len(q) or r[:i] != q[:i] or q[i].startswith(("몇", "얼마")):
+        return ""
+    stem = q[i + 1][:2]
+    end = next((j for j in range(i, len(r)) if r[j].startswith(stem)), None)
+    if end is None or not 1 <= end - i <= 4 or not re.search(r"[가-힣]", stem):
+        return ""
+    slot = r[i:end]
+    if any(_KO_ASKED.search(w) for w in slot) or _KO_FINAL.search(" ".join(slot)):
+        return ""
+    marked = _KO_MARKED.search(q[i])
+    if marked is None:  # "언제" fills with "2006년에": the filler's own particle goes
+        return _strip_edges(" ".join(slot[:-1] + [_ko_word_core(slot[-1])]))
+    forms = _KO_PARTICLE_FORMS.get(marked.group(0), (marked.group(0),))
+    last = max((k for k, w in enumerate(slot) if w.endswith(forms) and len(w) > 1), default=None)
+    if last is None:
+        return ""
+    word = slot[last]
+    form = next(f for f in forms if word.endswith(f))
+    return _strip_edges(" ".join(slot[:last] + [word[: -len(form)]]))
+
+
 _EN_ASKED = re.compile(r"^(?:which|what|who|whom|whose|where|when)$", re.I)
 _EN_NOT_FILLERS = frozenset("both all also each either neither the a an and not only".split())
 
@@ -523,6 +565,9 @@ def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: s
     filled = filled_in(reply, question) if lang == "ko" else en_filled_in(reply, question)
     if filled:  # the question said back with its asked word filled in: the filler is the answer
         return Shaped(filled, reply)
+    slot = slot_filled(reply, question) if lang == "ko" else ""
+    if slot:  # the question said back to its asked word, filled in, and then the reply's own words
+        return Shaped(slot, reply)
     if lang == "ko" and len(split_sentences(reply)) <= 1:  # a reply that runs on is read from its first sentence
         cut = after_restated(reply, question)
         span = shape_answer(cut, question, passages, lang).answer if cut != reply else ""

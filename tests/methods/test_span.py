@@ -8,7 +8,7 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.nor import NoR
 from gaji.methods.oner import OneR
-from gaji.methods.span import Shaped, explain, filled_in, is_sentence, shape_answer, span_of
+from gaji.methods.span import Shaped, explain, filled_in, is_sentence, shape_answer, slot_filled, span_of
 from gaji.testing import ListRetriever
 from gaji.types import Passage
 
@@ -254,3 +254,32 @@ def test_a_korean_question_asking_for_a_work_takes_the_bracketed_title_of_the_re
     assert work_title("《도둑들》과 《암살》에 출연했다.", "전지현이 출연한 영화는?") == ""
     assert work_title("영화 《아가씨》입니다.", "영화 《아가씨》의 감독이 만든 영화는?") == ""
     assert work_title('{"items": ["아이리스"], "question": "영화 『[ITEM]』"}', "더 높았던 드라마는?") == ""
+
+
+@pytest.mark.parametrize("reply,question,slot", [
+    ("반류마루는 오후가 되면서 탄약이 완전히 소진되었기 때문에 부득이 퇴함을 결정했고, 벤텐 다이바 아래까지 물러나 얕은 물에 좌초시켰다.",
+     "반류마루는 오후가 되면서 무엇이 소진되어 부득이 퇴함을 결정하였는가?", "탄약"),  # up to the word in the asked particle
+    ("노아의 방주가 역사적으로 실재했다는 주장은 그 증거가 존재하지 않기에 관련 학계로부터 전혀 인정받지 못하고 있다.",
+     "노아의 방주가 역사적으로 실재했다는 주장은 무엇이 존재하지 않아 학계로부터 전혀 인정받지 못하고 있는가?", "그 증거"),
+    ("알렉산더 헤이그는 로널드 레이건 대통령 밑에서 국무장관을 지냈으며, 리처드 닉슨과 제럴드 포드 대통령 밑에서 백악관 비서실장을 지냈다.",
+     "알렉산더 헤이그는 어느 대통령의 밑에서 국무장관을 지냈는가?", "로널드 레이건"),
+    ("그 배는 1869년에 하코다테에서 침몰하였고 선원들은 구조되었다.", "그 배는 언제 하코다테에서 침몰하였는가?", "1869년"),
+])
+def test_a_reply_that_fills_the_asked_slot_and_runs_on_answers_with_the_slot(reply, question, slot):
+    assert filled_in(reply, question) == ""  # more than one place changed: the whole-question reading gives nothing
+    assert slot_filled(reply, question) == slot
+    assert shape_answer(reply, question, [], "ko").answer == slot
+
+
+@pytest.mark.parametrize("reply,question", [
+    # a count runs on into its counter word ("5억 200만 회"): the sentence's span reads it
+    ("트위터 좋아요 수는 블룸버그 통신 집계로 5억 200만 회였으며 리트윗 수는 1억 회였다.", "트위터 좋아요 수는 블룸버그 통신 집계로 몇 회였나?"),
+    # the opening is not the question's
+    ("오후가 되자 반류마루는 탄약이 소진되어 물러났다.", "반류마루는 오후가 되면서 무엇이 소진되어 부득이 퇴함을 결정하였는가?"),
+    # no word in the asked particle between the anchors
+    ("반류마루는 오후가 되면서 완전히 소진되었다.", "반류마루는 오후가 되면서 무엇이 소진되어 부득이 퇴함을 결정하였는가?"),
+    # a choice: its own reading
+    ("전지현과 김태희 중 김태희가 먼저 데뷔했고 전지현은 나중이다.", "전지현과 김태희 중 누가 먼저 데뷔했나?"),
+])
+def test_no_slot_is_read_from_other_replies(reply, question):
+    assert slot_filled(reply, question) == ""
