@@ -109,12 +109,19 @@ def _strip_edges(text: str) -> str:
     return text.strip().strip(".!?。 ").strip(_QUOTES).strip()
 
 
+# a number's own unit of ten thousands and up ("200만", "3천만", "10억"): no particle ("서울만"'s 만 is one)
+_KO_NUMBER_UNIT = re.compile(r"[\d십백천][만억조]$")
+
+
 def _ko_word_core(word: str) -> str:
-    """A Korean word without its trailing particle or copula ("2006년에" -> "2006년", "빅뱅입니다" -> "빅뱅")."""
+    """A Korean word without its trailing particle or copula ("2006년에" -> "2006년", "빅뱅입니다" -> "빅뱅"); a
+    number's unit stays ("200만")."""
     w = _strip_edges(word)
     bare = _KO_COPULA.sub("", w)
     if bare and bare != w:
         return _strip_edges(bare)
+    if _KO_NUMBER_UNIT.search(w):
+        return w
     return _strip_edges(strip_ko_ending(w, max_strips=1)) if re.search(r"[가-힣]$", w) else w
 
 

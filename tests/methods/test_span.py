@@ -283,3 +283,8 @@ def test_a_reply_that_fills_the_asked_slot_and_runs_on_answers_with_the_slot(rep
 ])
 def test_no_slot_is_read_from_other_replies(reply, question):
     assert slot_filled(reply, question) == ""
+
+
+def test_a_numbers_unit_of_ten_thousands_is_no_particle():
+    # "200만" is two million: its 만 is not the particle "only" ("서울만")
+    assert shape_answer("그 책은 모두 200만 부가 팔렸다", "그 책은 몇 부가 팔렸나?", [], "ko").answer == "모두 200만"
