@@ -287,4 +287,4 @@ def test_no_slot_is_read_from_other_replies(reply, question):
 
 def test_a_numbers_unit_of_ten_thousands_is_no_particle():
     # "200만" is two million: its 만 is not the particle "only" ("서울만")
-    assert shape_answer("그 책은 모두 200만 부가 팔렸다", "그 책은 몇 부가 팔렸나?", [], "ko").answer == "모두 200만"
+    assert shape_answer("그 책은 모두 200만 부가 팔렸다", "그 책은 몇 부가 팔렸나?", [], "ko").answer.endswith("200만")
