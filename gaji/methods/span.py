@@ -431,9 +431,11 @@ def filled_in(reply: str, question: str) -> str:
     return _strip_edges(_QUOTED_THEN_PARTICLE.sub("", fill))
 
 
-# a particle in either of its forms (after a final consonant, after a vowel): "무엇이" asks for "탄약이" or "배가"
+# a particle in either of its forms (after a final consonant, after a vowel): "무엇이" asks for "탄약이" or "배가",
+# "무엇으로" for "목재로"
 _KO_PARTICLE_FORMS = {"이": ("이", "가"), "가": ("이", "가"), "은": ("은", "는"), "는": ("은", "는"), "을": ("을", "를"),
-                      "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와")}
+                      "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와"), "으로": ("으로", "로"),
+                      "로": ("으로", "로")}
 
 
 def slot_filled(reply: str, question: str) -> str:
