@@ -52,7 +52,8 @@ _KO_CHOICE = re.compile(r"중(?:에서)?\s*(?:누가|누구|어느|어떤|무엇
 # the words a Korean question asks with ("누구의", "몇m가", "언제", "어느")
 _KO_ASKED = re.compile(r"^(?:누구|누가|무엇|무슨|뭐|몇|어디|언제|어느|어떤|얼마|며칠)")
 _KO_ASKS_NUMBER = re.compile(r"언제|몇|얼마|연도|년도|날짜|며칠|나이|인구")
-_EN_ANSWER_IS = re.compile(r"^(?:so\s+)?(?:the\s+)?(?:final\s+)?answer\s+is\s*:?\s*(.+?)\.?$", re.I)
+# "So the answer is: X", also closing a sentence of reasoning ("1929 is earlier than 1972, so the answer is: X")
+_EN_ANSWER_IS = re.compile(r"^(?:.*?[,;.]\s+)?(?:so\s+)?(?:the\s+)?(?:final\s+)?answer\s+is\s*:?\s*(.+?)\.?$", re.I)
 _EN_IS_ANSWER = re.compile(r"^(.+?)\s+is\s+the\s+(?:correct\s+)?answer\.?$", re.I)
 _QUOTES = "\"'“”‘’「」『』《》<>()[]"
 _WORD = re.compile(r"[A-Za-z]{3,}|\d+|[가-힣]{2,}")

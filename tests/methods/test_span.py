@@ -33,6 +33,9 @@ def test_spans_are_not_sentences_and_english_is_cut_only_on_clear_patterns():
         assert not is_sentence(short, "ko" if any("가" <= c <= "힣" for c in short) else "en")
     assert span_of("The answer is Battle of Guam.", "Which battle came first?", "en") == "Battle of Guam"
     assert span_of("Seoul is the answer.", "Where?", "en") == "Seoul"
+    # the answer line closing a sentence of reasoning
+    assert span_of("Simone Bolelli was born earlier than Caroline Wozniacki, so the answer is: Simone Bolelli",
+                   "Who was born earlier, Simone Bolelli or Caroline Wozniacki?", "en") == "Simone Bolelli"
     # a sentence without a clear pattern is kept whole rather than guessed at
     s = "The Battle of Guam was fought before the Battle of Manila."
     assert span_of(s, "Which battle came first?", "en") == s
