@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from gaji.text.answers import strip_ko_ending
-from gaji.text.ko_phrases import ASKING_END
+from gaji.text.ko_phrases import ASKING_END, PARTICLE_FORMS
 from gaji.text.normalize import squash
 from gaji.text.sentences import split_sentences
 from gaji.types import Passage
@@ -432,11 +432,8 @@ def filled_in(reply: str, question: str) -> str:
     return _strip_edges(_QUOTED_THEN_PARTICLE.sub("", fill))
 
 
-# a particle in either of its forms (after a final consonant, after a vowel): "무엇이" asks for "탄약이" or "배가",
-# "무엇으로" for "목재로"
-_KO_PARTICLE_FORMS = {"이": ("이", "가"), "가": ("이", "가"), "은": ("은", "는"), "는": ("은", "는"), "을": ("을", "를"),
-                      "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와"), "으로": ("으로", "로"),
-                      "로": ("으로", "로")}
+# a particle in either of its forms: "무엇이" asks for "탄약이" or "배가", "무엇으로" for "목재로"
+_KO_PARTICLE_FORMS = {**PARTICLE_FORMS, "으로": ("으로", "로"), "로": ("으로", "로")}
 
 
 def slot_filled(reply: str, question: str) -> str:

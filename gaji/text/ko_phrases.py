@@ -36,17 +36,18 @@ NOT_MODIFIERS = ("면", "서는", "에는", "로는", "와는", "과는", "고�
 ASKING_END = re.compile(r"(?:인가요|인가|인지|는지|는가|은가|나요|나|까요|까|니|냐)$")
 
 
-# particles whose form follows the word before them: (after a final consonant, after a vowel)
-_FORMS = {"은": ("은", "는"), "는": ("은", "는"), "이": ("이", "가"), "가": ("이", "가"), "을": ("을", "를"),
-          "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와")}
+# particles whose form follows the word before them: (after a final consonant, after a vowel); 으로/로 also
+# follows it, but not by the final consonant alone (서울로), so `particle` leaves it as it is
+PARTICLE_FORMS = {"은": ("은", "는"), "는": ("은", "는"), "이": ("이", "가"), "가": ("이", "가"), "을": ("을", "를"),
+                  "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와")}
 
 
 def particle(word: str, p: str) -> str:
     """`p` in the form `word` takes: 은/는, 이/가, 을/를, 과/와 by whether its last syllable closes in a consonant;
     both forms ("은(는)") after a word that does not end in Hangul; any other particle as it is."""
-    if p not in _FORMS:
+    if p not in PARTICLE_FORMS:
         return p
-    closed, open_ = _FORMS[p]
+    closed, open_ = PARTICLE_FORMS[p]
     last = word.rstrip()[-1:]
     if not ("가" <= last <= "힣"):
         return f"{closed}({open_})"
