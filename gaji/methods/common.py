@@ -190,10 +190,13 @@ _LABEL = re.compile(r"^\s*(?:answer|name|답|정답|이름)\s*[:：]\s*", re.I) 
 
 def plain_answer(text: str) -> str:
     """The answer of a "plain" reply: a short reply is cleaned like any answer (first line, [n] marks and
-    quotes dropped); a long multi-line reply (a long-form answer) is kept whole."""
+    quotes dropped); a long multi-line reply (a long-form answer), or one whose first line points at the list
+    after it, is kept whole."""
+    from gaji.methods.span import points_ahead  # span reads answers; it imports nothing of this module
+
     text = unfence(_LABEL.sub("", text.strip()))
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) > 1 and len(text) > 100:
+    if len(lines) > 1 and (len(text) > 100 or points_ahead(text)):  # a list after "…은 다음과 같습니다" too
         return text
     return clean_answer(text)
 

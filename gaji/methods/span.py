@@ -335,6 +335,22 @@ def unask(reply: str, question: str) -> str:
     return reply.strip()
 
 
+# a first line that only points at what follows ("…사항은 다음과 같습니다.", "The steps are as follows:")
+_POINTS_AHEAD = re.compile(r"(?:다음과\s*같(?:습니다|다|아요|이|은)|아래와\s*같(?:습니다|다)|\bas follows|\bthe following)"
+                           r"\s*[^\w\n]*$", re.I)
+_LIST_MARK = re.compile(r"^\s*(?:[-•*]+|\d+[.)]|[①-⑳])\s*|\*\*")
+
+
+def points_ahead(reply: str) -> str:
+    """What a reply whose first line only points ahead then lists ("출국 전후로 신고해야 할 사항은 다음과
+    같습니다.\n\n1. 출국 신고서를 제출해야 합니다.\n2. …"): the lines after it, list marks dropped, as one text; ""
+    for any other reply."""
+    lines = [ln.strip() for ln in reply.strip().splitlines() if ln.strip()]
+    if len(lines) < 2 or not _POINTS_AHEAD.search(lines[0]):
+        return ""
+    return " ".join(_LIST_MARK.sub("", ln).strip() for ln in lines[1:]).strip()
+
+
 def span_of(sentence: str, question: str, lang: str) -> str:
     """The answer span inside a sentence-like reply; the reply itself when no span can be cut out, or when
     what would be cut is a fragment of the predicate ("정할" from "… 시간을 정할 수 있다")."""
@@ -566,6 +582,9 @@ def work_title(reply: str, question: str) -> str:
 def shape_answer(reply: str, question: str, passages: Iterable[Passage], lang: str) -> Shaped:
     """(span, explanation) of a short-answer reply; see the module docstring."""
     reply = unask(unecho(reply), question)
+    listed = points_ahead(reply)
+    if listed:  # "…은 다음과 같습니다" and a list: the list is the answer, not "다음"
+        return Shaped(listed, reply)
     title = work_title(reply, question) if lang == "ko" else ""
     if title:
         return Shaped(title, reply)

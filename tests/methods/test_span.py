@@ -293,3 +293,18 @@ def test_no_slot_is_read_from_other_replies(reply, question):
 def test_a_numbers_unit_of_ten_thousands_is_no_particle():
     # "200만" is two million: its 만 is not the particle "only" ("서울만")
     assert shape_answer("그 책은 모두 200만 부가 팔렸다", "그 책은 몇 부가 팔렸나?", [], "ko").answer.endswith("200만")
+
+
+def test_a_reply_that_points_ahead_answers_with_its_list():
+    from gaji.methods.common import plain_answer
+    reply = ("출국 전후로 신고해야 할 사항은 다음과 같습니다.\n\n1. 출국 신고서를 제출해야 합니다.\n"
+             "2. 출국 전까지 관할경찰관서의 장에게 출국신고서를 제출해야 합니다.")
+    question = "출국 전후로 신고해야 할 사항은 무엇인가?"
+    # a short reply is otherwise cut to its first line, which says only "다음"
+    assert plain_answer(reply) == reply.strip()
+    shaped = shape_answer(plain_answer(reply), question, [], "ko")
+    assert shaped.answer == "출국 신고서를 제출해야 합니다. 출국 전까지 관할경찰관서의 장에게 출국신고서를 제출해야 합니다."
+    assert shape_answer("The steps are as follows:\n- file the form\n- pay the fee", "What are the steps?", [],
+                        "en").answer == "file the form pay the fee"
+    # a first line that answers is no pointer
+    assert shape_answer("출국 신고서입니다.\n1. 제출", question, [], "ko").answer != "제출"
