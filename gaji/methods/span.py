@@ -338,7 +338,8 @@ def unask(reply: str, question: str) -> str:
 # a first line that only points at what follows ("…사항은 다음과 같습니다.", "The steps are as follows:")
 _POINTS_AHEAD = re.compile(r"(?:다음과\s*같(?:습니다|다|아요|이|은)|아래와\s*같(?:습니다|다)|\bas follows|\bthe following)"
                            r"\s*[^\w\n]*$", re.I)
-_LIST_MARK = re.compile(r"^\s*(?:[-•*]+|\d+[.)]|[①-⑳])\s*|\*\*")
+# a list line's mark; a numbered one only before a space, so that "1.5배" keeps its number
+_LIST_MARK = re.compile(r"^\s*(?:[-•*]+\s*|\d+[.)]\s+|[①-⑳]\s*)|\*\*")
 
 
 def points_ahead(reply: str) -> str:

@@ -8,7 +8,8 @@ from gaji.llm.tracked import TrackedLLM
 from gaji.methods.base import RunContext
 from gaji.methods.nor import NoR
 from gaji.methods.oner import OneR
-from gaji.methods.span import Shaped, explain, filled_in, is_sentence, shape_answer, slot_filled, span_of
+from gaji.methods.span import (Shaped, explain, filled_in, is_sentence, points_ahead, shape_answer, slot_filled,
+                               span_of)
 from gaji.testing import ListRetriever
 from gaji.types import Passage
 
@@ -306,5 +307,8 @@ def test_a_reply_that_points_ahead_answers_with_its_list():
     assert shaped.answer == "출국 신고서를 제출해야 합니다. 출국 전까지 관할경찰관서의 장에게 출국신고서를 제출해야 합니다."
     assert shape_answer("The steps are as follows:\n- file the form\n- pay the fee", "What are the steps?", [],
                         "en").answer == "file the form pay the fee"
+    # a number opening a listed line is no list mark
+    assert points_ahead("증가율은 다음과 같습니다.\n1.5배 늘었습니다.\n2. 수출이 늘었습니다.") == \
+        "1.5배 늘었습니다. 수출이 늘었습니다."
     # a first line that answers is no pointer
     assert shape_answer("출국 신고서입니다.\n1. 제출", question, [], "ko").answer != "제출"
