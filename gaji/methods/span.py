@@ -126,6 +126,13 @@ def _ko_word_core(word: str) -> str:
     return _strip_edges(strip_ko_ending(w, max_strips=1)) if re.search(r"[가-힣]$", w) else w
 
 
+def _ko_phrase_core(phrase: str) -> str:
+    """A Korean phrase whose last word loses its particle or copula (`_ko_word_core`): "2006년 여름에" -> "2006년 여름"."""
+    head, _, tail = phrase.rpartition(" ")
+    core = _ko_word_core(tail or phrase)
+    return f"{head} {core}" if head else core
+
+
 def _chosen_option(words: list[str], question: str) -> str:
     """The first word of a restated choice that is one of the question's options (its stem in the question),
     a name before a common noun ("배우 김을동이 먼저 …" -> "김을동", not "배우")."""
@@ -178,10 +185,7 @@ def _span_ko(sentence: str, question: str) -> str:
         numeric = [i for i, w in rest if re.search(r"\d", w)]
         if numeric and not any(re.search(r"\d", w) for w in _run(words, end, asked)):
             end = numeric[-1]
-    text = " ".join(_run(words, end, asked))
-    head, _, tail = text.rpartition(" ")
-    core = _ko_word_core(tail or text)
-    return _strip_edges(f"{head} {core}" if head else core)
+    return _strip_edges(_ko_phrase_core(" ".join(_run(words, end, asked))))
 
 
 def _run(words: list[str], end: int, asked: set[str]) -> list[str]:
@@ -444,8 +448,7 @@ def filled_in(reply: str, question: str) -> str:
     # an asked word without a particle ("언제"), in a reply that tells rather than asks back (its closing word is
     # not the question's): "2006년에" -> "2006년"; a reply that asks back keeps its filler as it was
     elif not particle and r[-1] != q[-1]:
-        words = fill.split()
-        fill = " ".join(words[:-1] + [_ko_word_core(words[-1])]) if words else fill
+        fill = _ko_phrase_core(fill)
     return _strip_edges(_QUOTED_THEN_PARTICLE.sub("", fill))
 
 
@@ -480,7 +483,7 @@ def slot_filled(reply: str, question: str) -> str:
         return ""
     marked = _KO_MARKED.search(q[i])
     if marked is None:  # "언제" fills with "2006년에": the filler's own particle goes
-        return _strip_edges(" ".join(slot[:-1] + [_ko_word_core(slot[-1])]))
+        return _strip_edges(_ko_phrase_core(" ".join(slot)))
     forms = _KO_PARTICLE_FORMS.get(marked.group(0), (marked.group(0),))
     last = max((k for k, w in enumerate(slot) if w.endswith(forms) and len(w) > 1), default=None)
     if last is None:
