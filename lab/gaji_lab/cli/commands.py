@@ -23,6 +23,7 @@ BENCH_MODULES = (
     "gaji_lab.cli.bench_build",  # build, embed-workers
     "gaji_lab.cli.bench_bigdoc",  # bigdoc
     "gaji_lab.cli.bench_plot",  # plot
+    "gaji_lab.cli.bench_targets",  # targets
     "gaji_lab.cli.bench_chat",  # followups, ttft
     "gaji_lab.cli.bench_durability",  # crash, concurrency
     "gaji_lab.cli.bench_readers",  # fuzz-readers
