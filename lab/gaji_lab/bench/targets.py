@@ -31,6 +31,8 @@ from typing import Any
 import yaml
 
 from gaji.errors import InputError
+from gaji.eval.metrics.answer import answer_scores
+from gaji.io import log_exists, read_jsonl_tolerant
 from gaji_lab.learn.auto_router import read_results
 
 TARGETS = "benchmarks/auto/targets.yaml"
@@ -38,6 +40,11 @@ ORACLE_GAP = 5.0  # F1 points
 COST_SHARE = 0.40  # of the best fixed method's tokens per question
 ONE_CALL_SHARE = 0.90
 LATENCY_S = {"en": 15.0, "ko": 20.0}  # median seconds per question on the idle 2-core machine
+# the cascade's decisions that keep its first answer as the final one (the one-retrieval answer stood; a question
+# that wants a paragraph got one in its first call): there the first answer scores what the final one does. Other
+# decisions' first answers are scored as the trace recorded them (`cascade.first_answer`), which some runs kept as
+# the model's sentence before the answer's span was cut from it
+FIRST_STOOD = ("stand", "long")
 CHECKS = ("best", "oracle", "cost", "one_call", "latency")
 
 
@@ -65,6 +72,19 @@ class Method:
 
 
 @dataclass
+class Group:
+    """auto's answers of one question type or one cascade decision, over every run of a row."""
+
+    name: str
+    n: int  # answers (questions x runs)
+    f1: float  # auto, in points
+    first_f1: float | None  # auto's first answers, over the `first_n` that had one (a code rung may start first)
+    first_n: int
+    best_f1: float | None  # the row's best fixed method on the same questions
+    oracle_f1: float | None  # the row's oracle on the same questions
+
+
+@dataclass
 class Verdict:
     check: str
     met: bool
@@ -88,6 +108,8 @@ class Result:
     oracle: float | None  # in points; None without a fixed method
     oracle_of: int  # how many methods the oracle picked among
     verdicts: list[Verdict]
+    by_type: list[Group] = field(default_factory=list)
+    by_decision: list[Group] = field(default_factory=list)
 
     @property
     def f1(self) -> float:
@@ -154,6 +176,18 @@ def _read(root: Path, dirs: list[str], where: str) -> dict[str, dict]:
     return out
 
 
+def _traces(root: Path, dirs: list[str]) -> dict[str, dict]:
+    """The cascade record of each question of one run ({} for a run recorded without traces)."""
+    out: dict[str, dict] = {}
+    for d in dirs:
+        path = root / d / "traces.jsonl"
+        if log_exists(path):
+            for t in read_jsonl_tolerant(path):
+                if "id" in t and isinstance(t.get("trace"), dict):
+                    out[str(t["id"])] = ((t["trace"].get("root") or {}).get("data") or {}).get("cascade") or {}
+    return out
+
+
 def _ids(root: Path, row: Row) -> set[str]:
     path = root / row.ids
     try:
@@ -183,7 +217,7 @@ def evaluate(row: Row, root: Path | str = ".") -> Result:
         lacking = [q for q in ids if q not in run]
         if lacking:
             raise InputError(f"row {row.name!r}: run {k} lacks {len(lacking)} of the row's questions ({lacking[0]}, …)")
-    fixed, missing, per_q = [], [], []
+    fixed, missing, per_q, per_fixed = [], [], [], []
     for name, dirs in row.fixed.items():
         got = _read(root, dirs, f"row {row.name!r}, fixed {name}")
         if any(q not in got for q in ids):
@@ -191,6 +225,7 @@ def evaluate(row: Row, root: Path | str = ".") -> Result:
             continue
         fixed.append(Method(name, 100 * statistics.fmean(_f1(got[q]) for q in ids),
                             statistics.fmean(_m(got[q], "tokens") for q in ids)))
+        per_fixed.append(got)
         if not row.oracle or name in row.oracle:
             per_q.append(got)
     answers = [run[q] for run in runs for q in ids]
@@ -209,7 +244,40 @@ def evaluate(row: Row, root: Path | str = ".") -> Result:
         oracle_of=len(per_q),
         verdicts=[])
     res.verdicts = [v for c in row.checks if (v := _judge(c, res)) is not None]
+    if any(not v.met for v in res.verdicts if v.check in ("best", "oracle", "one_call")):
+        best = next((got for m, got in zip([m for m in fixed], per_fixed)
+                     if res.best and m.name == res.best.name), None)
+        oracle = {q: max(_f1(got[q]) for got in per_q) for q in ids} if per_q else None
+        res.by_type, res.by_decision = _groups(root, row, runs, ids, best, oracle)
     return res
+
+
+def _groups(root: Path, row: Row, runs: list[dict[str, dict]], ids: list[str],
+            best: dict[str, dict] | None, oracle: dict[str, float] | None) -> tuple[list[Group], list[Group]]:
+    """auto's answers grouped by question type and by the cascade's decision."""
+    answers = []  # (type, decision, f1, first-answer f1 or None, qid)
+    for dirs, run in zip(row.runs, runs):
+        cascade = _traces(root, dirs)
+        for q in ids:
+            r, c = run[q], cascade.get(q)
+            first = _f1(r) if c and c.get("decision") in FIRST_STOOD else None
+            if c and first is None and c.get("first_answer") is not None:
+                s = answer_scores(str(c["first_answer"]), r.get("gold") or [], str(r.get("lang") or ""))
+                first = s.f1 if s else None
+            decision = (c.get("decision") or "-") if q in cascade else "(no trace)"
+            answers.append((str(r.get("type") or "-"), decision, _f1(r), first, q))
+
+    def group(name: str, rows: list[tuple]) -> Group:
+        firsts = [a[3] for a in rows if a[3] is not None]
+        return Group(name, len(rows), 100 * statistics.fmean(a[2] for a in rows),
+                     100 * statistics.fmean(firsts) if firsts else None, len(firsts),
+                     100 * statistics.fmean(_f1(best[a[4]]) for a in rows) if best else None,
+                     100 * statistics.fmean(oracle[a[4]] for a in rows) if oracle else None)
+
+    types = sorted({a[0] for a in answers})
+    decisions = sorted({a[1] for a in answers}, key=lambda d: -sum(1 for a in answers if a[1] == d))
+    return ([group(t, [a for a in answers if a[0] == t]) for t in types] if len(types) > 1 else [],
+            [group(d, [a for a in answers if a[1] == d]) for d in decisions])
 
 
 def _f1(r: dict) -> float:
@@ -276,7 +344,29 @@ def table(results: list[Result]) -> str:
               f"{100 * ONE_CALL_SHARE:.0f} % of the questions in one LLM call; `latency` median wall time per "
               f"question at most {LATENCY_S['en']:.0f} s in English and {LATENCY_S['ko']:.0f} s in Korean, on the "
               "idle machine (a run with two questions in flight is slower per question)."]
+    for r in results:
+        if r.by_decision:
+            lines += ["", f"## {r.row.name}: where it stands", "", *_group_table("type", r.by_type, r),
+                      *_group_table("decision", r.by_decision, r)]
     return "\n".join(lines) + "\n"
+
+
+def _group_table(what: str, groups: list[Group], r: Result) -> list[str]:
+    if not groups:
+        return []
+    best = r.best.name if r.best else "best fixed"
+    runs = f" (questions x {len(r.f1_runs)} runs)" if len(r.f1_runs) > 1 else ""
+    out = [f"| {what} | answers{runs} | auto F1 | its first answers, as recorded (n) | {best} | oracle |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for g in groups:
+        first = f"{g.first_f1:.1f} ({g.first_n})" if g.first_f1 is not None else "—"
+        out.append(f"| {g.name} | {g.n} | {g.f1:.1f} | {first} | "
+                   f"{_num(g.best_f1)} | {_num(g.oracle_f1)} |")
+    return out + [""]
+
+
+def _num(x: float | None) -> str:
+    return f"{x:.1f}" if x is not None else "—"
 
 
 def run(path: Path | str = TARGETS, root: Path | str = ".") -> tuple[list[Result], str]:

@@ -149,3 +149,35 @@ def test_the_committed_table_is_what_the_recorded_runs_give():
     """docs/auto-targets.md is regenerated, not edited: `gaji bench targets --out docs/auto-targets.md`."""
     _results, md = run(root=REPO)
     assert (REPO / "docs" / "auto-targets.md").read_text(encoding="utf-8") == md
+
+
+def test_a_missed_row_shows_where_it_stands_by_type_and_decision(runs: Path):
+    # auto: q1 stood (right), q2 escalated from a right first answer to a wrong one, q3 bridged; q4 has no trace
+    rows = [answer("q1", 1, qtype="bridge"), answer("q2", 0, qtype="comparison"), answer("q3", 1, qtype="bridge"),
+            answer("q4", 0, qtype="comparison")]
+    rows[1]["gold"] = ["Seoul"]
+    write(runs, "traced", rows)
+    traces = [{"id": "q1", "trace": {"root": {"data": {"cascade": {"decision": "stand"}}}}},
+              {"id": "q2", "trace": {"root": {"data": {"cascade": {"decision": "escalate", "first_answer": "Seoul"}}}}},
+              {"id": "q3", "trace": {"root": {"data": {"cascade": {"decision": "bridged"}}}}}]
+    (runs / "traced" / "traces.jsonl").write_text("".join(json.dumps(t) + "\n" for t in traces), "utf-8")
+    (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[traced]]\n    fixed: {oner: [oner], ircot: [ircot]}\n"))
+    r = evaluate(row, runs)
+    assert {v.check: v.met for v in r.verdicts}["oracle"] is False  # 50 against the oracle's 100
+    by_decision = {g.name: g for g in r.by_decision}
+    assert set(by_decision) == {"stand", "escalate", "bridged", "(no trace)"}
+    assert by_decision["stand"].first_f1 == pytest.approx(100.0)  # the first answer stood: the final one's score
+    assert by_decision["escalate"].f1 == 0 and by_decision["escalate"].first_f1 == pytest.approx(100.0)
+    assert by_decision["bridged"].first_f1 is None and by_decision["bridged"].first_n == 0
+    assert by_decision["escalate"].best_f1 == pytest.approx(100.0)  # ircot, the best, on q2
+    by_type = {g.name: g for g in r.by_type}
+    assert by_type["comparison"].f1 == 0 and by_type["comparison"].oracle_f1 == pytest.approx(100.0)
+    md = run(runs / "targets.yaml", runs)[1]
+    assert "## s: where it stands" in md and "| escalate | 1 | 0.0 | 100.0 (1) | 100.0 | 100.0 |" in md
+
+
+def test_a_row_that_meets_its_quality_targets_has_no_breakdown(runs: Path):
+    (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[auto-a, auto-a-rerun]]\n    fixed: {oner: [oner]}\n"
+                                "    checks: [best]\n"))
+    r = evaluate(row, runs)
+    assert r.verdicts[0].met and r.by_decision == [] and r.by_type == []
