@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from gaji.methods.base import Method, RunContext
+from gaji.methods.describe import Facts
 from gaji.errors import ConfigError
 from gaji.methods.common import (attribute_with_bridges, check_trim, cited_ids, clean_answer, format_passages,
                                  plain_answer)
@@ -14,7 +15,8 @@ from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
-from gaji.types import Trace
+from gaji.methods.subject import about_subject, subject_names
+from gaji.types import Fact, Node, Passage, Trace
 
 _ANSWER = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*(.+)$", re.I | re.M)
 _SOURCES = re.compile(r"^\s*(?:sources?|근거)\s*[:：]\s*(.+)$", re.I | re.M)
@@ -48,6 +50,9 @@ class OneR(Method):
         # purpose "reask"; gaji.methods.reask): one the question itself names ("…서울시장이 태어난 도시는?" ->
         # "서울"), or a value where the question asks which one ("A와 B 중 누가 먼저 태어났나?" -> "1901년")
         reask: bool = False
+        # a Korean question about one named thing reads only the passages that name it (gaji.methods.subject): a
+        # passage about something else is set aside, with its tokens
+        subject_only: bool = False
         # record how sure the model was of its answer (the answer tokens' log-probabilities, LLMCall.confidence):
         # what `auto` reads to decide whether the answer stands; a backend without log-probabilities records none
         logprobs: bool = False
@@ -56,6 +61,16 @@ class OneR(Method):
             if self.style not in ("plain", "cite", "long"):
                 raise ConfigError(f"oner option style must be plain, cite or long, not {self.style!r}")
             check_trim("oner", self.passage_trim)
+
+    @classmethod
+    def describe(cls, node: Node, lang: str) -> list[Fact]:
+        s = node.data.get("subject_only")
+        f = Facts(lang)
+        if s:
+            names = ", ".join(s.get("names") or [])
+            f.note("passages read", "읽은 문서", s, f"{len(s['read'])} of {s['of']}, those naming {names}"
+                   if lang != "ko" else f"{s['of']}개 중 질문의 이름({names})이 나오는 {len(s['read'])}개")
+        return f.lines + [x for x in super().describe(node, lang) if x not in f.lines]
 
     def solve(self, trace: Trace, ctx: RunContext) -> None:
         lang, root = ctx.lang, trace.root
@@ -68,6 +83,8 @@ class OneR(Method):
             trace.citations = long.citations
             root.data["raw_output"] = long.raw
             return
+        if self.opts.subject_only:
+            passages = read_about_subject(root, trace.question, passages, lang)
         chars = self.opts.passage_chars_ko if lang == "ko" and self.opts.passage_chars_ko else self.opts.passage_chars
         fenced = format_passages(passages, max_chars=chars,
                                  query=trace.question if self.opts.passage_trim == "relevant" else None)
@@ -85,6 +102,16 @@ class OneR(Method):
         trace.answer = answer
         root.answer = answer
         root.data["raw_output"] = out
+
+
+def read_about_subject(node: Node, question: str, passages: list[Passage], lang: str) -> list[Passage]:
+    """The retrieved passages the reader gets: those about the question's subject (gaji.methods.subject). When some
+    are set aside, the node records which were read, of how many, and the names that chose them."""
+    read = about_subject(passages, question, lang)
+    if len(read) < len(passages):
+        node.data["subject_only"] = {"names": subject_names(question, lang), "read": [p.id for p in read],
+                                     "of": len(passages)}
+    return read
 
 
 def parse_answer_sources(text: str) -> tuple[str, str]:

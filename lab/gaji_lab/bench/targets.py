@@ -157,7 +157,8 @@ def load(path: Path | str) -> list[Row]:
         if not isinstance(item.get("ids", ""), str):
             raise InputError(f"{where}: `ids` must be a file's path")
         rows.append(Row(item["name"], [list(r) for r in runs], {k: list(v) for k, v in fixed.items()},
-                        [str(t) for t in types], str(item.get("ids") or ""), [str(m) for m in oracle], list(checks), str(item.get("note") or "")))
+                        [str(t) for t in types], str(item.get("ids") or ""), [str(m) for m in oracle],
+                        list(checks), str(item.get("note") or "")))
     return rows
 
 

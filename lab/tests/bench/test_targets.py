@@ -71,7 +71,8 @@ rows:
 
 def test_the_best_fixed_method_breaks_ties_by_tokens(runs: Path):
     write(runs, "ircot", [answer(q, f, 2000) for q, f in (("q1", 1), ("q2", 0), ("q3", 0), ("q4", 1))])
-    (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[auto-a]]\n    fixed: {ircot: [ircot], oner: [oner]}\n"))
+    (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[auto-a]]\n"
+                                "    fixed: {ircot: [ircot], oner: [oner]}\n"))
     assert evaluate(row, runs).best.name == "oner"
 
 
@@ -140,7 +141,8 @@ def test_a_missing_directory_or_question_is_named(runs: Path):
     (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[auto-a]]\n    fixed: {oner: [nowhere]}\n"))
     with pytest.raises(InputError, match="fixed oner: nowhere holds no results"):
         evaluate(row, runs)
-    (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[auto-a], [auto-a-rerun]]\n    fixed: {oner: [oner]}\n"))
+    (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[auto-a], [auto-a-rerun]]\n"
+                                "    fixed: {oner: [oner]}\n"))
     with pytest.raises(InputError, match="run 2 lacks 3 of the row's questions"):
         evaluate(row, runs)
 
@@ -161,7 +163,8 @@ def test_a_missed_row_shows_where_it_stands_by_type_and_decision(runs: Path):
               {"id": "q2", "trace": {"root": {"data": {"cascade": {"decision": "escalate", "first_answer": "Seoul"}}}}},
               {"id": "q3", "trace": {"root": {"data": {"cascade": {"decision": "bridged"}}}}}]
     (runs / "traced" / "traces.jsonl").write_text("".join(json.dumps(t) + "\n" for t in traces), "utf-8")
-    (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[traced]]\n    fixed: {oner: [oner], ircot: [ircot]}\n"))
+    (row,) = load(targets(runs, "rows:\n  - name: s\n    runs: [[traced]]\n"
+                                "    fixed: {oner: [oner], ircot: [ircot]}\n"))
     r = evaluate(row, runs)
     assert {v.check: v.met for v in r.verdicts}["oracle"] is False  # 50 against the oracle's 100
     by_decision = {g.name: g for g in r.by_decision}
