@@ -15,8 +15,8 @@ from gaji.registry import METHODS, is_method_name, method_knobs, method_names, r
 from gaji.testing import ListRetriever
 from gaji.types import Trace
 
-# what auto's routes ran when the shipped router file was trained (its "methods", written out by hand): the recipes
-# build exactly these, but for the options added since (ADDED), so that auto's answers change only by them
+# what auto's routes ran before they referred to recipes (the router file's "methods", written out by hand): the
+# recipes must build exactly these, so that auto's answers do not change
 ROUTES_BEFORE = {
     "closed": {"method": "nor", "options": {}},
     "one": {"method": "oner", "options": {"passage_trim": "relevant", "passage_chars_ko": 400, "reask": True}},
@@ -26,10 +26,6 @@ ROUTES_BEFORE = {
                                           "evaluate_final": False, "final_search": True, "intersect": True,
                                           "intersect_decide": True, "reask": True}},
 }
-# one@2: a Korean question about one named thing reads only the passages that name it (gaji/methods/subject.py)
-ADDED = {"one": {"subject_only": True}}
-ROUTES_NOW = {r: {"method": m["method"], "options": {**m["options"], **ADDED.get(r, {})}}
-              for r, m in ROUTES_BEFORE.items()}
 
 
 def test_the_shipped_recipes_exist_with_words_in_both_languages():
@@ -56,10 +52,10 @@ def test_auto_routes_run_the_recipes_and_build_what_they_ran_before():
     from gaji.methods.auto.method import Auto
     from gaji.methods.auto.router import ROUTE_METHODS, ROUTE_RECIPES, route_methods, shared_auto_router
 
-    assert route_methods() == ROUTE_METHODS == ROUTES_NOW
+    assert route_methods() == ROUTE_METHODS == ROUTES_BEFORE
     router = shared_auto_router()
-    assert router.methods == ROUTES_NOW
-    assert router.recorded_methods == ROUTES_BEFORE  # the shipped file was trained on these (its provenance)
+    assert router.methods == ROUTES_BEFORE
+    assert router.recorded_methods == ROUTES_BEFORE  # the shipped file was trained on these: nothing moved
     auto = Auto()
     for route, name in ROUTE_RECIPES.items():
         built = auto.route_method(route, router.methods)
@@ -75,7 +71,7 @@ def test_the_router_file_keeps_its_methods_as_provenance_only(tmp_path):
     path = tmp_path / "router.json"
     path.write_text(json.dumps(obj), encoding="utf-8")
     r = AutoRouter.load(path)
-    assert r.methods == ROUTES_NOW  # what runs: the recipes
+    assert r.methods == ROUTES_BEFORE  # what runs: the recipes
     assert r.recorded_methods["tree"] == {"method": "toq", "options": {"respond": "json"}}
     assert r.to_dict()["methods"]["tree"]["options"] == {"respond": "json"}  # saved back unchanged
 
@@ -119,10 +115,10 @@ def test_a_trace_records_the_recipe_it_ran():
     r = ListRetriever([("d1", "Battle of Guam", "The Battle of Guam was fought in 1944.")])
     g = Gaji(llm=llm, retriever=r, settings=Settings(retries=0))
     t = g.ask("훈민정음은 몇 년에 반포되었나요?", method="one")
-    assert t.method == "oner" and t.recipe == "one@2"
+    assert t.method == "oner" and t.recipe == "one@1"
     assert t.params["passage_chars_ko"] == 400 and t.params["reask"] is True
     d = t.to_dict()
-    assert d["recipe"] == "one@2" and Trace.from_dict(d).recipe == "one@2"
+    assert d["recipe"] == "one@1" and Trace.from_dict(d).recipe == "one@1"
     plain = g.ask("When was the Battle of Guam?", method="oner")
     assert plain.recipe == "" and "recipe" not in plain.to_dict()
 

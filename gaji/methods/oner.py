@@ -51,7 +51,8 @@ class OneR(Method):
         # "서울"), or a value where the question asks which one ("A와 B 중 누가 먼저 태어났나?" -> "1901년")
         reask: bool = False
         # a Korean question about one named thing reads only the passages that name it (gaji.methods.subject): a
-        # passage about something else is set aside, with its tokens
+        # passage about something else is set aside, with its tokens. Off, also in auto: on KorQuAD 131-160 it
+        # scored 47.3 against 52.6 reading all five (benchmarks/auto/cascade/NOTES.md)
         subject_only: bool = False
         # record how sure the model was of its answer (the answer tokens' log-probabilities, LLMCall.confidence):
         # what `auto` reads to decide whether the answer stands; a backend without log-probabilities records none

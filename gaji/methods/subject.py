@@ -7,7 +7,9 @@ before the one-retrieval reader reads them also saves their tokens.
 Only for a question about one thing: a bridge ("…서울시장이 태어난 도시는?"), a choice or a pair ("A와 B 중", "둘 다"),
 or two conditions on one asked thing name their answer's page by neither of its names, and are left as retrieved.
 English questions are left too: the English sets here are all multi-hop, whose second page names none of the
-question's names. Measured over the recorded KorQuAD runs in `benchmarks/auto/cascade/NOTES.md`."""
+question's names. OneR's option `subject_only`, off by default and in auto's first rung: it set aside no gold
+paragraph of any recorded Korean run, but the reader scored lower on the narrowed prompts (KorQuAD 131-160, 47.3
+against 52.6; `benchmarks/auto/cascade/NOTES.md`)."""
 from __future__ import annotations
 
 from gaji.text.normalize import squash

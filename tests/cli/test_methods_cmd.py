@@ -9,8 +9,7 @@ def test_methods_lists_recipes_with_titles_and_knobs(capsys):
     info = json.loads(capsys.readouterr().out)
     recipes = {r["name"]: r for r in info["recipes"]}
     assert recipes["tree"]["title_ko"] == "질문 트리" and recipes["tree"]["method"] == "toq"
-    assert recipes["one"]["options"] == {"passage_trim": "relevant", "passage_chars_ko": 400, "reask": True,
-                                         "subject_only": True}
+    assert recipes["one"]["options"] == {"passage_trim": "relevant", "passage_chars_ko": 400, "reask": True}
     assert "passages" in recipes["one"]["knobs"] and {k["name"] for k in info["knobs"]} >= {"passages", "lang"}
     assert "toq" in {m["name"] for m in info["methods"]}
     assert main(["methods"]) == 0

@@ -230,7 +230,7 @@ def test_a_recipe_is_asked_for_like_a_method_and_the_trace_says_so(client):
     r = client.post("/api/ask", json={"question": EN_Q, "method": "one", "options": {"k": 2}})
     assert r.status_code == 200, r.text
     t = r.json()["trace"]
-    assert t["method"] == "oner" and t["recipe"] == "one@2" and t["params"]["passage_trim"] == "relevant"
+    assert t["method"] == "oner" and t["recipe"] == "one@1" and t["params"]["passage_trim"] == "relevant"
     r = client.post("/api/ask", json={"question": EN_Q, "method": "tree@7"})
     assert r.status_code == 404 and "known methods and recipes" in r.json()["error"]
     r = client.post("/api/ask", json={"question": EN_Q, "method": "one", "options": {"passage_trim": "middle"}})
