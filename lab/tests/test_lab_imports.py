@@ -64,8 +64,8 @@ def test_the_lab_commands_build_with_gajis_parser(monkeypatch):
     assert _choices(root.choices["bench"]) == [
         "retrieval", "embed", "run", "check", "report", "sweep", "serve", "chat-set", "injection", "security",
         "llm-server", "dense-store", "ray-embed", "ray-expand", "toq-depth", "toq-judge", "evaluator", "decomposer",
-        "verifier", "trim", "documents", "crossdoc", "build", "embed-workers", "bigdoc", "plot", "followups", "ttft",
-        "crash", "concurrency", "fuzz-readers", "replay"]
+        "verifier", "trim", "documents", "crossdoc", "build", "embed-workers", "bigdoc", "plot", "targets",
+        "followups", "ttft", "crash", "concurrency", "fuzz-readers", "replay"]
     assert _choices(root.choices["expand"]) == [
         "run", "show", "keywords", "chunk-keywords", "label", "train-tagger", "train", "subset", "bench", "judge"]
     assert "train-auto" in _choices(root.choices["classifier"])
