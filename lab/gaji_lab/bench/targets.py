@@ -46,6 +46,7 @@ LATENCY_S = {"en": 15.0, "ko": 20.0}  # median seconds per question on the idle 
 # the model's sentence before the answer's span was cut from it
 FIRST_STOOD = ("stand", "long")
 CHECKS = ("best", "oracle", "cost", "one_call", "latency")
+DEFAULT_CHECKS = ("best", "oracle", "cost", "latency")  # a row that names none
 
 
 @dataclass
@@ -58,7 +59,7 @@ class Row:
     types: list[str] = field(default_factory=list)
     ids: str = ""  # a file of question ids: only these
     oracle: list[str] = field(default_factory=list)  # the methods the oracle picks among; [] = all of `fixed`
-    checks: list[str] = field(default_factory=lambda: ["best", "oracle", "cost", "latency"])
+    checks: list[str] = field(default_factory=lambda: list(DEFAULT_CHECKS))
     note: str = ""
 
 
@@ -116,6 +117,11 @@ class Result:
         return statistics.fmean(self.f1_runs)
 
     @property
+    def flight(self) -> str:
+        """How many questions its runs had in flight: "1", "2", or "1/2" when they differ."""
+        return "/".join(str(c) for c in sorted(set(self.in_flight)))
+
+    @property
     def best(self) -> Method | None:
         return max(self.fixed, key=lambda m: (m.f1, -m.tokens)) if self.fixed else None
 
@@ -142,7 +148,7 @@ def load(path: Path | str) -> list[Row]:
         fixed = item.get("fixed") or {}
         if not isinstance(fixed, dict) or not all(isinstance(k, str) and _dirs(v) for k, v in fixed.items()):
             raise InputError(f"{where}: `fixed` must map each method to a list of directories")
-        checks = item.get("checks", Row.__dataclass_fields__["checks"].default_factory())
+        checks = item.get("checks", list(DEFAULT_CHECKS))
         unknown = [c for c in checks if c not in CHECKS] if isinstance(checks, list) else [checks]
         if unknown:
             raise InputError(f"{where}: unknown check(s) {unknown}; known: {', '.join(CHECKS)}")
@@ -218,7 +224,7 @@ def evaluate(row: Row, root: Path | str = ".") -> Result:
         lacking = [q for q in ids if q not in run]
         if lacking:
             raise InputError(f"row {row.name!r}: run {k} lacks {len(lacking)} of the row's questions ({lacking[0]}, …)")
-    fixed, missing, per_q, per_fixed = [], [], [], []
+    fixed, missing, answers_of = [], [], {}  # answers_of: each fixed method kept -> its answers
     for name, dirs in row.fixed.items():
         got = _read(root, dirs, f"row {row.name!r}, fixed {name}")
         if any(q not in got for q in ids):
@@ -226,9 +232,9 @@ def evaluate(row: Row, root: Path | str = ".") -> Result:
             continue
         fixed.append(Method(name, 100 * statistics.fmean(_f1(got[q]) for q in ids),
                             statistics.fmean(_m(got[q], "tokens") for q in ids)))
-        per_fixed.append(got)
-        if not row.oracle or name in row.oracle:
-            per_q.append(got)
+        answers_of[name] = got
+    picked = [got for name, got in answers_of.items() if not row.oracle or name in row.oracle]
+    oracle = {q: max(_f1(got[q]) for got in picked) for q in ids} if picked else None
     answers = [run[q] for run in runs for q in ids]
     walls = [_m(a, "wall_s") for a in answers if "wall_s" in a.get("metrics", {})]
     langs = {str(a.get("lang") or "en") for a in answers}
@@ -241,14 +247,12 @@ def evaluate(row: Row, root: Path | str = ".") -> Result:
         in_flight=[_concurrency(root, dirs) for dirs in row.runs],
         lang="ko" if langs == {"ko"} else "en" if langs == {"en"} else "mixed",
         fixed=fixed, missing=missing,
-        oracle=100 * statistics.fmean(max(_f1(got[q]) for got in per_q) for q in ids) if per_q else None,
-        oracle_of=len(per_q),
+        oracle=100 * statistics.fmean(oracle.values()) if oracle else None,
+        oracle_of=len(picked),
         verdicts=[])
     res.verdicts = [v for c in row.checks if (v := _judge(c, res)) is not None]
     if any(not v.met for v in res.verdicts if v.check in ("best", "oracle", "one_call")):
-        best = next((got for m, got in zip([m for m in fixed], per_fixed)
-                     if res.best and m.name == res.best.name), None)
-        oracle = {q: max(_f1(got[q]) for got in per_q) for q in ids} if per_q else None
+        best = answers_of[res.best.name] if res.best else None
         res.by_type, res.by_decision = _groups(root, row, runs, ids, best, oracle)
     return res
 
@@ -304,9 +308,8 @@ def _judge(check: str, r: Result) -> Verdict | None:
     if check == "one_call":
         return Verdict(check, r.one_call >= ONE_CALL_SHARE, f"{100 * r.one_call:.0f} % in one call")
     if check == "latency" and r.p50_s == r.p50_s and r.lang in LATENCY_S:
-        flight = "/".join(str(c) for c in sorted(set(r.in_flight)))
         return Verdict(check, r.p50_s <= LATENCY_S[r.lang],
-                       f"p50 {r.p50_s:.1f} s ({flight} in flight) vs {LATENCY_S[r.lang]:.0f} s")
+                       f"p50 {r.p50_s:.1f} s ({r.flight} in flight) vs {LATENCY_S[r.lang]:.0f} s")
     return None
 
 
@@ -329,11 +332,10 @@ def table(results: list[Result]) -> str:
         b = f"{best.name} {best.f1:.1f} @ {best.tokens:,.0f}" if best else "—"
         if r.missing:
             b += f" ({', '.join(r.missing)} lack some questions)"
-        flight = "/".join(str(c) for c in sorted(set(r.in_flight)))
         verdicts = "; ".join(f"{v.check} **{'met' if v.met else 'missed'}** ({v.text})" for v in r.verdicts)
         oracle = (f"{r.oracle:.1f}" + (f" (of {r.oracle_of})" if r.oracle_of > 1 else " (1 method)")
                   if r.oracle is not None else "—")
-        p50 = f"{r.p50_s:.1f} ({flight})" if r.p50_s == r.p50_s else "—"
+        p50 = f"{r.p50_s:.1f} ({r.flight})" if r.p50_s == r.p50_s else "—"
         lines.append(f"| {r.row.name} | {r.n} | {f1} | {b} | {oracle} | {r.tokens:,.0f} | {100 * r.one_call:.0f} % "
                      f"| {p50} | {verdicts} |")
     notes = [f"- {r.row.name}: {r.row.note}" for r in results if r.row.note]
