@@ -15,7 +15,7 @@ from gaji.methods.long_answer import long_tokens, write_long
 from gaji.methods.prompts import common as common_prompts
 from gaji.methods.prompts import direct
 from gaji.registry import METHODS
-from gaji.methods.subject import about_subject, subject_names
+from gaji.methods.subject import holding, subject_names
 from gaji.types import Fact, Node, Passage, Trace
 
 _ANSWER = re.compile(r"^\s*(?:answer|답)\s*[:：]\s*(.+)$", re.I | re.M)
@@ -108,10 +108,10 @@ class OneR(Method):
 def read_about_subject(node: Node, question: str, passages: list[Passage], lang: str) -> list[Passage]:
     """The retrieved passages the reader gets: those about the question's subject (gaji.methods.subject). When some
     are set aside, the node records which were read, of how many, and the names that chose them."""
-    read = about_subject(passages, question, lang)
+    names = subject_names(question, lang)
+    read = holding(passages, names)
     if len(read) < len(passages):
-        node.data["subject_only"] = {"names": subject_names(question, lang), "read": [p.id for p in read],
-                                     "of": len(passages)}
+        node.data["subject_only"] = {"names": names, "read": [p.id for p in read], "of": len(passages)}
     return read
 
 

@@ -39,8 +39,11 @@ def about_one_thing(question: str) -> bool:
 def about_subject(passages: list[Passage], question: str, lang: str) -> list[Passage]:
     """The passages that hold one of the question's subject names, in rank order; all of them when the question
     has no such names or no passage holds one."""
-    wanted = [squash(n) for n in subject_names(question, lang)]
-    if not wanted:
-        return passages
+    return holding(passages, subject_names(question, lang))
+
+
+def holding(passages: list[Passage], names: list[str]) -> list[Passage]:
+    """The passages whose title or text holds one of `names`, in rank order; all of them when none does."""
+    wanted = [n for n in (squash(x) for x in names) if n]
     kept = [p for p in passages if any(n in squash(f"{p.title} {p.text}") for n in wanted)]
     return kept or passages
